@@ -1,0 +1,39 @@
+// One struct with every option of a build (no scattered globals). Filled by cli/ from the
+// command line; read by the driver, the passes and the code generator.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace atc {
+
+enum class LogLevel { Debug = 0, Info = 1, Warning = 2, Error = 3, Null = 4 };
+
+struct CompileOptions {
+  int mode = 0;
+  std::string model;
+  int framework = -1;
+  std::string output;           // path prefix; ".om" appended
+  std::string socVersion;
+  std::string inputShape;       // raw --input_shape text
+  std::string inputFormat;
+  std::string outNodes;         // raw --out_nodes text
+  LogLevel log = LogLevel::Null;
+  std::string precisionMode;    // must_keep_origin_dtype (others: later issue)
+  std::string precisionModeV2;  // origin
+  std::string om, json;         // modes 1 and 6
+  std::string cmdline;          // the whole command line, stored in the model
+  int threads = 0;              // codegen workers (0 = default)
+  // Parsed --input_shape: name -> dims (-1 dynamic).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  std::vector<std::string> inputShapeOrder;
+  // Parsed --out_nodes: (node or output name, index or -1 for an ONNX output name).
+  std::vector<std::pair<std::string, int>> outNodeList;
+  // Pass-manager debug switches (ATC_PRINT_IR_AFTER etc.; see docs/passes.md).
+  std::vector<std::string> disabledPasses;
+  bool printIrAfterAll = false;
+  std::vector<std::string> printIrAfter;
+  bool verifyEach = true;
+};
+
+}  // namespace atc

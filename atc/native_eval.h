@@ -1,0 +1,19 @@
+// Evaluates one node on the host with the native kernel library: the constant folder's
+// engine and the kernel tests' reference path. One implementation of every op: the same
+// kernel source the code generator specialises.
+#pragma once
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace atc {
+
+// All inputs of n must be constants (or absent) and n's outputs must have static types
+// (run inferNode first). Returns one tensor per output. Throws AtcError if the op has no
+// lowering or its kernel is not in the native library.
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n);
+
+// True when evalNodeNative can run on n (all inputs constant, lowering and kernel known).
+bool canEvalNative(const Node& n);
+
+}  // namespace atc

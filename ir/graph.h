@@ -1,0 +1,97 @@
+// The one graph IR: values (tensors), nodes (ops with ONNX-style names and attributes), graph.
+#pragma once
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ir/tensor.h"
+
+namespace atc {
+
+class Node;
+
+// Attribute values. Floats are stored as double; float lists as vector<double>.
+using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, std::vector<std::string>, TensorPtr>;
+
+class Value {
+ public:
+  std::string name;
+  TensorType type;
+  TensorPtr constant;          // non-null: compile-time constant (initializer or folded)
+  Node* producer = nullptr;    // null for graph inputs and constants
+  int producerIndex = 0;
+  bool isConstant() const { return constant != nullptr; }
+};
+
+class Node {
+ public:
+  std::string type;    // op type, ONNX naming ("Conv", "Add", ...)
+  std::string name;    // unique node name (from the model, or generated)
+  std::string domain;  // "" for the default domain
+  std::map<std::string, AttrValue> attrs;
+  std::vector<Value*> inputs;   // nullptr = optional input absent
+  std::vector<Value*> outputs;  // nullptr never; unused optional outputs are still values
+
+  Value* input(size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
+  Value* output(size_t i) const { return i < outputs.size() ? outputs[i] : nullptr; }
+  bool hasAttr(const std::string& k) const { return attrs.count(k) != 0; }
+  int64_t attrInt(const std::string& k, int64_t def) const;
+  double attrFloat(const std::string& k, double def) const;
+  std::string attrString(const std::string& k, const std::string& def) const;
+  std::vector<int64_t> attrInts(const std::string& k, const std::vector<int64_t>& def = {}) const;
+  std::vector<double> attrFloats(const std::string& k, const std::vector<double>& def = {}) const;
+  TensorPtr attrTensor(const std::string& k) const;
+  // Names of original nodes this node was made from (fusion keeps them for per-op options).
+  std::vector<std::string> originalNames;
+};
+
+class Graph {
+ public:
+  std::string name;
+  std::vector<Value*> inputs;    // runtime-fed inputs, in model order
+  std::vector<Value*> outputs;   // graph outputs, in model order
+  int64_t opsetVersion = 0;      // default-domain opset of the source model
+
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Creates a value owned by the graph; the name is made unique if taken.
+  Value* newValue(const std::string& name, const TensorType& type = TensorType());
+  Value* newConstant(const std::string& name, TensorPtr data);
+  // Creates a node appended at the end of the node list; sets producer of outputs.
+  Node* addNode(const std::string& type, const std::string& name,
+                const std::vector<Value*>& inputs, const std::vector<Value*>& outputs);
+  // Removes the node (its outputs' producer becomes null; values stay).
+  void removeNode(Node* n);
+  // Replaces every use of `from` (node inputs and graph outputs) with `to`.
+  void replaceAllUses(Value* from, Value* to);
+  // Nodes that read v, in node order.
+  std::vector<Node*> users(const Value* v) const;
+  bool isGraphOutput(const Value* v) const;
+  // Sorts nodes topologically (stable: keeps existing order where possible).
+  // Throws AtcError if there is a cycle.
+  void topoSort();
+  // Removes values no node, input or output refers to.
+  void pruneValues();
+
+  std::list<std::unique_ptr<Node>>& nodes() { return nodes_; }
+  const std::list<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  const std::vector<std::unique_ptr<Value>>& values() const { return values_; }
+  Value* findValue(const std::string& name) const;
+  Node* findNode(const std::string& name) const;
+  std::string uniqueNodeName(const std::string& base);
+
+ private:
+  std::list<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<Value>> values_;
+  std::map<std::string, Value*> valueByName_;
+  std::map<std::string, int> nodeNames_;
+};
+
+}  // namespace atc

@@ -1,0 +1,98 @@
+#include "ir/op_registry.h"
+
+#include <algorithm>
+
+#include "ir/error.h"
+
+namespace atc {
+
+const char* opCategoryName(OpCategory c) {
+  switch (c) {
+    case OpCategory::Elementwise: return "elementwise";
+    case OpCategory::Reduce: return "reduce";
+    case OpCategory::Cube: return "cube";
+    case OpCategory::Pool: return "pool";
+    case OpCategory::DataMove: return "datamove";
+    case OpCategory::Shape: return "shape";
+    case OpCategory::Misc: return "misc";
+  }
+  return "misc";
+}
+
+void LowerCtx::replaceConstInput(size_t i, TensorPtr data) {
+  Value* v = graph.newConstant(node.name + "_packed" + std::to_string(i), std::move(data));
+  node.inputs.at(i) = v;
+}
+
+OpRegistry& OpRegistry::instance() {
+  static OpRegistry r;
+  return r;
+}
+
+void OpRegistry::add(OpDef def) {
+  for (auto& d : defs_)
+    if (d.type == def.type) internalError("op registered twice: " + def.type);
+  defs_.push_back(std::move(def));
+}
+
+const OpDef* OpRegistry::find(const std::string& type) const {
+  for (auto& d : defs_)
+    if (d.type == type) return &d;
+  return nullptr;
+}
+
+std::vector<std::string> OpRegistry::types() const {
+  std::vector<std::string> r;
+  for (auto& d : defs_) r.push_back(d.type);
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+[[noreturn]] void opError(const Node& n, const std::string& what) {
+  throw AtcError("E19999", "Op [" + n.name + "] of type [" + n.type + "] is invalid: " + what,
+                 "Check the model's attributes and input shapes for this node.");
+}
+
+void inferNode(Graph& g, Node& n) {
+  const OpDef* d = OpRegistry::instance().find(n.type);
+  if (!d) throw AtcError("E19010", "No parser is registered for op type [" + n.type + "].",
+                         "Remove or replace the unsupported operator.");
+  int nin = (int)n.inputs.size();
+  // Trailing absent optional inputs do not count.
+  while (nin > 0 && n.inputs[nin - 1] == nullptr) --nin;
+  if (nin < d->minInputs || (d->maxInputs >= 0 && nin > d->maxInputs))
+    opError(n, "has " + std::to_string(nin) + " inputs");
+  int nout = (int)n.outputs.size();
+  if (nout < d->minOutputs || (d->maxOutputs >= 0 && nout > d->maxOutputs))
+    opError(n, "has " + std::to_string(nout) + " outputs");
+  if (d->infer) d->infer(g, n);
+}
+
+void inferGraph(Graph& g) {
+  for (auto& n : g.nodes()) inferNode(g, *n);
+}
+
+Shape broadcastShapes(const std::vector<Shape>& shapes, const Node& n) {
+  size_t rank = 0;
+  for (auto& s : shapes) rank = std::max(rank, s.size());
+  Shape r(rank, 1);
+  for (auto& s : shapes) {
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t d = s[i], &o = r[off + i];
+      if (d == 1) continue;
+      if (o == 1) o = d;
+      else if (d == -1 || o == -1) o = (o == -1) ? d : o;
+      else if (o != d) opError(n, "shapes cannot be broadcast");
+    }
+  }
+  return r;
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank, const Node& n) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= std::max<int64_t>(rank, 1)) opError(n, "axis " + std::to_string(axis) + " out of range");
+  return a;
+}
+
+}  // namespace atc

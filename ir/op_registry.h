@@ -1,0 +1,100 @@
+// The op table: one row per op type. An op is defined in one file under ops/
+// (see docs/adding-an-op.md): its schema, shape/dtype inference, category and lowering to a
+// kernel of the kernel library (kernels/lib). Passes and the driver read this table; no
+// pass switches on op names for these properties.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace atc {
+
+enum class OpCategory {
+  Elementwise,  // unary/binary/ternary element-wise, broadcasting
+  Reduce,       // reductions, softmax-like, normalisations
+  Cube,         // Conv, ConvTranspose, MatMul, Gemm (matrix engine ops)
+  Pool,         // pooling windows
+  DataMove,     // reshape/transpose/concat/slice/gather...: moves data, no arithmetic
+  Shape,        // produces shape metadata (Shape, Size)
+  Misc,
+};
+const char* opCategoryName(OpCategory c);
+
+// A call of one kernel of the kernel library. bufs passed to the kernel are the node's
+// inputs (absent optional inputs: nullptr) then its outputs, then a workspace if any.
+struct KernelCall {
+  std::string kernel;            // library kernel name, e.g. "conv2d" (symbols atck_conv2d_*)
+  std::vector<int64_t> params;   // flat int64 parameters (floats via paramFromDouble)
+  int64_t workspaceBytes = 0;    // scratch memory for the call (0 = none)
+  // Inputs indices the kernel actually reads (default: all). Lowering may rewrite constant
+  // inputs (e.g. pack weights) with replaceConstInput.
+};
+
+inline int64_t paramFromDouble(double d) {
+  int64_t r;
+  static_assert(sizeof(r) == sizeof(d), "");
+  __builtin_memcpy(&r, &d, 8);
+  return r;
+}
+
+class LowerCtx {
+ public:
+  LowerCtx(Graph& g, Node& n) : graph(g), node(n) {}
+  Graph& graph;
+  Node& node;
+  // Replaces constant input i of this node by a new constant (only this node sees it).
+  void replaceConstInput(size_t i, TensorPtr data);
+};
+
+struct OpDef {
+  std::string type;
+  OpCategory category = OpCategory::Misc;
+  int minInputs = 1, maxInputs = 1;    // maxInputs -1 = variadic
+  int minOutputs = 1, maxOutputs = 1;
+  // Sets the types of node.outputs from the inputs' types and attributes (and constant
+  // input data where the output shape depends on it). May set output->constant when the
+  // value is known from types alone (Shape, Size). Throws AtcError on invalid nodes.
+  std::function<void(Graph&, Node&)> infer;
+  // Chooses the kernel and its parameters. Null for ops that must be rewritten away
+  // before lowering. Shapes are static when this is called.
+  std::function<KernelCall(LowerCtx&)> lower;
+  // Output i aliases input 0 bytes unchanged (Reshape, Flatten, Squeeze, Identity...):
+  // the planner may share the buffer instead of copying.
+  bool aliasesInput0 = false;
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& instance();
+  void add(OpDef def);
+  const OpDef* find(const std::string& type) const;
+  std::vector<std::string> types() const;  // sorted
+
+ private:
+  std::vector<OpDef> defs_;
+};
+
+struct OpRegistrar {
+  explicit OpRegistrar(OpDef def) { OpRegistry::instance().add(std::move(def)); }
+};
+
+#define ATC_OP_CONCAT_(a, b) a##b
+#define ATC_OP_CONCAT(a, b) ATC_OP_CONCAT_(a, b)
+// Usage (in ops/<group>/<op>.cpp):
+//   ATC_REGISTER_OP([] { OpDef d; d.type = "Relu"; ...; return d; }())
+#define ATC_REGISTER_OP(expr) \
+  static ::atc::OpRegistrar ATC_OP_CONCAT(atc_op_registrar_, __LINE__)(expr)
+
+// Runs the op's inference on one node (checks input/output counts first).
+void inferNode(Graph& g, Node& n);
+// Runs inference on every node in order (graph must be topologically sorted).
+void inferGraph(Graph& g);
+
+// Common helpers for op definitions.
+Shape broadcastShapes(const std::vector<Shape>& shapes, const Node& n);  // numpy rules
+int64_t normalizeAxis(int64_t axis, int64_t rank, const Node& n);
+[[noreturn]] void opError(const Node& n, const std::string& what);  // E19999-style invalid node
+
+}  // namespace atc

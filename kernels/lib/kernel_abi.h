@@ -1,0 +1,118 @@
+// The kernel library ABI. Kernel sources in kernels/lib/*.cpp are compiled twice:
+//  - to LLVM bitcode (ATC_BITCODE defined) that the code generator specialises per call:
+//    it bakes the params array in as a constant, inlines, optimises for the target CPU
+//    and emits machine code into the .om;
+//  - natively into libatc_kernels_native, used by constant folding and the kernel tests.
+// So kernel code must be plain, portable C++ (g++ 12 and clang 19), no libc++/libstdc++
+// runtime objects (no std::vector, no exceptions, no new/delete), no global state.
+//
+// A kernel NAME is two functions:
+//   int64_t atck_NAME_ntasks(const int64_t* P);   // number of independent work items
+//   void    atck_NAME_task(const int64_t* P, void** bufs, int64_t begin, int64_t end);
+// bufs: the node's inputs (absent optional inputs: nullptr), then outputs, then the
+// workspace if the lowering asked for one. The runtime runs items [0, ntasks) in parallel
+// chunks; items must be independent. Floats in P are stored with atck_f(), read with atck_d().
+#pragma once
+#include <stdint.h>
+#include <string.h>
+
+#ifdef ATC_BITCODE
+#define ATCK_INLINE __attribute__((always_inline))
+#else
+#define ATCK_INLINE
+#endif
+
+#define ATCK_RESTRICT __restrict__
+
+// Declares kernel NAME and (in the native build) registers it for constant folding.
+#ifdef ATC_BITCODE
+#define ATC_KERNEL(NAME)                                                              \
+  extern "C" ATCK_INLINE int64_t atck_##NAME##_ntasks(const int64_t* P);              \
+  extern "C" ATCK_INLINE void atck_##NAME##_task(const int64_t* P, void** bufs,       \
+                                                 int64_t begin, int64_t end);
+#else
+namespace atc {
+struct NativeKernel {
+  const char* name;
+  int64_t (*ntasks)(const int64_t*);
+  void (*task)(const int64_t*, void**, int64_t, int64_t);
+};
+void registerNativeKernel(const NativeKernel& k);
+}  // namespace atc
+#define ATC_KERNEL(NAME)                                                              \
+  extern "C" int64_t atck_##NAME##_ntasks(const int64_t* P);                          \
+  extern "C" void atck_##NAME##_task(const int64_t* P, void** bufs, int64_t begin,    \
+                                     int64_t end);                                    \
+  namespace {                                                                         \
+  struct AtckReg_##NAME {                                                             \
+    AtckReg_##NAME() {                                                                \
+      ::atc::registerNativeKernel({#NAME, &atck_##NAME##_ntasks, &atck_##NAME##_task}); \
+    }                                                                                 \
+  } atck_reg_##NAME;                                                                  \
+  }
+#endif
+
+static inline double atck_d(int64_t p) {
+  double d;
+  memcpy(&d, &p, 8);
+  return d;
+}
+
+// Dtype codes as in ir/dtype.h (DType). Kernels switch on these; the switch folds away
+// once P is a constant.
+enum AtckDType {
+  ATCK_F32 = 1, ATCK_F16 = 2, ATCK_BF16 = 3, ATCK_F64 = 4, ATCK_I64 = 5, ATCK_I32 = 6,
+  ATCK_I16 = 7, ATCK_I8 = 8, ATCK_U8 = 9, ATCK_U16 = 10, ATCK_U32 = 11, ATCK_U64 = 12,
+  ATCK_BOOL = 13,
+};
+
+// fp16 / bf16 storage conversions (vectorisable bit arithmetic; round to nearest even).
+static inline float atck_h2f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t em = h & 0x7fffu;
+  uint32_t x;
+  if (em >= 0x7c00u) x = sign | 0x7f800000u | ((em & 0x3ffu) << 13);       // inf/nan
+  else if (em >= 0x0400u) x = sign | ((em << 13) + 0x38000000u);            // normal
+  else {                                                                     // subnormal
+    float f = (float)em * (1.0f / 16777216.0f);
+    memcpy(&x, &f, 4);
+    x |= sign;
+  }
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+static inline uint16_t atck_f2h(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t a = x & 0x7fffffffu;
+  uint32_t r;
+  if (a > 0x7f800000u) r = 0x7e00u;
+  else if (a >= 0x477ff000u) r = 0x7c00u;
+  else if (a < 0x38800000u) {
+    float af;
+    memcpy(&af, &a, 4);
+    af = af + 0.5f;  // aligns the half subnormal unit (2^-24) to float's ulp at 0.5
+    uint32_t b;
+    memcpy(&b, &af, 4);
+    r = b - 0x3f000000u;
+  } else {
+    uint32_t m = (a >> 13) & 1u;
+    r = (a + 0xc8000fffu + m) >> 13;  // rebias exponent and round to nearest even
+  }
+  return (uint16_t)(sign | r);
+}
+static inline float atck_bf2f(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+static inline uint16_t atck_f2bf(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}
