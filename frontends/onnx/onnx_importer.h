@@ -1,0 +1,14 @@
+// ONNX frontend: reads an ONNX ModelProto (opts.model) and builds the IR graph.
+// Applies --input_shape (opts.inputShapes) and --out_nodes (opts.outNodeList).
+// Throws atc::AtcError (E10041 load failure, E19010 unsupported ops, E10016/E10002 options).
+#pragma once
+#include <memory>
+
+#include "atc/compile_options.h"
+#include "ir/graph.h"
+
+namespace atc {
+
+std::unique_ptr<Graph> importOnnx(const CompileOptions& opts);
+
+}  // namespace atc
