@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# End-to-end: the bundled sample and the real models in ../shared/models/onnx (when present)
+# compile with atc, run with omrun on their reference inputs and match the fp32 reference
+# outputs (max abs error <= 1e-3 of the largest reference magnitude).
+# Usage: e2e_models.sh BIN_DIR SRC_DIR
+set -u
+BIN=$1
+SRC=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+run_model() {  # name dir
+  local name=$1 dir=$2
+  if [ ! -f "$dir/$name.onnx" ]; then
+    echo "SKIP $name (not present in $dir)"
+    return
+  fi
+  local t0=$(date +%s.%N)
+  if ! "$BIN/atc" --model="$dir/$name.onnx" --framework=5 --output="$TMP/$name" \
+      --soc_version=native --precision_mode=must_keep_origin_dtype > "$TMP/$name.atc.log" 2>&1; then
+    echo "FAIL $name: atc failed"; tail -5 "$TMP/$name.atc.log"; fail=$((fail + 1)); return
+  fi
+  local t1=$(date +%s.%N)
+  if ! "$BIN/omrun" --model="$TMP/$name.om" --input="$dir/$name.in.npy" --output="$TMP/$name.out" \
+      > "$TMP/$name.run.log" 2>&1; then
+    echo "FAIL $name: omrun failed"; tail -5 "$TMP/$name.run.log"; fail=$((fail + 1)); return
+  fi
+  if /usr/bin/python3 "$SRC/scripts/compare_npy.py" "$TMP/$name.out/output_0.npy" "$dir/$name.out.npy"; then
+    printf "PASS %s (compile %.1f s)\n" "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')"
+    pass=$((pass + 1))
+  else
+    echo "FAIL $name: output mismatch"; fail=$((fail + 1))
+  fi
+}
+run_model squeezenet1_1 "$SRC/samples/models"
+SHARED="$SRC/../shared/models/onnx"
+for m in resnet18 mobilenet_v2 squeezenet1_1 bert_tiny; do
+  run_model "$m" "$SHARED"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
