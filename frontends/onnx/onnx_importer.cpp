@@ -1,1 +1,374 @@
-// placeholder: replaced by the module's implementation
+// ONNX ModelProto -> IR graph. See docs/frontend-onnx.md.
+#include "frontends/onnx/onnx_importer.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "frontends/onnx/onnx_model_loader.h"
+#include "frontends/onnx/onnx_tensor.h"
+#include "ir/error.h"
+#include "ir/op_registry.h"
+
+namespace atc {
+namespace {
+
+using onnxfe::tensorFromOnnx;
+
+std::string shapeText(const TensorType& t) {
+  if (!t.shapeKnown) return "unknown rank";
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i]);
+  return s + "]";
+}
+
+bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Opset the model is converted to before import: ATC_ONNX_CONVERT_OPSET=N (0 = never).
+// Models older than kMinOpset are always converted (to this target, or kMinOpset).
+int64_t conversionTarget() {
+  const char* e = std::getenv("ATC_ONNX_CONVERT_OPSET");
+  if (!e || !*e) return 0;
+  return std::atoll(e);
+}
+
+class OnnxImporter {
+ public:
+  explicit OnnxImporter(const CompileOptions& opts) : opts_(opts) {}
+
+  std::unique_ptr<Graph> run() {
+    path_ = opts_.model;
+    modelDir_ = std::filesystem::path(path_).parent_path().string();
+    onnxfe::loadModelProto(path_, &model_);
+    prepareOpset();
+    g_ = std::make_unique<Graph>();
+    g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
+    g_->opsetVersion = onnxfe::defaultOpset(model_);
+    importInitializers();
+    importInputs();
+    applyInputShapes();
+    checkSupported();
+    createNodeOutputs();
+    createNodes();
+    setOutputs();
+    g_->topoSort();
+    checkStaticInputs();
+    return std::move(g_);
+  }
+
+ private:
+  [[noreturn]] void loadFail(const std::string& why) {
+    throw AtcError("E10041", "Failed to load the model from [" + path_ + "]: " + why,
+                   "Check that the model is a valid ONNX model.");
+  }
+
+  void prepareOpset() {
+    int64_t opset = onnxfe::defaultOpset(model_);
+    if (opset == 0) loadFail("the model imports no opset of the default ONNX domain");
+    if (opset > onnxfe::kMaxOpset)
+      loadFail("opset " + std::to_string(opset) + " of the default domain is not supported (" +
+               std::to_string(onnxfe::kMinOpset) + " to " + std::to_string(onnxfe::kMaxOpset) +
+               " are)");
+    int64_t target = conversionTarget();
+    if (onnxfe::usesExternalData(model_)) target = 0;  // the converter would drop the references
+    if (opset < onnxfe::kMinOpset && target < onnxfe::kMinOpset) target = onnxfe::kMinOpset;
+    if (target > 0 && target != opset && target <= onnxfe::kMaxOpset) {
+      std::string why;
+      bool ok = onnxfe::tryConvertOpset(&model_, target, &why);
+      if (!ok && opset < onnxfe::kMinOpset && target != onnxfe::kMinOpset)
+        ok = onnxfe::tryConvertOpset(&model_, onnxfe::kMinOpset, &why);
+      if (!ok && opset < onnxfe::kMinOpset)
+        loadFail("opset " + std::to_string(opset) + " is older than the supported range (" +
+                 std::to_string(onnxfe::kMinOpset) + " to " + std::to_string(onnxfe::kMaxOpset) +
+                 ") and the ONNX version converter could not upgrade it: " + why);
+    }
+  }
+
+  void defineValue(const std::string& name, Value* v) {
+    if (name.empty()) return;
+    if (!values_.emplace(name, v).second)
+      loadFail("the tensor name [" + name + "] is defined more than once");
+  }
+
+  void importInitializers() {
+    for (auto& t : *model_.mutable_graph()->mutable_initializer()) {
+      if (t.name().empty()) loadFail("an initializer has no name");
+      TensorPtr data = tensorFromOnnx(t, modelDir_, path_);
+      t.clear_raw_data();  // the copy in the IR is the only one kept
+      defineValue(t.name(), g_->newConstant(t.name(), data));
+    }
+    if (model_.graph().sparse_initializer_size() > 0)
+      throw AtcError("E19010", "Sparse initializers are not supported.",
+                     "Store the weights as dense initializers.");
+  }
+
+  void importInputs() {
+    for (const auto& in : model_.graph().input()) {
+      if (values_.count(in.name())) continue;  // initializer listed as input (old models)
+      TensorType tt;
+      const auto& tp = in.type();
+      if (!tp.has_tensor_type())
+        throw AtcError("E19010", "Input [" + in.name() + "] is not a tensor (sequence, map or "
+                       "optional inputs are not supported).", "Use tensor inputs.");
+      const auto& ttp = tp.tensor_type();
+      if (!onnxfe::dtypeFromOnnx(ttp.elem_type(), &tt.dtype))
+        throw AtcError("E19010", "Input [" + in.name() + "] has the element type " +
+                       onnxfe::onnxTypeName(ttp.elem_type()) + ", which is not supported.",
+                       "Use numeric or bool inputs.");
+      if (ttp.has_shape()) {
+        tt.shapeKnown = true;
+        for (const auto& d : ttp.shape().dim())
+          tt.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+      }
+      Value* v = g_->newValue(in.name(), tt);
+      defineValue(in.name(), v);
+      g_->inputs.push_back(v);
+    }
+  }
+
+  void applyInputShapes() {
+    for (const auto& kv : opts_.inputShapes) {
+      Value* v = nullptr;
+      for (Value* in : g_->inputs)
+        if (in->name == kv.first) v = in;
+      if (!v)
+        throw AtcError("E10016",
+                       "Input parameter [--input_shape]'s opname [" + kv.first +
+                           "] is not found in model: it is not an input of the graph.",
+                       "Check the input names of the model and the --input_shape value.");
+      if (v->type.shapeKnown && v->type.rank() != (int64_t)kv.second.size()) {
+        std::string given;
+        for (size_t i = 0; i < kv.second.size(); ++i) given += (i ? "," : "") + std::to_string(kv.second[i]);
+        throw AtcError("E10002",
+                       "Value [" + kv.first + ":" + given + "] for parameter [--input_shape] is "
+                       "invalid. Reason: the model's input [" + kv.first + "] has rank " +
+                           std::to_string(v->type.rank()) + " " + shapeText(v->type) +
+                           " but " + std::to_string(kv.second.size()) + " dims were given.",
+                       "Give one dim per dimension of the input.");
+      }
+      v->type.shape = kv.second;
+      v->type.shapeKnown = true;
+    }
+  }
+
+  // Every node whose op cannot be imported, reported together.
+  void checkSupported() {
+    std::vector<std::pair<std::string, std::string>> bad;  // (node name, type)
+    std::set<std::string> badTypes;
+    const auto& nodes = model_.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      std::string type = n.op_type();
+      bool ok;
+      if (!isDefaultDomain(n.domain())) {
+        type = n.domain() + "::" + n.op_type();
+        ok = false;
+      } else if (n.op_type() == "Constant") {
+        ok = constantAttr(n) != nullptr;
+        if (ok) {
+          const auto* a = constantAttr(n);
+          ok = a->name() != "value_string" && a->name() != "value_strings" &&
+               a->name() != "sparse_value";
+        }
+      } else {
+        ok = OpRegistry::instance().find(n.op_type()) != nullptr;
+        for (const auto& a : n.attribute())
+          if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS ||
+              a.has_g() || a.graphs_size() > 0)
+            ok = false;
+      }
+      if (!ok) {
+        bad.emplace_back(nodeName(n, i), type);
+        badTypes.insert(type);
+      }
+    }
+    if (bad.empty()) return;
+    std::string msg = "No parser is registered for Op ";
+    for (size_t i = 0; i < bad.size(); ++i)
+      msg += (i ? ", [" : "[") + bad[i].first + ", " + bad[i].second + "]";
+    msg += " : unsupported op types: ";
+    bool first = true;
+    for (const auto& t : badTypes) { msg += (first ? "" : ", ") + t; first = false; }
+    throw AtcError("E19010", msg,
+                   "These operators are not supported by this version; replace them in the "
+                   "model or cut the graph before them.");
+  }
+
+  static const onnx::AttributeProto* constantAttr(const onnx::NodeProto& n) {
+    for (const auto& a : n.attribute())
+      if (a.name() == "value" || a.name() == "value_float" || a.name() == "value_floats" ||
+          a.name() == "value_int" || a.name() == "value_ints" || a.name() == "value_string" ||
+          a.name() == "value_strings" || a.name() == "sparse_value")
+        return &a;
+    return nullptr;
+  }
+
+  static std::string nodeName(const onnx::NodeProto& n, int index) {
+    return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+  }
+
+  TensorPtr constantValue(const onnx::NodeProto& n) {
+    const auto* a = constantAttr(n);
+    if (a->name() == "value") return tensorFromOnnx(a->t(), modelDir_, path_);
+    if (a->name() == "value_float") return makeScalar(a->f(), DType::F32);
+    if (a->name() == "value_int") return makeIntTensor({a->i()}, DType::I64, true);
+    if (a->name() == "value_ints")
+      return makeIntTensor(std::vector<int64_t>(a->ints().begin(), a->ints().end()), DType::I64);
+    // value_floats
+    auto t = std::make_shared<Tensor>(TensorType(DType::F32, {(int64_t)a->floats_size()}));
+    for (int i = 0; i < a->floats_size(); ++i) t->as<float>()[i] = a->floats(i);
+    return t;
+  }
+
+  void createNodeOutputs() {
+    const auto& nodes = model_.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      std::vector<Value*> outs;
+      if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) {
+        if (n.output_size() != 1) loadFail("Constant node [" + nodeName(n, i) + "] must have one output");
+        Value* v = g_->newConstant(n.output(0), constantValue(n));
+        defineValue(n.output(0), v);
+        outs.push_back(v);
+      } else {
+        for (int k = 0; k < n.output_size(); ++k) {
+          std::string name = n.output(k);
+          if (name.empty()) name = nodeName(n, i) + "_unused_out" + std::to_string(k);
+          Value* v = g_->newValue(name);
+          if (!n.output(k).empty()) defineValue(n.output(k), v);
+          outs.push_back(v);
+        }
+      }
+      nodeOutputs_.push_back(outs);
+      if (!n.name().empty()) outputsByNodeName_.emplace(n.name(), outs);
+    }
+  }
+
+  AttrValue convertAttr(const onnx::NodeProto& n, const onnx::AttributeProto& a) {
+    using AP = onnx::AttributeProto;
+    int type = a.type();
+    if (type == AP::UNDEFINED) {  // very old models: guess from the field that is set
+      if (a.has_f()) type = AP::FLOAT;
+      else if (a.has_i()) type = AP::INT;
+      else if (a.has_s()) type = AP::STRING;
+      else if (a.has_t()) type = AP::TENSOR;
+      else if (a.floats_size()) type = AP::FLOATS;
+      else if (a.strings_size()) type = AP::STRINGS;
+      else type = AP::INTS;
+    }
+    switch (type) {
+      case AP::INT: return (int64_t)a.i();
+      case AP::FLOAT: return (double)a.f();
+      case AP::STRING: return a.s();
+      case AP::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      case AP::FLOATS: {
+        std::vector<double> v;
+        for (float f : a.floats()) v.push_back(f);
+        return v;
+      }
+      case AP::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+      case AP::TENSOR: return tensorFromOnnx(a.t(), modelDir_, path_);
+      default:
+        throw AtcError("E19010",
+                       "Attribute [" + a.name() + "] of node [" + n.name() + "] (" + n.op_type() +
+                           ") has the type " + AP::AttributeType_Name((AP::AttributeType)type) +
+                           ", which is not supported.",
+                       "Graph, sparse-tensor and type-proto attributes are not supported.");
+    }
+  }
+
+  void createNodes() {
+    const auto& nodes = model_.graph().node();
+    for (int i = 0; i < nodes.size(); ++i) {
+      const auto& n = nodes[i];
+      if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) continue;
+      std::vector<Value*> ins;
+      for (const auto& name : n.input()) {
+        if (name.empty()) { ins.push_back(nullptr); continue; }
+        auto it = values_.find(name);
+        if (it == values_.end())
+          loadFail("input [" + name + "] of node [" + nodeName(n, i) + "] (" + n.op_type() +
+                   ") is not produced by any node, initializer or graph input");
+        ins.push_back(it->second);
+      }
+      // Trailing absent optional inputs carry no information.
+      while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+      Node* node = g_->addNode(n.op_type(), nodeName(n, i), ins, nodeOutputs_[i]);
+      node->domain = "";
+      for (const auto& a : n.attribute()) node->attrs[a.name()] = convertAttr(n, a);
+    }
+  }
+
+  Value* lookupValue(const std::string& name) {
+    auto it = values_.find(name);
+    return it == values_.end() ? nullptr : it->second;
+  }
+
+  void setOutputs() {
+    if (opts_.outNodeList.empty()) {
+      for (const auto& o : model_.graph().output()) {
+        Value* v = lookupValue(o.name());
+        if (!v) loadFail("graph output [" + o.name() + "] is not produced by any node");
+        g_->outputs.push_back(v);
+      }
+      return;
+    }
+    for (const auto& [name, index] : opts_.outNodeList) {
+      Value* v = nullptr;
+      if (index >= 0) {
+        auto it = outputsByNodeName_.find(name);
+        if (it != outputsByNodeName_.end()) {
+          if (index >= (int)it->second.size())
+            throw AtcError("E10016",
+                           "Input parameter [--out_nodes]'s opname [" + name + ":" +
+                               std::to_string(index) + "] is not found in model: node [" + name +
+                               "] has " + std::to_string(it->second.size()) + " output(s).",
+                           "Use an output index smaller than the node's output count.");
+          v = it->second[index];
+        } else if (index == 0) {
+          v = lookupValue(name);  // an output tensor name written as name:0
+        }
+      } else {
+        v = lookupValue(name);
+      }
+      if (!v)
+        throw AtcError("E10016",
+                       "Input parameter [--out_nodes]'s opname [" + name +
+                           (index >= 0 ? ":" + std::to_string(index) : std::string()) +
+                           "] is not found in model.",
+                       "Give an existing node name with an output index, or an output tensor name.");
+      g_->outputs.push_back(v);
+    }
+  }
+
+  void checkStaticInputs() {
+    for (Value* in : g_->inputs) {
+      if (in->type.isStatic()) continue;
+      throw AtcError("E10002",
+                     "Input [" + in->name + "] has a dynamic or unknown shape " +
+                         shapeText(in->type) +
+                         "; dynamic shapes are not supported in this version.",
+                     "Give its static shape with --input_shape, e.g. --input_shape=\"" + in->name +
+                         ":1,3,224,224\".");
+    }
+  }
+
+  const CompileOptions& opts_;
+  std::string path_, modelDir_;
+  onnx::ModelProto model_;
+  std::unique_ptr<Graph> g_;
+  std::map<std::string, Value*> values_;
+  std::vector<std::vector<Value*>> nodeOutputs_;
+  std::map<std::string, std::vector<Value*>> outputsByNodeName_;
+};
+
+}  // namespace
+
+std::unique_ptr<Graph> importOnnx(const CompileOptions& opts) {
+  return OnnxImporter(opts).run();
+}
+
+}  // namespace atc

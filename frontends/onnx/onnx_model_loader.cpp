@@ -1,0 +1,92 @@
+#include "frontends/onnx/onnx_model_loader.h"
+
+#include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/version_converter/convert.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "ir/error.h"
+
+namespace atc {
+namespace onnxfe {
+
+namespace {
+[[noreturn]] void loadFail(const std::string& path, const std::string& why) {
+  throw AtcError("E10041", "Failed to load the model from [" + path + "]: " + why,
+                 "Check that --model names a valid ONNX model file (--framework=5) and that "
+                 "the file is complete and readable.");
+}
+}  // namespace
+
+void loadModelProto(const std::string& path, onnx::ModelProto* model) {
+  if (path.empty()) loadFail(path, "no model file given");
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) loadFail(path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) loadFail(path, "it is a directory");
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) loadFail(path, std::strerror(errno));
+  bool ok;
+  {
+    google::protobuf::io::FileInputStream fin(fd);
+    google::protobuf::io::CodedInputStream cin(&fin);
+    cin.SetTotalBytesLimit(INT_MAX);  // default is 64 MB on old protobufs
+    ok = model->ParseFromCodedStream(&cin) && cin.ConsumedEntireMessage();
+  }
+  ::close(fd);
+  if (!ok) {
+    if (st.st_size > (off_t)INT_MAX)
+      loadFail(path, "the file is larger than 2 GB; store the weights as ONNX external data");
+    loadFail(path, "the file is corrupt, truncated or not an ONNX model (protobuf parse error)");
+  }
+  if (!model->has_graph())
+    loadFail(path, "the file is not an ONNX model (it has no graph)");
+  if (model->ir_version() <= 0)
+    loadFail(path, "the file is not an ONNX model (ir_version is missing)");
+}
+
+int64_t defaultOpset(const onnx::ModelProto& model) {
+  int64_t v = 0;
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") v = std::max<int64_t>(v, op.version());
+  return v;
+}
+
+bool usesExternalData(const onnx::ModelProto& model) {
+  const auto& g = model.graph();
+  for (const auto& t : g.initializer())
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) return true;
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute())
+      if (a.has_t() && a.t().data_location() == onnx::TensorProto::EXTERNAL) return true;
+  return false;
+}
+
+bool tryConvertOpset(onnx::ModelProto* model, int64_t target, std::string* why) {
+  try {
+    onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(*model, (int)target);
+    // The converter may drop node names; keep the originals where the node count is unchanged.
+    auto* dst = converted.mutable_graph();
+    const auto& src = model->graph();
+    if (dst->node_size() == src.node_size())
+      for (int i = 0; i < src.node_size(); ++i)
+        if (dst->node(i).name().empty() && dst->node(i).op_type() == src.node(i).op_type())
+          dst->mutable_node(i)->set_name(src.node(i).name());
+    *model = std::move(converted);
+    return true;
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return false;
+  } catch (...) {
+    if (why) *why = "unknown error";
+    return false;
+  }
+}
+
+}  // namespace onnxfe
+}  // namespace atc

@@ -1,0 +1,29 @@
+// Loading an ONNX ModelProto from disk, checking its opset, and (optionally) converting
+// it to a newer opset with ONNX's version converter.
+#pragma once
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+
+namespace atc {
+namespace onnxfe {
+
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxOpset = 17;
+
+// Parses the file. Throws AtcError E10041 if it cannot be read or is not an ONNX model.
+void loadModelProto(const std::string& path, onnx::ModelProto* model);
+
+// The default-domain ("" or "ai.onnx") opset version imported by the model; 0 if none.
+int64_t defaultOpset(const onnx::ModelProto& model);
+
+// True if some initializer or Constant holds data in an external file.
+bool usesExternalData(const onnx::ModelProto& model);
+
+// Tries to convert the model to `target` opset with onnx::version_conversion. Returns
+// false (and leaves `model` untouched) if the converter refuses or throws.
+bool tryConvertOpset(onnx::ModelProto* model, int64_t target, std::string* why);
+
+}  // namespace onnxfe
+}  // namespace atc

@@ -1,0 +1,138 @@
+#include "frontends/onnx/onnx_tensor.h"
+
+#include <cstring>
+
+#include "frontends/onnx/onnx_external_data.h"
+#include "ir/error.h"
+
+namespace atc {
+namespace onnxfe {
+
+using TP = onnx::TensorProto;
+
+bool dtypeFromOnnx(int t, DType* out) {
+  switch (t) {
+    case TP::FLOAT: *out = DType::F32; return true;
+    case TP::FLOAT16: *out = DType::F16; return true;
+    case TP::BFLOAT16: *out = DType::BF16; return true;
+    case TP::DOUBLE: *out = DType::F64; return true;
+    case TP::INT64: *out = DType::I64; return true;
+    case TP::INT32: *out = DType::I32; return true;
+    case TP::INT16: *out = DType::I16; return true;
+    case TP::INT8: *out = DType::I8; return true;
+    case TP::UINT8: *out = DType::U8; return true;
+    case TP::UINT16: *out = DType::U16; return true;
+    case TP::UINT32: *out = DType::U32; return true;
+    case TP::UINT64: *out = DType::U64; return true;
+    case TP::BOOL: *out = DType::Bool; return true;
+    default: return false;
+  }
+}
+
+std::string onnxTypeName(int t) {
+  if (TP::DataType_IsValid(t)) return TP::DataType_Name((TP::DataType)t);
+  return "type " + std::to_string(t);
+}
+
+namespace {
+
+[[noreturn]] void bad(const std::string& modelPath, const std::string& name,
+                      const std::string& why) {
+  throw AtcError("E10041",
+                 "Failed to load the model from [" + modelPath + "]: tensor [" + name + "] " + why,
+                 "Check that the model file is a valid, complete ONNX model.");
+}
+
+template <class Dst, class Src>
+void copyTyped(const Src& src, Tensor& t) {
+  Dst* d = t.as<Dst>();
+  for (int i = 0; i < src.size(); ++i) d[i] = (Dst)src.Get(i);
+}
+
+}  // namespace
+
+TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::string& modelPath) {
+  const std::string name = p.name().empty() ? std::string("<unnamed>") : p.name();
+  DType dt;
+  if (!dtypeFromOnnx(p.data_type(), &dt))
+    throw AtcError("E19010",
+                   "Tensor [" + name + "] has the element type " + onnxTypeName(p.data_type()) +
+                       ", which is not supported.",
+                   "Use numeric or bool tensors; string and complex tensors are not supported.");
+  if (p.has_segment()) bad(modelPath, name, "is segmented, which is not supported");
+  Shape shape;
+  for (int i = 0; i < p.dims_size(); ++i) {
+    if (p.dims(i) < 0) bad(modelPath, name, "has a negative dimension");
+    shape.push_back(p.dims(i));
+  }
+  auto t = std::make_shared<Tensor>(TensorType(dt, shape));
+  const size_t bytes = t->data.size();
+  const int64_t n = t->type.numel();
+
+  if (p.data_location() == TP::EXTERNAL) {
+    ExternalDataRef ref;
+    for (const auto& kv : p.external_data()) {
+      try {
+        if (kv.key() == "location") ref.location = kv.value();
+        else if (kv.key() == "offset") ref.offset = std::stoll(kv.value());
+        else if (kv.key() == "length") ref.length = std::stoll(kv.value());
+      } catch (const std::exception&) {
+        bad(modelPath, name, "has an invalid external_data entry [" + kv.key() + "=" + kv.value() + "]");
+      }
+    }
+    std::vector<uint8_t> raw = readExternalData(modelDir, ref, name, modelPath);
+    if (raw.size() != bytes)
+      bad(modelPath, name,
+          "has " + std::to_string(raw.size()) + " bytes of external data, expected " +
+              std::to_string(bytes) + " for " + t->type.str());
+    t->data = std::move(raw);
+    return t;
+  }
+
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != bytes)
+      bad(modelPath, name,
+          "has " + std::to_string(p.raw_data().size()) + " bytes of raw data, expected " +
+              std::to_string(bytes) + " for " + t->type.str());
+    if (bytes) std::memcpy(t->data.data(), p.raw_data().data(), bytes);  // host is little endian
+    return t;
+  }
+
+  int64_t have = 0;
+  switch (p.data_type()) {
+    case TP::FLOAT: have = p.float_data_size(); break;
+    case TP::DOUBLE: have = p.double_data_size(); break;
+    case TP::INT64: have = p.int64_data_size(); break;
+    case TP::UINT32: case TP::UINT64: have = p.uint64_data_size(); break;
+    default: have = p.int32_data_size(); break;
+  }
+  if (have != n)
+    bad(modelPath, name,
+        "has " + std::to_string(have) + " elements, expected " + std::to_string(n) + " for " +
+            t->type.str());
+  Tensor& d = *t;
+  switch (dt) {
+    case DType::F32: copyTyped<float>(p.float_data(), d); break;
+    case DType::F64: copyTyped<double>(p.double_data(), d); break;
+    case DType::I64: copyTyped<int64_t>(p.int64_data(), d); break;
+    case DType::U32: copyTyped<uint32_t>(p.uint64_data(), d); break;
+    case DType::U64: copyTyped<uint64_t>(p.uint64_data(), d); break;
+    case DType::I32: copyTyped<int32_t>(p.int32_data(), d); break;
+    case DType::I16: copyTyped<int16_t>(p.int32_data(), d); break;
+    case DType::I8: copyTyped<int8_t>(p.int32_data(), d); break;
+    case DType::U8: copyTyped<uint8_t>(p.int32_data(), d); break;
+    case DType::U16: copyTyped<uint16_t>(p.int32_data(), d); break;
+    case DType::F16: copyTyped<uint16_t>(p.int32_data(), d); break;   // bit patterns
+    case DType::BF16: copyTyped<uint16_t>(p.int32_data(), d); break;  // bit patterns
+    case DType::Bool: {
+      uint8_t* b = d.as<uint8_t>();
+      for (int i = 0; i < p.int32_data_size(); ++i) b[i] = p.int32_data(i) != 0;
+      break;
+    }
+    default: bad(modelPath, name, "has an unsupported element type");
+  }
+  return t;
+}
+
+}  // namespace onnxfe
+}  // namespace atc
