@@ -1,1 +1,318 @@
-// placeholder: replaced by the module's implementation
+// Kernel specialisation and machine-code generation with LLVM (see codegen.h).
+//
+// Per kernel instance: clone the needed part of the embedded kernel bitcode, bake the params
+// in as a constant array, add the exported entry (AtcKernelEntry), internalize everything
+// else, retarget every function to the profile's CPU/features, run the O3 pipeline and emit
+// an ELF object. All objects are then linked into one shared object by lld (lld_link.cpp).
+#include "kernels/codegen/codegen.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include "ir/error.h"
+#include "kernels/codegen/lld_link.h"
+
+extern "C" const char atc_kernels_bc_begin[], atc_kernels_bc_end[];
+
+namespace atc {
+namespace {
+
+void initLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+[[noreturn]] void cgError(const std::string& msg) {
+  throw AtcError("E20001", "Kernel compilation failed: " + msg,
+                 "Check the target profile (--soc_version) and report the model if it persists.");
+}
+
+bool timingEnabled() {
+  static const bool on = std::getenv("ATC_CODEGEN_TIMING") != nullptr;
+  return on;
+}
+
+// Functions and variables reachable from the roots (through instruction operands and
+// initializers): the only definitions worth cloning for one instance.
+std::set<const llvm::GlobalValue*> reachableGlobals(const std::vector<const llvm::GlobalValue*>& roots) {
+  std::set<const llvm::GlobalValue*> seen;
+  std::vector<const llvm::GlobalValue*> work(roots.begin(), roots.end());
+  std::set<const llvm::Constant*> seenConst;
+  auto visitConst = [&](const llvm::Constant* c, auto& self) -> void {
+    if (auto* gv = llvm::dyn_cast<llvm::GlobalValue>(c)) {
+      work.push_back(gv);
+      return;
+    }
+    if (!seenConst.insert(c).second) return;
+    for (auto& op : c->operands())
+      if (auto* oc = llvm::dyn_cast<llvm::Constant>(op.get())) self(oc, self);
+  };
+  while (!work.empty()) {
+    const llvm::GlobalValue* g = work.back();
+    work.pop_back();
+    if (!seen.insert(g).second) continue;
+    if (auto* f = llvm::dyn_cast<llvm::Function>(g)) {
+      for (auto& bb : *f)
+        for (auto& inst : bb)
+          for (auto& op : inst.operands())
+            if (auto* c = llvm::dyn_cast<llvm::Constant>(op.get())) visitConst(c, visitConst);
+    } else if (auto* v = llvm::dyn_cast<llvm::GlobalVariable>(g)) {
+      if (v->hasInitializer()) visitConst(v->getInitializer(), visitConst);
+    } else if (auto* a = llvm::dyn_cast<llvm::GlobalAlias>(g)) {
+      visitConst(a->getAliasee(), visitConst);
+    }
+  }
+  return seen;
+}
+
+void retarget(llvm::Function& f, const TargetProfile& t) {
+  f.removeFnAttr("target-cpu");
+  f.removeFnAttr("target-features");
+  f.removeFnAttr("tune-cpu");
+  f.addFnAttr("target-cpu", t.cpu);
+  if (!t.features.empty()) f.addFnAttr("target-features", t.features);
+  f.removeFnAttr(llvm::Attribute::OptimizeNone);
+  f.removeFnAttr(llvm::Attribute::NoInline);
+}
+
+// One compile worker: its own context, parsed library and target machine.
+class Worker {
+ public:
+  Worker(const TargetProfile& t, const CodegenOptions& o) : target_(t), opts_(o) {
+    auto buf = llvm::MemoryBuffer::getMemBuffer(
+        llvm::StringRef(atc_kernels_bc_begin, (size_t)(atc_kernels_bc_end - atc_kernels_bc_begin)),
+        "atc_kernels.bc", false);
+    auto mod = llvm::parseBitcodeFile(buf->getMemBufferRef(), ctx_);
+    if (!mod) cgError("cannot read the embedded kernel library: " + llvm::toString(mod.takeError()));
+    lib_ = std::move(*mod);
+    std::string err;
+    const llvm::Target* tgt = llvm::TargetRegistry::lookupTarget(target_.triple, err);
+    if (!tgt) cgError("target triple " + target_.triple + ": " + err);
+    llvm::TargetOptions to;
+    auto ol = opts_.optLevel <= 0 ? llvm::CodeGenOptLevel::None
+              : opts_.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+              : opts_.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+    tm_.reset(tgt->createTargetMachine(target_.triple, target_.cpu, target_.features, to,
+                                       llvm::Reloc::PIC_, std::nullopt, ol));
+    if (!tm_) cgError("cannot create a target machine for " + target_.triple + " / " + target_.cpu);
+  }
+
+  std::vector<uint8_t> compile(const KernelInstance& ki) {
+    using Clock = std::chrono::steady_clock;
+    auto t0 = Clock::now();
+    std::string ntName = "atck_" + ki.kernel + "_ntasks", taskName = "atck_" + ki.kernel + "_task";
+    llvm::Function* libNt = lib_->getFunction(ntName);
+    llvm::Function* libTask = lib_->getFunction(taskName);
+    if (!libNt || !libTask || libNt->isDeclaration() || libTask->isDeclaration())
+      cgError("kernel '" + ki.kernel + "' is not in the kernel library");
+    auto keep = reachableGlobals({libNt, libTask});
+    llvm::ValueToValueMapTy vmap;
+    std::unique_ptr<llvm::Module> m = llvm::CloneModule(
+        *lib_, vmap, [&](const llvm::GlobalValue* g) { return keep.count(g) != 0; });
+    auto t1 = Clock::now();
+
+    m->setTargetTriple(target_.triple);
+    m->setDataLayout(tm_->createDataLayout());
+    llvm::Function* nt = m->getFunction(ntName);
+    llvm::Function* task = m->getFunction(taskName);
+    auto& c = m->getContext();
+    auto* i64 = llvm::Type::getInt64Ty(c);
+    auto* ptr = llvm::PointerType::get(c, 0);
+    auto* voidTy = llvm::Type::getVoidTy(c);
+
+    auto* arrTy = llvm::ArrayType::get(i64, ki.params.size());
+    std::vector<uint64_t> pv(ki.params.begin(), ki.params.end());
+    llvm::Constant* init = ki.params.empty() ? llvm::ConstantAggregateZero::get(arrTy)
+                                             : llvm::ConstantDataArray::get(c, pv);
+    auto* kp = new llvm::GlobalVariable(*m, arrTy, true, llvm::GlobalValue::PrivateLinkage, init,
+                                        "atc_params");
+    kp->setAlignment(llvm::Align(8));
+    kp->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+
+    // internal void tramp(ptr ctx, i64 b, i64 e) { task(kp, ctx, b, e); }
+    auto* trampTy = llvm::FunctionType::get(voidTy, {ptr, i64, i64}, false);
+    auto* tramp = llvm::Function::Create(trampTy, llvm::GlobalValue::InternalLinkage, "atc_tramp", m.get());
+    {
+      llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", tramp));
+      b.CreateCall(task, {kp, tramp->getArg(0), tramp->getArg(1), tramp->getArg(2)});
+      b.CreateRetVoid();
+    }
+    // void SYMBOL(ptr bufs, ptr rt)
+    auto* entryTy = llvm::FunctionType::get(voidTy, {ptr, ptr}, false);
+    auto* entry = llvm::Function::Create(entryTy, llvm::GlobalValue::ExternalLinkage, ki.symbol, m.get());
+    entry->setVisibility(llvm::GlobalValue::DefaultVisibility);
+    {
+      auto* bbEntry = llvm::BasicBlock::Create(c, "entry", entry);
+      auto* bbDirect = llvm::BasicBlock::Create(c, "direct", entry);
+      auto* bbPar = llvm::BasicBlock::Create(c, "parallel", entry);
+      llvm::IRBuilder<> b(bbEntry);
+      llvm::Value* n = b.CreateCall(nt, {kp});
+      b.CreateCondBr(b.CreateICmpSLE(n, llvm::ConstantInt::get(i64, 1)), bbDirect, bbPar);
+      b.SetInsertPoint(bbDirect);
+      b.CreateCall(task, {kp, entry->getArg(0), llvm::ConstantInt::get(i64, 0), n});
+      b.CreateRetVoid();
+      b.SetInsertPoint(bbPar);
+      llvm::Value* rt = entry->getArg(1);
+      llvm::Value* pool = b.CreateLoad(ptr, rt, "pool");
+      llvm::Value* pfAddr = b.CreateConstInBoundsGEP1_64(llvm::Type::getInt8Ty(c), rt, 8);
+      llvm::Value* pf = b.CreateLoad(ptr, pfAddr, "parallel_for");
+      auto* pfTy = llvm::FunctionType::get(voidTy, {ptr, i64, ptr, ptr}, false);
+      b.CreateCall(pfTy, pf, {pool, n, tramp, entry->getArg(0)});
+      b.CreateRetVoid();
+    }
+
+    // Internalize everything but the entry; retarget all functions.
+    for (auto& f : *m) {
+      if (!f.isDeclaration() && &f != entry) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      if (!f.isDeclaration()) retarget(f, target_);
+    }
+    for (auto& g : m->globals())
+      if (!g.isDeclaration()) g.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (auto* used = m->getGlobalVariable("llvm.used")) used->eraseFromParent();
+    if (auto* used = m->getGlobalVariable("llvm.compiler.used")) used->eraseFromParent();
+
+    if (llvm::verifyModule(*m, &llvm::errs())) cgError("invalid IR for kernel " + ki.kernel);
+
+    // O3 (the pipeline includes the always-inliner and GlobalDCE).
+    {
+      llvm::LoopAnalysisManager lam;
+      llvm::FunctionAnalysisManager fam;
+      llvm::CGSCCAnalysisManager cgam;
+      llvm::ModuleAnalysisManager mam;
+      llvm::PipelineTuningOptions pto;
+      pto.LoopVectorization = opts_.optLevel >= 2;
+      pto.SLPVectorization = opts_.optLevel >= 2;
+      llvm::PassBuilder pb(tm_.get(), pto);
+      pb.registerModuleAnalyses(mam);
+      pb.registerCGSCCAnalyses(cgam);
+      pb.registerFunctionAnalyses(fam);
+      pb.registerLoopAnalyses(lam);
+      pb.crossRegisterProxies(lam, fam, cgam, mam);
+      llvm::OptimizationLevel lvl = opts_.optLevel <= 0 ? llvm::OptimizationLevel::O0
+                                    : opts_.optLevel == 1 ? llvm::OptimizationLevel::O1
+                                    : opts_.optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                          : llvm::OptimizationLevel::O3;
+      llvm::ModulePassManager mpm = lvl == llvm::OptimizationLevel::O0
+                                        ? pb.buildO0DefaultPipeline(lvl)
+                                        : pb.buildPerModuleDefaultPipeline(lvl);
+      mpm.run(*m, mam);
+    }
+    auto t2 = Clock::now();
+
+    llvm::SmallVector<char, 0> obj;
+    {
+      llvm::raw_svector_ostream os(obj);
+      llvm::legacy::PassManager pm;
+      if (tm_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+        cgError("the target cannot emit object files");
+      pm.run(*m);
+    }
+    auto t3 = Clock::now();
+    if (timingEnabled()) {
+      auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      llvm::errs() << "[codegen] " << ki.symbol << " " << ki.kernel << ": clone " << ms(t0, t1)
+                   << " ms, opt " << ms(t1, t2) << " ms, emit " << ms(t2, t3) << " ms\n";
+    }
+    return std::vector<uint8_t>(obj.begin(), obj.end());
+  }
+
+ private:
+  const TargetProfile& target_;
+  const CodegenOptions& opts_;
+  llvm::LLVMContext ctx_;
+  std::unique_ptr<llvm::Module> lib_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
+
+}  // namespace
+
+std::string llvmVersionString() { return LLVM_VERSION_STRING; }
+
+std::vector<uint8_t> compileKernels(const TargetProfile& target,
+                                    const std::vector<KernelInstance>& instancesIn,
+                                    const CodegenOptions& opts) {
+  initLlvmOnce();
+  std::vector<KernelInstance> inst = instancesIn;
+  std::sort(inst.begin(), inst.end(),
+            [](const KernelInstance& a, const KernelInstance& b) { return a.symbol < b.symbol; });
+  for (size_t i = 1; i < inst.size(); ++i)
+    if (inst[i].symbol == inst[i - 1].symbol) cgError("duplicate kernel symbol " + inst[i].symbol);
+  if (inst.empty()) return {};
+
+  int workers = opts.workers > 0 ? opts.workers : (int)std::max(1u, std::thread::hardware_concurrency());
+  workers = std::max(1, std::min<int>(workers, (int)inst.size()));
+  std::vector<std::vector<uint8_t>> objs(inst.size());
+  std::atomic<size_t> next{0};
+  std::mutex errMu;
+  std::exception_ptr firstErr;
+  size_t firstErrIdx = SIZE_MAX;
+  auto work = [&] {
+    try {
+      Worker w(target, opts);
+      for (;;) {
+        size_t i = next.fetch_add(1);
+        if (i >= inst.size()) break;
+        try {
+          objs[i] = w.compile(inst[i]);
+        } catch (...) {
+          std::lock_guard<std::mutex> g(errMu);
+          if (i < firstErrIdx) firstErrIdx = i, firstErr = std::current_exception();
+        }
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> g(errMu);
+      if (!firstErr) firstErr = std::current_exception();
+      next.store(inst.size());
+    }
+  };
+  if (workers == 1) {
+    work();
+  } else {
+    std::vector<std::thread> ts;
+    for (int i = 0; i < workers; ++i) ts.emplace_back(work);
+    for (auto& t : ts) t.join();
+  }
+  if (firstErr) std::rethrow_exception(firstErr);
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<uint8_t> so = linkSharedObject(objs);
+  if (timingEnabled())
+    llvm::errs() << "[codegen] link: "
+                 << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+                 << " ms\n";
+  return so;
+}
+
+}  // namespace atc

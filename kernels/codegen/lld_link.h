@@ -1,0 +1,13 @@
+// Links ELF objects into one shared object with lld used as a library.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace atc {
+
+// Objects are linked in the given order; the result is deterministic for the same input.
+// Undefined symbols (memcpy, expf...) are left for the loading process to resolve.
+// Throws AtcError E20001 on failure.
+std::vector<uint8_t> linkSharedObject(const std::vector<std::vector<uint8_t>>& objects);
+
+}  // namespace atc

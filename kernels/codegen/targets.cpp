@@ -1,0 +1,139 @@
+// Target profiles: JSON data in kernels/targets/*.json (also embedded into the binary),
+// user profiles from $ATC_TARGETS_PATH, and "native" resolved from the host CPU.
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "ir/error.h"
+#include "kernels/codegen/codegen.h"
+
+extern "C" {
+struct AtcBuiltinTarget {
+  const char* name;
+  const char* json;
+};
+extern const AtcBuiltinTarget atc_builtin_targets[];
+}
+
+namespace atc {
+namespace {
+
+#ifndef ATC_TARGETS_DIR
+#define ATC_TARGETS_DIR ""
+#endif
+
+std::vector<std::string> searchDirs() {
+  std::vector<std::string> dirs;
+  if (const char* p = std::getenv("ATC_TARGETS_PATH")) {
+    std::stringstream ss(p);
+    std::string d;
+    while (std::getline(ss, d, ':'))
+      if (!d.empty()) dirs.push_back(d);
+  }
+  if (std::string(ATC_TARGETS_DIR).size()) dirs.push_back(ATC_TARGETS_DIR);
+  return dirs;
+}
+
+std::vector<std::string> jsonStemsIn(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) out.push_back(n.substr(0, n.size() - 5));
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool readFile(const std::string& path, std::string* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+std::string joinFeatures(const nlohmann::json& f) {
+  if (f.is_string()) return f.get<std::string>();
+  std::string s;
+  if (f.is_array())
+    for (auto& x : f) {
+      if (!s.empty()) s += ",";
+      s += x.get<std::string>();
+    }
+  return s;
+}
+
+TargetProfile parseProfile(const std::string& name, const std::string& text, const std::string& where) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception& e) {
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + " is not valid JSON: " + e.what(),
+                   "Fix the profile file (see docs/targets.md).");
+  }
+  if (!j.is_object() || !j.contains("triple") || !j.contains("cpu"))
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + " needs \"triple\" and \"cpu\".",
+                   "Fix the profile file (see docs/targets.md).");
+  TargetProfile p;
+  p.name = name;
+  p.triple = j["triple"].get<std::string>();
+  p.cpu = j["cpu"].get<std::string>();
+  p.features = joinFeatures(j.value("features", nlohmann::json::array()));
+  p.opInfo = j.value("op_info", nlohmann::json::object());
+  if (p.triple == "native") p.triple = llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple());
+  if (p.cpu == "native") {
+    p.cpu = llvm::sys::getHostCPUName().str();
+    auto feats = llvm::sys::getHostCPUFeatures();
+    std::vector<std::string> fs;
+    for (auto& kv : feats) fs.push_back((kv.second ? "+" : "-") + kv.first().str());
+    std::sort(fs.begin(), fs.end());
+    std::string extra = p.features;
+    p.features.clear();
+    for (auto& f : fs) p.features += (p.features.empty() ? "" : ",") + f;
+    if (!extra.empty()) p.features += (p.features.empty() ? "" : ",") + extra;
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::string> knownTargetNames() {
+  std::set<std::string> names;
+  for (auto& d : searchDirs())
+    for (auto& n : jsonStemsIn(d)) names.insert(n);
+  for (const AtcBuiltinTarget* t = atc_builtin_targets; t->name; ++t) names.insert(t->name);
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
+TargetProfile loadTargetProfile(const std::string& socVersion) {
+  bool plainName = !socVersion.empty() && socVersion.find('/') == std::string::npos &&
+                   socVersion.find("..") == std::string::npos;
+  if (plainName) {
+    for (auto& d : searchDirs()) {
+      std::string text, path = d + "/" + socVersion + ".json";
+      if (readFile(path, &text)) return parseProfile(socVersion, text, path);
+    }
+    for (const AtcBuiltinTarget* t = atc_builtin_targets; t->name; ++t)
+      if (socVersion == t->name) return parseProfile(socVersion, t->json, "the built-in profiles");
+  }
+  std::string known;
+  for (auto& n : knownTargetNames()) known += (known.empty() ? "" : ", ") + n;
+  throw AtcError("E10001",
+                 "Value [" + socVersion + "] for parameter [--soc_version] is invalid. Reason: unknown target; known targets: " + known,
+                 "Pass one of the known targets, or add a profile <name>.json to a folder in $ATC_TARGETS_PATH.");
+}
+
+}  // namespace atc
