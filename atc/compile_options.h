@@ -34,6 +34,7 @@ struct CompileOptions {
   bool printIrAfterAll = false;
   std::vector<std::string> printIrAfter;
   bool verifyEach = true;
+  int stopAfterPasses = -1;     // >= 0: skip switchable passes after this many have run
 };
 
 }  // namespace atc

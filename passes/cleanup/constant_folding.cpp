@@ -1,0 +1,91 @@
+// Shape inference and constant folding in one walk, in topological order: each node is
+// inferred (its inputs are final by then), and a node whose outputs are all known is
+// removed, its output values becoming constants (same Value objects, so names and graph
+// outputs stay). A node's outputs are known when:
+//  - its inference set output->constant (shape-only ops: Shape, Size), or
+//  - every input is a constant and the native kernel library can evaluate it.
+// This is what folds Shape -> Gather -> Concat -> Reshape chains: the Reshape's shape input
+// is a constant by the time the Reshape is inferred.
+// Results that are large and much larger than the inputs (Expand, ConstantOfShape, Tile,
+// Range of a few scalars...) are not folded: a kernel makes them cheaply at run time,
+// while folding would bloat the .om.
+#include <exception>
+
+#include "atc/native_eval.h"
+#include "ir/error.h"
+#include "ir/op_registry.h"
+#include "passes/pass.h"
+
+namespace atc {
+
+namespace {
+
+constexpr int64_t kMaxCheapFoldElements = 1 << 20;
+
+bool allOutputsKnown(const Node& n) {
+  for (auto* o : n.outputs)
+    if (!o->isConstant()) return false;
+  return !n.outputs.empty();
+}
+
+bool allInputsConstant(const Node& n) {
+  for (auto* in : n.inputs)
+    if (in && !in->isConstant()) return false;
+  return true;
+}
+
+// True when folding would store a large result made from much smaller inputs.
+bool tooLargeToFold(const Node& n) {
+  int64_t in = 0, out = 0;
+  for (auto* v : n.inputs)
+    if (v) in += std::max<int64_t>(v->type.numel(), 0);
+  for (auto* v : n.outputs) out += std::max<int64_t>(v->type.numel(), 0);
+  return out > kMaxCheapFoldElements && out > 2 * in;
+}
+
+}  // namespace
+
+bool runConstantFolding(Graph& g, PassContext& ctx) {
+  g.topoSort();
+  std::vector<Node*> order;
+  for (auto& n : g.nodes()) order.push_back(n.get());
+  bool changed = false;
+  for (Node* n : order) {
+    inferNode(g, *n);
+    if (allOutputsKnown(*n)) {
+      ctx.stats.matchTimes++;
+      ctx.stats.effectTimes++;
+      ctx.debug("folded " + n->name + " (" + n->type + "): outputs known from types");
+      g.removeNode(n);
+      changed = true;
+      continue;
+    }
+    if (!allInputsConstant(*n)) continue;
+    if (!canEvalNative(*n)) {
+      ctx.debug("not folding " + n->name + " (" + n->type + "): no native evaluation");
+      continue;
+    }
+    ctx.stats.matchTimes++;
+    if (tooLargeToFold(*n)) {
+      ctx.debug("not folding " + n->name + " (" + n->type + "): result too large for its inputs");
+      continue;
+    }
+    std::vector<TensorPtr> results;
+    try {
+      results = evalNodeNative(g, *n);
+    } catch (const AtcError& e) {
+      ctx.debug("not folding " + n->name + " (" + n->type + "): " + e.message());
+      continue;
+    }
+    if (results.size() != n->outputs.size()) continue;
+    for (size_t i = 0; i < results.size(); ++i) n->outputs[i]->constant = results[i];
+    ctx.stats.effectTimes++;
+    ctx.debug("folded " + n->name + " (" + n->type + ")");
+    g.removeNode(n);
+    changed = true;
+  }
+  if (changed) g.pruneValues();
+  return changed;
+}
+
+}  // namespace atc
