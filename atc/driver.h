@@ -1,0 +1,26 @@
+// The compile driver: options -> ONNX import -> pass pipeline -> target profile -> .om.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "atc/compile_options.h"
+
+namespace atc {
+
+// Builds opts.output + ".om". Checks the output folder and the model file before the long
+// work; writes "<output>.om.tmp.<pid>", fsyncs it and renames it, so a failed build
+// leaves neither an .om nor a temporary file. Throws AtcError.
+void runCompile(const CompileOptions& opts);
+
+// Checks that the folder of the --output prefix exists and is writable (E10001).
+void checkOutputPath(const std::string& output);
+// Checks that the model file exists and is a readable regular file (E10041).
+void checkModelFile(const std::string& model);
+// Writes bytes to path atomically (temporary file in the same folder + fsync + rename).
+void writeFileAtomically(const std::string& path, const void* data, size_t size);
+
+// The whole atc program: console lines on `out`, help, option parsing, the build, and
+// every error turned into ATC's failure block. Returns the exit code (0 or 1).
+int runAtcCommandLine(int argc, const char* const* argv, std::ostream& out);
+
+}  // namespace atc

@@ -1,0 +1,97 @@
+// The recognised options of atc. To implement one: handle it in atc/options.cpp (fill
+// CompileOptions), switch its status to Implemented here, and test it in
+// tests/scripts/atc_cli.sh.
+#include "atc/options.h"
+
+namespace atc {
+
+namespace {
+constexpr auto I = OptionStatus::Implemented;
+constexpr auto N = OptionStatus::NotImplemented;
+}  // namespace
+
+const std::vector<OptionSpec>& atcOptionTable() {
+  static const std::vector<OptionSpec> table = {
+      // ---- basic
+      {"mode", "basic", I, {}, "0 (default): build an .om; 1, 3, 6: not implemented yet"},
+      {"model", "basic", I, {}, "source model file (ONNX .onnx)"},
+      {"weight", "basic", N, {}, "Caffe weight file (Caffe is not supported)"},
+      {"framework", "basic", I, {}, "5: ONNX (3 TensorFlow: not implemented yet; 0 Caffe, 1 MindSpore: not supported)"},
+      {"output", "basic", I, {}, "output path prefix; .om is appended"},
+      {"soc_version", "basic", I, {}, "target profile name"},
+      {"om", "basic", N, {}, "input .om of --mode=1/6"},
+      {"json", "basic", N, {}, "output JSON of --mode=1"},
+      {"input_shape", "basic", I, {}, "\"name:n,c,h,w;name2:...\"; scalar \"name:\""},
+      {"input_shape_range", "basic", N, {}, "input shape ranges (dynamic shapes)"},
+      {"input_format", "basic", N, {"NCHW", "ND", "NCDHW"}, "layout of the inputs (ONNX: NCHW, ND, NCDHW accepted as labels)"},
+      {"out_nodes", "basic", I, {}, "\"node:0;node2:1\" or ONNX output names"},
+      {"output_type", "basic", N, {}, "dtype of net outputs"},
+      {"input_fp16_nodes", "basic", N, {}, "inputs fed as fp16"},
+      {"dynamic_batch_size", "basic", N, {}, "dynamic batch profiles"},
+      {"dynamic_image_size", "basic", N, {}, "dynamic image size profiles"},
+      {"dynamic_dims", "basic", N, {}, "dynamic dims profiles"},
+      {"log", "basic", I, {}, "debug, info, warning, error, null (default)"},
+      {"external_weight", "basic", N, {"0"}, "0 (default): weights in the .om"},
+      {"disable_reuse_memory", "basic", N, {"0"}, "0 (default) / 1"},
+      {"buffer_optimize", "basic", N, {}, "l2_optimize, off_optimize"},
+      {"enable_small_channel", "basic", N, {"0"}, "0 (default) / 1"},
+      {"display_model_info", "basic", N, {"0"}, "0 (default) / 1"},
+      {"deterministic", "basic", N, {"0"}, "0 (default) / 1"},
+      {"status_check", "basic", N, {"0"}, "0 (default) / 1"},
+      {"insert_op_conf", "basic", N, {}, "AIPP configuration file"},
+      {"is_input_adjust_hw_layout", "basic", N, {}, "input layout adjustment"},
+      {"is_output_adjust_hw_layout", "basic", N, {}, "output layout adjustment"},
+      {"op_name_map", "basic", N, {}, "op name mapping file"},
+      {"singleop", "basic", N, {}, "single-op description JSON"},
+      {"check_report", "basic", N, {}, "pre-check report path"},
+      {"dump_mode", "basic", N, {"0"}, "0 (default) / 1"},
+      {"enable_compress_weight", "basic", N, {"false"}, "weight compression"},
+      {"compress_weight_conf", "basic", N, {}, "weight compression configuration"},
+      {"sparsity", "basic", N, {"0"}, "0 (default) / 1"},
+      {"host_env_os", "basic", N, {}, "host OS of the model"},
+      {"host_env_cpu", "basic", N, {}, "host CPU of the model"},
+      {"virtual_type", "basic", N, {"0"}, "0 (default) / 1"},
+      {"atomic_clean_policy", "basic", N, {"0"}, "0 (default) / 1"},
+      {"shape_generalized_build_mode", "basic", N, {}, "shape generalisation"},
+      {"compression_optimize_conf", "basic", N, {}, "compression configuration"},
+      {"enable_single_stream", "basic", N, {"false"}, "single-stream execution"},
+      {"ac_parallel_enable", "basic", N, {"0"}, "AI CPU / AI Core parallel execution"},
+      {"compile_dynamic_mode", "basic", N, {}, "generalise all input shapes"},
+      // ---- precision
+      {"precision_mode", "precision", I, {}, "must_keep_origin_dtype (other values: not implemented yet)"},
+      {"precision_mode_v2", "precision", I, {}, "origin (other values: not implemented yet)"},
+      {"modify_mixlist", "precision", N, {}, "mixed-precision list changes (JSON)"},
+      {"keep_dtype", "precision", N, {}, "ops that keep their original dtype (.cfg)"},
+      {"customize_dtypes", "precision", N, {}, "per-op dtypes (.cfg)"},
+      {"op_precision_mode", "precision", N, {}, "per-op implementation mode (.ini)"},
+      {"op_select_implmode", "precision", N, {}, "high_performance, high_precision, ..."},
+      {"optypelist_for_implmode", "precision", N, {}, "op types for --op_select_implmode"},
+      {"allow_hf32", "precision", N, {}, "HF32 for cube ops"},
+      // ---- fusion
+      {"fusion_switch_file", "fusion", N, {}, "fusion pass switches (JSON or Name:off lines)"},
+      {"enable_scope_fusion_passes", "fusion", N, {}, "TF scope fusion passes to enable"},
+      {"export_compile_stat", "fusion", N, {"0"}, "0: no fusion_result.json"},
+      // ---- operator compilation and debug
+      {"op_compiler_cache_mode", "debug", N, {}, "enable (default), disable, force"},
+      {"op_compiler_cache_dir", "debug", N, {}, "kernel cache folder"},
+      {"op_debug_level", "debug", N, {"0"}, "0 (default) .. 4"},
+      {"debug_dir", "debug", N, {}, "where kernel_meta goes"},
+      {"op_debug_config", "debug", N, {}, "op debug .cfg file"},
+      {"op_bank_path", "debug", N, {}, "tuning repository path"},
+      {"mdl_bank_path", "debug", N, {}, "model tuning repository path"},
+      {"auto_tune_mode", "debug", N, {}, "auto tuning"},
+      {"aoe_mode", "debug", N, {}, "AOE tuning mode"},
+      {"aoe_config_file", "debug", N, {}, "AOE configuration file"},
+      {"dump_config", "debug", N, {}, "data dump configuration"},
+      {"quant_dumpable", "debug", N, {"0"}, "0 (default) / 1"},
+  };
+  return table;
+}
+
+const OptionSpec* findOptionSpec(const std::string& name) {
+  for (auto& s : atcOptionTable())
+    if (name == s.name) return &s;
+  return nullptr;
+}
+
+}  // namespace atc
