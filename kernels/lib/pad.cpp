@@ -1,0 +1,71 @@
+// pad: bufs = {in, out}. Modes: 0 constant, 1 reflect, 2 edge. Negative pads crop.
+// P = {esize, rank, mode, valueBits (the pad value's bytes), outDims[r], inDims[r], begin[r]}
+// (begin = pads at the start of each dim). Items: output rows (all dims but the last).
+#include "kernels/lib/index_elem.h"
+
+ATC_KERNEL(pad)
+
+namespace {
+// Maps output coordinate o to the input; returns -1 when outside (constant mode).
+ATCK_INLINE int64_t mapCoord(int64_t o, int64_t begin, int64_t n, int64_t mode) {
+  int64_t c = o - begin;
+  if (c >= 0 && c < n) return c;
+  if (mode == 0 || n == 0) return -1;
+  if (mode == 2) return c < 0 ? 0 : n - 1;
+  if (n == 1) return 0;
+  int64_t period = 2 * (n - 1);
+  c %= period;
+  if (c < 0) c += period;
+  return c < n ? c : period - c;
+}
+}  // namespace
+
+int64_t atck_pad_ntasks(const int64_t* P) {
+  int64_t r = P[1];
+  int64_t n = 1;
+  for (int64_t d = 0; d < r; ++d) n *= P[4 + d];
+  if (n == 0) return 0;
+  return r == 0 ? 1 : n / P[4 + r - 1];
+}
+
+void atck_pad_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  int64_t es = P[0], r = P[1], mode = P[2], bits = P[3];
+  const int64_t* od = P + 4;
+  const int64_t* id = P + 4 + r;
+  const int64_t* pb = P + 4 + 2 * r;
+  const char* in = (const char*)bufs[0];
+  char* out = (char*)bufs[1];
+  if (r == 0) { atck_move_one(out, in, es); return; }
+  int64_t last = r - 1, len = od[last], ilen = id[last], b = pb[last];
+  int64_t istr[ATCK_MAX_RANK];
+  int64_t s = 1;
+  for (int64_t d = last; d >= 0; --d) { istr[d] = s; s *= id[d]; }
+  int64_t idx[ATCK_MAX_RANK];
+  atck_unravel(begin, od, last, idx);
+  for (int64_t row = begin; row < end; ++row) {
+    char* o = out + row * len * es;
+    int64_t off = 0;
+    bool outside = false;
+    for (int64_t d = 0; d < last; ++d) {
+      int64_t c = mapCoord(idx[d], pb[d], id[d], mode);
+      if (c < 0) { outside = true; break; }
+      off += c * istr[d];
+    }
+    atck_odometer_next(idx, od, last);
+    if (outside) { atck_fill_elems(o, len, es, bits); continue; }
+    const char* irow = in + off * es;
+    if (mode == 0) {
+      // [0, lo): value, [lo, hi): input, [hi, len): value.
+      int64_t lo = b < 0 ? 0 : (b > len ? len : b);
+      int64_t hi = b + ilen;
+      if (hi > len) hi = len;
+      if (hi < lo) hi = lo;
+      atck_fill_elems(o, lo, es, bits);
+      if (hi > lo) memcpy(o + lo * es, irow + (lo - b) * es, (size_t)((hi - lo) * es));
+      atck_fill_elems(o + hi * es, len - hi, es, bits);
+    } else {
+      for (int64_t x = 0; x < len; ++x)
+        atck_move_one(o + x * es, irow + mapCoord(x, b, ilen, mode) * es, es);
+    }
+  }
+}

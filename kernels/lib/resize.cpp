@@ -1,0 +1,174 @@
+// resize: separable N-d resampling with per-dim tap tables computed by the lowering (all
+// ONNX coordinate transformation modes, nearest modes, linear and cubic coefficients).
+// bufs = {in, out}.
+// P = {dtype, esize, rank, nearest (1: single tap, bytes are moved), extrapBits (double),
+//      taps[r] (0 = identity dim), outDims[r], inDims[r],
+//      then for each dim with taps > 0: idx[outDim * taps], wbits[outDim * taps] (double)}.
+// An index of -1 means outside the crop box: the output element is the extrapolation value.
+// Items: output rows (all dims but the last).
+#include "kernels/lib/index_elem.h"
+
+ATC_KERNEL(resize)
+
+namespace {
+
+const int64_t kMaxCombos = 1024;
+
+ATCK_INLINE float loadF(const char* p, int64_t dt) {
+  switch (dt) {
+    case ATCK_F32: { float v; memcpy(&v, p, 4); return v; }
+    case ATCK_F64: { double v; memcpy(&v, p, 8); return (float)v; }
+    case ATCK_F16: { uint16_t v; memcpy(&v, p, 2); return atck_h2f(v); }
+    case ATCK_BF16: { uint16_t v; memcpy(&v, p, 2); return atck_bf2f(v); }
+    case ATCK_I64: { int64_t v; memcpy(&v, p, 8); return (float)v; }
+    case ATCK_I32: { int32_t v; memcpy(&v, p, 4); return (float)v; }
+    case ATCK_I16: { int16_t v; memcpy(&v, p, 2); return (float)v; }
+    case ATCK_I8: return (float)*(const int8_t*)p;
+    case ATCK_U8: return (float)*(const uint8_t*)p;
+    default: return 0.f;
+  }
+}
+
+ATCK_INLINE int64_t roundSat(float v, double lo, double hi) {
+  double r = __builtin_nearbyint((double)v);
+  if (r < lo) r = lo;
+  if (r > hi) r = hi;
+  return (int64_t)r;
+}
+
+ATCK_INLINE void storeF(char* p, int64_t dt, float v) {
+  switch (dt) {
+    case ATCK_F32: memcpy(p, &v, 4); return;
+    case ATCK_F64: { double d = v; memcpy(p, &d, 8); return; }
+    case ATCK_F16: { uint16_t h = atck_f2h(v); memcpy(p, &h, 2); return; }
+    case ATCK_BF16: { uint16_t h = atck_f2bf(v); memcpy(p, &h, 2); return; }
+    case ATCK_I64: { int64_t x = roundSat(v, -9.2e18, 9.2e18); memcpy(p, &x, 8); return; }
+    case ATCK_I32: { int32_t x = (int32_t)roundSat(v, -2147483648.0, 2147483647.0); memcpy(p, &x, 4); return; }
+    case ATCK_I16: { int16_t x = (int16_t)roundSat(v, -32768.0, 32767.0); memcpy(p, &x, 2); return; }
+    case ATCK_I8: *(int8_t*)p = (int8_t)roundSat(v, -128.0, 127.0); return;
+    case ATCK_U8: *(uint8_t*)p = (uint8_t)roundSat(v, 0.0, 255.0); return;
+    default: return;
+  }
+}
+
+struct ResizeView {
+  int64_t dt, es, rank, nearest;
+  double extrap;
+  const int64_t* taps;
+  const int64_t* od;
+  const int64_t* id;
+  const int64_t* tabIdx[ATCK_MAX_RANK];
+  const int64_t* tabW[ATCK_MAX_RANK];
+};
+
+ATCK_INLINE void viewOf(const int64_t* P, ResizeView& v) {
+  v.dt = P[0];
+  v.es = P[1];
+  v.rank = P[2];
+  v.nearest = P[3];
+  v.extrap = atck_d(P[4]);
+  v.taps = P + 5;
+  v.od = P + 5 + v.rank;
+  v.id = P + 5 + 2 * v.rank;
+  const int64_t* t = P + 5 + 3 * v.rank;
+  for (int64_t d = 0; d < v.rank; ++d) {
+    int64_t n = v.taps[d] > 0 ? v.od[d] * v.taps[d] : 0;
+    v.tabIdx[d] = t;
+    v.tabW[d] = t + n;
+    t += 2 * n;
+  }
+}
+
+}  // namespace
+
+int64_t atck_resize_ntasks(const int64_t* P) {
+  int64_t r = P[2];
+  int64_t n = 1;
+  for (int64_t d = 0; d < r; ++d) n *= P[5 + r + d];
+  if (n == 0) return 0;
+  return r == 0 ? 1 : n / P[5 + r + r - 1];
+}
+
+void atck_resize_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  ResizeView v;
+  viewOf(P, v);
+  const char* in = (const char*)bufs[0];
+  char* out = (char*)bufs[1];
+  int64_t es = v.es;
+  if (v.rank == 0) { atck_move_one(out, in, es); return; }
+  int64_t last = v.rank - 1;
+  int64_t len = v.od[last];
+  int64_t istr[ATCK_MAX_RANK];
+  int64_t s = 1;
+  for (int64_t d = last; d >= 0; --d) { istr[d] = s; s *= v.id[d]; }
+  int64_t idx[ATCK_MAX_RANK];
+  atck_unravel(begin, v.od, last, idx);
+  int64_t comboOff[kMaxCombos];
+  float comboW[kMaxCombos];
+  int64_t lt = v.taps[last];
+  for (int64_t row = begin; row < end; ++row) {
+    char* orow = out + row * len * es;
+    // Leading dims: expand the tap combinations into (offset, weight) pairs.
+    int64_t nc = 1;
+    comboOff[0] = 0;
+    comboW[0] = 1.f;
+    bool outside = false;
+    for (int64_t d = 0; d < last && !outside; ++d) {
+      int64_t t = v.taps[d];
+      if (t == 0) {
+        for (int64_t c = 0; c < nc; ++c) comboOff[c] += idx[d] * istr[d];
+        continue;
+      }
+      const int64_t* ti = v.tabIdx[d] + idx[d] * t;
+      const int64_t* tw = v.tabW[d] + idx[d] * t;
+      if (ti[0] < 0) { outside = true; break; }
+      int64_t nn = nc * t;
+      if (nn > kMaxCombos) nn = kMaxCombos;
+      // Fill from the back so sources are read before being overwritten.
+      for (int64_t c = nc - 1; c >= 0; --c) {
+        int64_t o = comboOff[c];
+        float w = comboW[c];
+        for (int64_t k = t - 1; k >= 0; --k) {
+          int64_t j = c * t + k;
+          if (j >= kMaxCombos) continue;
+          comboOff[j] = o + ti[k] * istr[d];
+          comboW[j] = w * (float)atck_d(tw[k]);
+        }
+      }
+      nc = nn;
+    }
+    atck_odometer_next(idx, v.od, last);
+    if (outside) {
+      for (int64_t x = 0; x < len; ++x) storeF(orow + x * es, v.dt, (float)v.extrap);
+      continue;
+    }
+    if (v.nearest) {
+      const char* irow = in + comboOff[0] * es;
+      if (lt == 0) { memcpy(orow, irow, (size_t)(len * es)); continue; }
+      const int64_t* ti = v.tabIdx[last];
+      for (int64_t x = 0; x < len; ++x) {
+        if (ti[x] < 0) storeF(orow + x * es, v.dt, (float)v.extrap);
+        else atck_move_one(orow + x * es, irow + ti[x] * es, es);
+      }
+      continue;
+    }
+    for (int64_t x = 0; x < len; ++x) {
+      float acc = 0.f;
+      if (lt == 0) {
+        for (int64_t c = 0; c < nc; ++c) acc += comboW[c] * loadF(in + (comboOff[c] + x) * es, v.dt);
+      } else {
+        const int64_t* ti = v.tabIdx[last] + x * lt;
+        const int64_t* tw = v.tabW[last] + x * lt;
+        if (ti[0] < 0) { storeF(orow + x * es, v.dt, (float)v.extrap); continue; }
+        for (int64_t k = 0; k < lt; ++k) {
+          float wk = (float)atck_d(tw[k]);
+          float part = 0.f;
+          for (int64_t c = 0; c < nc; ++c)
+            part += comboW[c] * loadF(in + (comboOff[c] + ti[k]) * es, v.dt);
+          acc += wk * part;
+        }
+      }
+      storeF(orow + x * es, v.dt, acc);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// Helpers shared by the data-movement and shape op definitions (ops/datamove, ops/shape).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/op_registry.h"
+
+namespace atc {
+namespace dm {
+
+// True when optional input i is present.
+inline bool hasInput(const Node& n, size_t i) { return n.input(i) != nullptr; }
+
+// The int64 values of input i, which must be a compile-time constant (opError otherwise).
+std::vector<int64_t> constInts(const Node& n, size_t i, const char* what);
+// The float values of input i (constant).
+std::vector<double> constFloats(const Node& n, size_t i, const char* what);
+
+// Static shape of input i (opError when unknown: dynamic shapes are out of scope).
+const Shape& staticShape(const Node& n, size_t i);
+
+// Row-major strides (in elements) of a shape.
+std::vector<int64_t> stridesOf(const Shape& s);
+
+// Lowering to the strided_copy kernel: out (dense, dims) [idx] = in[offset + idx . strides].
+// Drops size-1 dims and merges contiguous dims first.
+KernelCall stridedCopy(int64_t esize, Shape dims, std::vector<int64_t> strides, int64_t offset);
+
+// The bytes of one element of dtype dt holding value v (for fill / pad values), as int64.
+int64_t elementBits(double v, DType dt);
+// The bytes of element 0 of t, as int64 (esize <= 8).
+int64_t elementBits(const Tensor& t);
+
+// Reads an index-like attribute list or constant input (attribute form first).
+// Returns false when neither is present.
+bool intsFromAttrOrInput(const Node& n, const char* attr, size_t input, std::vector<int64_t>* out);
+
+}  // namespace dm
+}  // namespace atc

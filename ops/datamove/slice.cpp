@@ -1,0 +1,92 @@
+// Slice: opset 1 (starts/ends/axes attributes) and opset 10+ (starts, ends, axes, steps
+// inputs, which must be constants). Negative steps and out-of-range clamping as in ONNX.
+// Lowered to strided_copy (offset + step strides).
+#include "ops/datamove/datamove_util.h"
+
+namespace atc {
+namespace {
+
+struct SliceSpec {
+  Shape outDims;
+  std::vector<int64_t> start, step;  // per input dim
+};
+
+SliceSpec sliceSpec(const Node& n) {
+  const Shape& in = dm::staticShape(n, 0);
+  int64_t r = (int64_t)in.size();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (n.hasAttr("starts")) {
+    starts = n.attrInts("starts");
+    ends = n.attrInts("ends");
+    axes = n.attrInts("axes");
+  } else {
+    starts = dm::constInts(n, 1, "starts");
+    ends = dm::constInts(n, 2, "ends");
+    if (n.input(3)) axes = dm::constInts(n, 3, "axes");
+    if (n.input(4)) steps = dm::constInts(n, 4, "steps");
+  }
+  if (starts.size() != ends.size()) opError(n, "starts and ends differ in length");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back((int64_t)i);
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    opError(n, "starts, ends, axes and steps differ in length");
+  SliceSpec s;
+  s.outDims = in;
+  s.start.assign((size_t)r, 0);
+  s.step.assign((size_t)r, 1);
+  std::vector<bool> seen((size_t)r, false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    int64_t a = normalizeAxis(axes[i], r, n);
+    if (seen[(size_t)a]) opError(n, "repeated axis");
+    seen[(size_t)a] = true;
+    int64_t dim = in[(size_t)a], st = steps[i];
+    if (st == 0) opError(n, "step must not be 0");
+    int64_t b = starts[i], e = ends[i];
+    if (b < 0) b += dim;  // may stay negative: clamped below
+    if (e < 0) e += dim;
+    if (st > 0) {
+      b = std::max<int64_t>(0, std::min(b, dim));
+      e = std::max<int64_t>(0, std::min(e, dim));
+    } else {
+      b = std::max<int64_t>(0, std::min(b, dim - 1));
+      e = std::max<int64_t>(-1, std::min(e, dim - 1));
+    }
+    int64_t len = st > 0 ? (e - b + st - 1) / st : (b - e + (-st) - 1) / (-st);
+    if (len < 0 || dim == 0) len = 0;
+    s.outDims[(size_t)a] = len;
+    s.start[(size_t)a] = len > 0 ? b : 0;
+    s.step[(size_t)a] = st;
+  }
+  return s;
+}
+
+void inferSlice(Graph&, Node& n) {
+  n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, sliceSpec(n).outDims);
+}
+
+KernelCall lowerSlice(LowerCtx& c) {
+  SliceSpec s = sliceSpec(c.node);
+  auto st = dm::stridesOf(c.node.inputs[0]->type.shape);
+  std::vector<int64_t> strides(st.size());
+  int64_t off = 0;
+  for (size_t d = 0; d < st.size(); ++d) {
+    strides[d] = st[d] * s.step[d];
+    off += s.start[d] * st[d];
+  }
+  return dm::stridedCopy((int64_t)dtypeSize(c.node.inputs[0]->type.dtype), s.outDims, strides, off);
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "Slice";
+  d.category = OpCategory::DataMove;
+  d.minInputs = 1;
+  d.maxInputs = 5;
+  d.infer = inferSlice;
+  d.lower = lowerSlice;
+  return d;
+}());
+
+}  // namespace
+}  // namespace atc

@@ -1,0 +1,91 @@
+// ConstantOfShape (fill kernel) and Range (range kernel). Their shape-giving inputs must be
+// compile-time constants.
+#include <cmath>
+
+#include "ops/datamove/datamove_util.h"
+
+namespace atc {
+namespace {
+
+void inferConstantOfShape(Graph&, Node& n) {
+  auto shape = dm::constInts(n, 0, "input");
+  for (auto d : shape)
+    if (d < 0) opError(n, "negative dim in shape");
+  TensorPtr v = n.attrTensor("value");
+  DType dt = v ? v->type.dtype : DType::F32;
+  n.outputs[0]->type = TensorType(dt, shape);
+}
+
+KernelCall lowerConstantOfShape(LowerCtx& c) {
+  TensorPtr v = c.node.attrTensor("value");
+  const TensorType& t = c.node.outputs[0]->type;
+  int64_t bits = v ? dm::elementBits(*v) : 0;
+  return KernelCall{"fill", {(int64_t)dtypeSize(t.dtype), t.numel(), bits, 1}};
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "ConstantOfShape";
+  d.category = OpCategory::DataMove;
+  d.infer = inferConstantOfShape;
+  d.lower = lowerConstantOfShape;
+  return d;
+}());
+
+struct RangeSpec {
+  DType dt;
+  int64_t n;
+  double fs, fd;
+  int64_t is, id;
+};
+
+RangeSpec rangeSpec(const Node& n) {
+  RangeSpec r;
+  r.dt = n.inputs[0]->type.dtype;
+  auto s = dm::constFloats(n, 0, "start"), l = dm::constFloats(n, 1, "limit"), d = dm::constFloats(n, 2, "delta");
+  if (s.size() != 1 || l.size() != 1 || d.size() != 1) opError(n, "start, limit and delta must be scalars");
+  if (d[0] == 0) opError(n, "delta must not be 0");
+  r.fs = s[0];
+  r.fd = d[0];
+  if (isFloat(r.dt)) {
+    r.n = (int64_t)std::max(0.0, std::ceil((l[0] - s[0]) / d[0]));
+    r.is = paramFromDouble(s[0]);
+    r.id = paramFromDouble(d[0]);
+  } else {
+    int64_t is = n.inputs[0]->constant->intAt(0), il = n.inputs[1]->constant->intAt(0),
+            id = n.inputs[2]->constant->intAt(0);
+    int64_t num = il - is;
+    int64_t q = num / id;
+    if (q * id != num && ((num > 0) == (id > 0))) ++q;  // ceil
+    r.n = std::max<int64_t>(0, q);
+    r.is = is;
+    r.id = id;
+  }
+  return r;
+}
+
+void inferRange(Graph&, Node& n) {
+  DType t = n.inputs[0]->type.dtype;
+  if (t != DType::F32 && t != DType::F64 && t != DType::F16 && t != DType::BF16 && t != DType::I64 &&
+      t != DType::I32 && t != DType::I16 && t != DType::I8 && t != DType::U8)
+    opError(n, std::string("unsupported dtype ") + dtypeName(t));
+  n.outputs[0]->type = TensorType(t, {rangeSpec(n).n});
+}
+
+KernelCall lowerRange(LowerCtx& c) {
+  RangeSpec r = rangeSpec(c.node);
+  return KernelCall{"range", {(int64_t)r.dt, r.n, r.is, r.id, 3}};
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "Range";
+  d.category = OpCategory::DataMove;
+  d.minInputs = d.maxInputs = 3;
+  d.infer = inferRange;
+  d.lower = lowerRange;
+  return d;
+}());
+
+}  // namespace
+}  // namespace atc
