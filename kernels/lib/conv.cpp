@@ -1,0 +1,210 @@
+// conv: grouped N-d convolution (NCDHW, 1-3 spatial dims) as an implicit GEMM.
+// Per group: Y[M=OC/G][pixels] = W[M][K = C/G*KD*KH*KW] x col[K][pixels] (+ bias).
+// W is the broadcast operand (pre-packed into 6-row panels at compile time), the im2col
+// block of NB output pixels x KC rows is built per task in the workspace, and the 6x16
+// microkernel (cube_gemm.h) runs over it. 1x1/stride-1/unpadded convs read the input
+// directly. Params: CubeConvParam (cube_params.h). bufs: X, W, [B], Y, workspace.
+#include "kernels/lib/cube_gemm.h"
+#include "kernels/lib/cube_params.h"
+
+ATC_KERNEL(conv)
+
+int64_t atck_conv_ntasks(const int64_t* P) {
+  return P[CV_N] * P[CV_G] * P[CV_MBLOCKS] * P[CV_NBLOCKS];
+}
+
+// Fills dst[kk][ldb] (kk < kc) with im2col rows k0..k0+kc of output pixels p0..p0+np,
+// zero padding columns np..round_up(np, 16).
+static inline ATCK_INLINE void conv_im2col(const int64_t* P, const float* in, int64_t k0,
+                                           int64_t kc, int64_t p0, int64_t np, float* dst,
+                                           int64_t ldb) {
+  const int64_t ID = P[CV_ID], IH = P[CV_IH], IW = P[CV_IW];
+  const int64_t OH = P[CV_OH], OW = P[CV_OW];
+  const int64_t KD = P[CV_KD], KH = P[CV_KH], KW = P[CV_KW];
+  const int64_t SD = P[CV_SD], SH = P[CV_SH], SW = P[CV_SW];
+  const int64_t DD = P[CV_DD], DH = P[CV_DH], DW = P[CV_DW];
+  const int64_t PD = P[CV_PD], PH = P[CV_PH], PW = P[CV_PW];
+  const int64_t npad = (np + 15) & ~(int64_t)15;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    int64_t k = k0 + kk;
+    int64_t kw = k % KW, t = k / KW;
+    int64_t kh = t % KH;
+    t /= KH;
+    int64_t kd = t % KD, ic = t / KD;
+    const float* src = in + ic * ID * IH * IW;
+    float* d = dst + kk * ldb;
+    int64_t ow = p0 % OW, oh = (p0 / OW) % OH, od = p0 / (OW * OH);
+    int64_t j = 0;
+    while (j < np) {
+      int64_t seg = cube_min(OW - ow, np - j);
+      int64_t id = od * SD - PD + kd * DD, ih = oh * SH - PH + kh * DH;
+      float* dj = d + j;
+      if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
+        for (int64_t l = 0; l < seg; ++l) dj[l] = 0.0f;
+      } else {
+        const float* row = src + (id * IH + ih) * IW;
+        int64_t iw0 = ow * SW - PW + kw * DW;
+        // l in [lo, hi) reads inside the row.
+        int64_t lo = iw0 >= 0 ? 0 : (-iw0 + SW - 1) / SW;
+        int64_t hi = IW - iw0 <= 0 ? 0 : (IW - iw0 + SW - 1) / SW;
+        if (lo > seg) lo = seg;
+        if (hi > seg) hi = seg;
+        if (hi < lo) hi = lo;
+        for (int64_t l = 0; l < lo; ++l) dj[l] = 0.0f;
+        const float* r = row + iw0;
+        if (SW == 1) {
+          for (int64_t l = lo; l < hi; ++l) dj[l] = r[l];
+        } else {
+          for (int64_t l = lo; l < hi; ++l) dj[l] = r[l * SW];
+        }
+        for (int64_t l = hi; l < seg; ++l) dj[l] = 0.0f;
+      }
+      j += seg;
+      ow = 0;
+      if (++oh == OH) {
+        oh = 0;
+        ++od;
+      }
+    }
+    for (int64_t l = np; l < npad; ++l) d[l] = 0.0f;
+  }
+}
+
+void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
+  const int64_t M = OC / G, Cg = C / G;
+  const int64_t K = Cg * P[CV_KD] * P[CV_KH] * P[CV_KW];
+  const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
+  const int64_t IPIX = P[CV_ID] * P[CV_IH] * P[CV_IW];
+  const int64_t MP = (M + CUBE_MR - 1) / CUBE_MR;
+  const int64_t MB = P[CV_MB], NB = P[CV_NB], KC = P[CV_KC], MSUB = P[CV_MSUB];
+  const int64_t MBLOCKS = P[CV_MBLOCKS], NBLOCKS = P[CV_NBLOCKS];
+  const int64_t LDB = P[CV_LDB];
+  const int hasBias = (int)P[CV_HAS_BIAS];
+  const float* X = (const float*)bufs[0];
+  const float* W = (const float*)bufs[1];
+  const float* Bias = hasBias ? (const float*)bufs[2] : 0;
+  float* Y = (float*)bufs[P[CV_YIDX]];
+  float* ws = cube_align(bufs[P[CV_YIDX] + 1]);
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t t = task;
+    const int64_t nb = t % NBLOCKS;
+    t /= NBLOCKS;
+    const int64_t mb = t % MBLOCKS;
+    t /= MBLOCKS;
+    const int64_t g = t % G, n = t / G;
+    const float* in = X + (n * C + g * Cg) * IPIX;
+    float* out = Y + (n * OC + g * M) * NPIX;
+    const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
+    const int64_t p0 = nb * NB, np = cube_min(NPIX, p0 + NB) - p0;
+    if (m0 >= mEnd || np <= 0) continue;
+    float* wsB = ws + task * P[CV_SLOT];
+    float apanel[CUBE_MR * 512];
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      const int64_t kc = cube_min(KC, K - k0);
+      const int64_t nfull = P[CV_DIRECT] ? (np / CUBE_NR) * CUBE_NR : 0;
+      if (P[CV_DIRECT]) {
+        if (nfull < np) conv_im2col(P, in, k0, kc, p0 + nfull, np - nfull, wsB, CUBE_NR);
+      } else {
+        conv_im2col(P, in, k0, kc, p0, np, wsB, LDB);
+      }
+      const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
+      for (int64_t ms = m0; ms < mEnd; ms += MSUB) {
+        const int64_t msEnd = cube_min(mEnd, ms + MSUB);
+        for (int64_t j = 0; j < np; j += CUBE_NR) {
+          const int64_t nr = cube_min(CUBE_NR, np - j);
+          const float* Bp;
+          int64_t ldb;
+          if (P[CV_DIRECT]) {
+            if (j < nfull) {
+              Bp = in + k0 * IPIX + p0 + j;
+              ldb = IPIX;
+            } else {
+              Bp = wsB + (j - nfull);
+              ldb = CUBE_NR;
+            }
+          } else {
+            Bp = wsB + j;
+            ldb = LDB;
+          }
+          for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
+            const int64_t mr = cube_min(CUBE_MR, msEnd - m);
+            const float* Ap;
+            if (P[CV_W_PACKED]) {
+              Ap = W + ((g * MP + m / CUBE_MR) * K + k0) * CUBE_MR;
+            } else {
+              cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
+              Ap = apanel;
+            }
+            cube_tile(kc, Ap, Bp, ldb, out + m * NPIX + p0 + j, NPIX, mr, nr, init0,
+                      hasBias ? Bias + g * M + m : 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// conv_dw: depthwise 2-D convolution (G == C == OC), NCHW, f32. One task per (n, c)
+// plane: the plane is copied into a zero-padded workspace tile, then each output row is
+// computed 16 pixels at a time with all KHxKW taps accumulated in registers.
+ATC_KERNEL(conv_dw)
+
+int64_t atck_conv_dw_ntasks(const int64_t* P) { return P[CV_N] * P[CV_C]; }
+
+void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t C = P[CV_C];
+  const int64_t IH = P[CV_IH], IW = P[CV_IW], OH = P[CV_OH], OW = P[CV_OW];
+  const int64_t KH = P[CV_KH], KW = P[CV_KW], SH = P[CV_SH], SW = P[CV_SW];
+  const int64_t DH = P[CV_DH], DW = P[CV_DW], PH = P[CV_PH], PW = P[CV_PW];
+  const int64_t PADH = P[CV_PADH], PADW = P[CV_PADW];
+  const int hasBias = (int)P[CV_HAS_BIAS];
+  const float* X = (const float*)bufs[0];
+  const float* Wt = (const float*)bufs[1];
+  const float* Bias = hasBias ? (const float*)bufs[2] : 0;
+  float* Y = (float*)bufs[P[CV_YIDX]];
+  float* ws = cube_align(bufs[P[CV_YIDX] + 1]);
+  for (int64_t task = begin; task < end; ++task) {
+    const int64_t c = task % C;
+    const float* in = X + task * IH * IW;
+    float* out = Y + task * OH * OW;
+    const float* w = Wt + c * KH * KW;
+    const float b = hasBias ? Bias[c] : 0.0f;
+    float* pad = ws + task * P[CV_SLOT];
+    // Padded copy: pad[r][q] = in[r - PH][q - PW] or 0.
+    for (int64_t r = 0; r < PADH; ++r) {
+      float* d = pad + r * PADW;
+      int64_t ih = r - PH;
+      if (ih < 0 || ih >= IH) {
+        for (int64_t q = 0; q < PADW; ++q) d[q] = 0.0f;
+        continue;
+      }
+      const float* s = in + ih * IW;
+      int64_t lo = cube_min(PW, PADW), hi = cube_min(PW + IW, PADW);
+      for (int64_t q = 0; q < lo; ++q) d[q] = 0.0f;
+      for (int64_t q = lo; q < hi; ++q) d[q] = s[q - PW];
+      for (int64_t q = hi; q < PADW; ++q) d[q] = 0.0f;
+    }
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      float* o = out + oh * OW;
+      for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
+        float acc[16];
+        for (int l = 0; l < 16; ++l) acc[l] = b;
+        for (int64_t kh = 0; kh < KH; ++kh) {
+          const float* r = pad + (oh * SH + kh * DH) * PADW + ow0 * SW;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const float wv = w[kh * KW + kw];
+            const float* rk = r + kw * DW;
+            for (int l = 0; l < 16; ++l) acc[l] += wv * rk[l * SW];
+          }
+        }
+        const int64_t nv = cube_min(16, OW - ow0);
+        if (nv == 16) {
+          for (int l = 0; l < 16; ++l) o[ow0 + l] = acc[l];
+        } else {
+          for (int64_t l = 0; l < nv; ++l) o[ow0 + l] = acc[l];
+        }
+      }
+    }
+  }
+}

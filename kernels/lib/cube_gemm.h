@@ -1,0 +1,138 @@
+// The fp32 GEMM microkernel and packing helpers shared by the cube kernels (conv, matmul,
+// gemm, conv_transpose). See docs/kernels-cube.md.
+//
+// C[MR x NR] (= or +=) A_panel * B_panel, MR = 6 rows, NR = 16 columns:
+//   A panel: K x MR floats, k-major ([k][6]) - broadcast operand (weights for conv)
+//   B rows : K rows of 16 contiguous floats, row k at B + k * ldb - vector operand
+// 12 accumulators of 8 floats (two per row) fit the 16 AVX2 registers; on AVX-512 targets
+// the same code runs with 256-bit vectors. Written with GCC/Clang vector extensions so it
+// compiles natively with g++ and to bitcode with clang.
+#pragma once
+#include "kernels/lib/kernel_abi.h"
+
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"  // 32-byte vectors in inline helpers
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+#define CUBE_MR 6
+#define CUBE_NR 16
+
+typedef float cube_v8 __attribute__((vector_size(32)));
+typedef float cube_v8u __attribute__((vector_size(32), aligned(4)));
+
+static inline ATCK_INLINE cube_v8 cube_ld(const float* p) { return *(const cube_v8u*)p; }
+static inline ATCK_INLINE void cube_st(float* p, cube_v8 v) { *(cube_v8u*)p = v; }
+static inline ATCK_INLINE cube_v8 cube_splat(float f) {
+  cube_v8 v = {f, f, f, f, f, f, f, f};
+  return v;
+}
+
+// Accumulator initialisation of a tile.
+enum CubeInit {
+  CUBE_INIT_ZERO = 0,     // C = A*B
+  CUBE_INIT_ACC = 1,      // C += A*B
+  CUBE_INIT_ROWBIAS = 2,  // C = A*B + bias[row]   (bias: 6 floats)
+  CUBE_INIT_COLBIAS = 3,  // C = A*B + bias[col]   (bias: 16 floats)
+};
+
+#define CUBE_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+
+// Full 6x16 tile. C rows at C + i * ldc.
+static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRICT A,
+                                            const float* ATCK_RESTRICT B, int64_t ldb,
+                                            float* ATCK_RESTRICT C, int64_t ldc, int init,
+                                            const float* bias) {
+#define CUBE_DECL(i) cube_v8 c##i##0, c##i##1;
+  CUBE_ROWS(CUBE_DECL)
+#undef CUBE_DECL
+  if (init == CUBE_INIT_ACC) {
+#define CUBE_INIT(i) c##i##0 = cube_ld(C + i * ldc); c##i##1 = cube_ld(C + i * ldc + 8);
+    CUBE_ROWS(CUBE_INIT)
+#undef CUBE_INIT
+  } else if (init == CUBE_INIT_ROWBIAS) {
+#define CUBE_INIT(i) c##i##0 = cube_splat(bias[i]); c##i##1 = c##i##0;
+    CUBE_ROWS(CUBE_INIT)
+#undef CUBE_INIT
+  } else if (init == CUBE_INIT_COLBIAS) {
+    cube_v8 b0 = cube_ld(bias), b1 = cube_ld(bias + 8);
+#define CUBE_INIT(i) c##i##0 = b0; c##i##1 = b1;
+    CUBE_ROWS(CUBE_INIT)
+#undef CUBE_INIT
+  } else {
+    cube_v8 z = cube_splat(0.0f);
+#define CUBE_INIT(i) c##i##0 = z; c##i##1 = z;
+    CUBE_ROWS(CUBE_INIT)
+#undef CUBE_INIT
+  }
+  for (int64_t k = 0; k < K; ++k) {
+    cube_v8 b0 = cube_ld(B + k * ldb);
+    cube_v8 b1 = cube_ld(B + k * ldb + 8);
+    const float* a = A + k * CUBE_MR;
+#define CUBE_FMA(i) { cube_v8 ai = cube_splat(a[i]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
+    CUBE_ROWS(CUBE_FMA)
+#undef CUBE_FMA
+  }
+#define CUBE_STORE(i) cube_st(C + i * ldc, c##i##0); cube_st(C + i * ldc + 8, c##i##1);
+  CUBE_ROWS(CUBE_STORE)
+#undef CUBE_STORE
+}
+
+// Any tile of mr <= 6 rows and nr <= 16 columns. A panel always has 6 (zero padded) rows;
+// B rows must be readable for 16 columns. bias: row bias (mr valid values) or column bias
+// (nr valid values) as selected by init.
+static inline ATCK_INLINE void cube_tile(int64_t K, const float* A, const float* B, int64_t ldb,
+                                         float* C, int64_t ldc, int64_t mr, int64_t nr,
+                                         int init, const float* bias) {
+  if (mr == CUBE_MR && nr == CUBE_NR) {
+    cube_ukernel(K, A, B, ldb, C, ldc, init, bias);
+    return;
+  }
+  float tmp[CUBE_MR * CUBE_NR];
+  float pb[CUBE_NR];
+  for (int i = 0; i < CUBE_MR * CUBE_NR; ++i) tmp[i] = 0.0f;
+  for (int i = 0; i < CUBE_NR; ++i) pb[i] = 0.0f;
+  if (init == CUBE_INIT_ACC) {
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t j = 0; j < nr; ++j) tmp[i * CUBE_NR + j] = C[i * ldc + j];
+  } else if (init == CUBE_INIT_ROWBIAS) {
+    for (int64_t i = 0; i < mr; ++i) pb[i] = bias[i];
+  } else if (init == CUBE_INIT_COLBIAS) {
+    for (int64_t j = 0; j < nr; ++j) pb[j] = bias[j];
+  }
+  cube_ukernel(K, A, B, ldb, tmp, CUBE_NR, init, pb);
+  for (int64_t i = 0; i < mr; ++i)
+    for (int64_t j = 0; j < nr; ++j) C[i * ldc + j] = tmp[i * CUBE_NR + j];
+}
+
+// Packs rows [m0, m0+mr) x cols [k0, k0+kc) of a matrix A (element (m,k) at
+// A[m*rs + k*cs]) into one k-major panel dst[kc][6], zero padding rows >= mr, times alpha.
+static inline ATCK_INLINE void cube_pack_a_f32(const float* A, int64_t rs, int64_t cs,
+                                               int64_t m0, int64_t mr, int64_t k0, int64_t kc,
+                                               float alpha, float* dst) {
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t i = 0; i < CUBE_MR; ++i)
+      dst[k * CUBE_MR + i] = i < mr ? alpha * A[(m0 + i) * rs + (k0 + k) * cs] : 0.0f;
+  }
+}
+
+static inline ATCK_INLINE void cube_pack_a_f16(const uint16_t* A, int64_t rs, int64_t cs,
+                                               int64_t m0, int64_t mr, int64_t k0, int64_t kc,
+                                               float alpha, float* dst) {
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t i = 0; i < CUBE_MR; ++i)
+      dst[k * CUBE_MR + i] = i < mr ? alpha * atck_h2f(A[(m0 + i) * rs + (k0 + k) * cs]) : 0.0f;
+  }
+}
+
+// 64-byte aligned pointer into a workspace.
+static inline ATCK_INLINE float* cube_align(void* p) {
+  uintptr_t u = (uintptr_t)p;
+  u = (u + 63) & ~(uintptr_t)63;
+  return (float*)u;
+}
+
+static inline ATCK_INLINE int64_t cube_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline ATCK_INLINE int64_t cube_max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline ATCK_INLINE int64_t cube_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

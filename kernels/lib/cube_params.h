@@ -1,0 +1,59 @@
+// Parameter layouts of the cube and pooling kernels (indices into the int64 params array).
+// Shared by the kernels (kernels/lib/conv*.cpp, matmul.cpp, pool.cpp) and their lowerings
+// (ops/cube, ops/pool). Plain C so both sides can include it.
+#pragma once
+
+// conv (implicit-GEMM convolution, 1-3 spatial dims normalised to 3: D,H,W) and conv_dw.
+enum CubeConvParam {
+  CV_DTYPE = 0, CV_N, CV_G, CV_C, CV_OC,
+  CV_ID, CV_IH, CV_IW, CV_OD, CV_OH, CV_OW, CV_KD, CV_KH, CV_KW,
+  CV_SD, CV_SH, CV_SW, CV_DD, CV_DH, CV_DW, CV_PD, CV_PH, CV_PW,
+  CV_HAS_BIAS,   // input 2 present
+  CV_W_PACKED,   // weights pre-packed into 6-row panels [G][ceil(M/6)][K][6] (f32)
+  CV_DIRECT,     // 1x1, stride 1, no pad: B rows read straight from the input
+  CV_MB,         // output channels per task (multiple of 6)
+  CV_NB,         // output pixels per task (multiple of 16)
+  CV_KC,         // K block
+  CV_MSUB,       // output channels per inner block (multiple of 6)
+  CV_MBLOCKS, CV_NBLOCKS,
+  CV_LDB,        // row stride of the im2col block in the workspace
+  CV_SLOT,       // workspace floats per task (excluding alignment)
+  CV_PADH, CV_PADW,  // conv_dw: padded plane size in the workspace
+  CV_YIDX,       // index of the output in bufs (= number of input slots)
+  CV_COUNT
+};
+
+// gemm: batched C[b] = alpha * A[b] x B[b] + beta * Cin (broadcast), f32.
+// Used by MatMul and Gemm. Batch dims (up to 6) with per-operand strides (0 = broadcast).
+enum CubeGemmParam {
+  GM_DTYPE = 0, GM_M, GM_N, GM_K,
+  GM_A_PACKED,   // A pre-packed [ceil(M/6)][K][6] (alpha applied), batch-invariant
+  GM_A_RS, GM_A_CS,   // raw A strides (elements)
+  GM_B_PACKED,   // B pre-packed [ceil(N/16)][K][16], batch-invariant
+  GM_B_RS, GM_B_CS,   // raw B strides
+  GM_HAS_C,      // input 2 (Gemm C) present
+  GM_C_RS, GM_C_CS,   // its broadcast strides
+  GM_ALPHA, GM_BETA,  // doubles (atck_d)
+  GM_MB, GM_NB, GM_KC, GM_MBLOCKS, GM_NBLOCKS,
+  GM_SLOT,       // workspace floats per task
+  GM_YIDX,       // index of the output in bufs
+  GM_NBATCH,     // number of batch dims (0..6)
+  GM_BATCH0,     // 6 batch dims
+  GM_ABS0 = GM_BATCH0 + 6,  // 6 A batch strides
+  GM_BBS0 = GM_ABS0 + 6,    // 6 B batch strides
+  GM_COUNT = GM_BBS0 + 6
+};
+
+// pool: max / average / lp pooling, NC + 3 spatial dims (D,H,W).
+enum CubePoolParam {
+  PL_DTYPE = 0, PL_KIND,  // 0 max, 1 avg, 2 lp
+  PL_NC, PL_ID, PL_IH, PL_IW, PL_OD, PL_OH, PL_OW, PL_KD, PL_KH, PL_KW,
+  PL_SD, PL_SH, PL_SW, PL_DD, PL_DH, PL_DW, PL_PD, PL_PH, PL_PW,
+  PL_COUNT_PAD,    // avg: count_include_pad
+  PL_P,            // lp: p
+  PL_INDICES,      // max: write Indices output (int64)
+  PL_STORAGE_ORDER,
+  PL_PLANES_PER_TASK,
+  PL_YIDX,         // index of the output in bufs
+  PL_COUNT
+};

@@ -1,0 +1,159 @@
+// Conv (ONNX, opsets 1..17): 1-D, 2-D and 3-D, groups, dilations, strides, pads,
+// auto_pad, optional bias. Lowers to kernel conv (implicit GEMM, weights pre-packed when
+// constant) or conv_dw (depthwise 1-D/2-D). See docs/kernels-cube.md.
+#include <algorithm>
+#include <memory>
+
+#include "ir/op_registry.h"
+#include "kernels/lib/cube_params.h"
+#include "ops/cube/conv_geometry.h"
+
+namespace atc {
+namespace {
+
+// Original weight shape (weights may have been replaced by a packed copy in lower()).
+Shape convWeightShape(const Node& n) {
+  if (n.hasAttr("_cube_wshape")) return n.attrInts("_cube_wshape");
+  return n.inputs[1]->type.shape;
+}
+
+struct ConvDims {
+  int64_t N, C, OC, G;
+  WindowGeom g;
+};
+
+ConvDims convDims(const Node& n) {
+  const TensorType& xt = n.inputs[0]->type;
+  Shape ws = convWeightShape(n);
+  if (!xt.shapeKnown) opError(n, "input X has unknown rank");
+  int64_t r = xt.rank();
+  if (r < 3 || r > 5) opError(n, "only 1-D, 2-D and 3-D convolutions are supported (X rank 3..5)");
+  if ((int64_t)ws.size() != r) opError(n, "W must have the same rank as X");
+  ConvDims d;
+  d.N = xt.shape[0];
+  d.C = xt.shape[1];
+  d.OC = ws[0];
+  d.G = n.attrInt("group", 1);
+  if (d.G < 1 || d.C % d.G != 0 || d.OC % d.G != 0)
+    opError(n, "group must divide the input and output channels");
+  if (ws[1] != d.C / d.G) opError(n, "W channels (dim 1) must be C / group");
+  std::vector<int64_t> in(xt.shape.begin() + 2, xt.shape.end());
+  std::vector<int64_t> k(ws.begin() + 2, ws.end());
+  if (n.hasAttr("kernel_shape") && n.attrInts("kernel_shape") != k)
+    opError(n, "kernel_shape does not match W");
+  d.g = windowGeometry(n, in, k, false);
+  return d;
+}
+
+void inferConv(Graph&, Node& n) {
+  ConvDims d = convDims(n);
+  const TensorType& xt = n.inputs[0]->type;
+  if (n.input(2) && n.input(2)->type.shapeKnown &&
+      (n.input(2)->type.rank() != 1 || n.input(2)->type.shape[0] != d.OC))
+    opError(n, "bias B must be 1-D with one value per output channel");
+  Shape out = {d.N, d.OC};
+  for (int64_t o : d.g.out) out.push_back(o);
+  n.outputs[0]->type = TensorType(xt.dtype, out);
+}
+
+// Pads a spatial vector to 3 dims (D, H, W) with `fill` in front.
+std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
+  std::vector<int64_t> r(3 - v.size(), fill);
+  r.insert(r.end(), v.begin(), v.end());
+  return r;
+}
+
+KernelCall lowerConv(LowerCtx& c) {
+  Node& n = c.node;
+  ConvDims d = convDims(n);
+  if (n.inputs[0]->type.dtype != DType::F32)
+    opError(n, std::string("Conv supports float32 only (got ") + dtypeName(n.inputs[0]->type.dtype) +
+                   "); run with a precision mode that keeps float32 for Conv");
+  const WindowGeom& g = d.g;
+  std::vector<int64_t> in = to3(g.in, 1), out = to3(g.out, 1), k = to3(g.kernel, 1),
+                       s = to3(g.stride, 1), dl = to3(g.dil, 1), pb = to3(g.padBegin, 0);
+  std::vector<int64_t> P(CV_COUNT, 0);
+  P[CV_DTYPE] = (int64_t)DType::F32;
+  P[CV_N] = d.N; P[CV_G] = d.G; P[CV_C] = d.C; P[CV_OC] = d.OC;
+  for (int i = 0; i < 3; ++i) {
+    P[CV_ID + i] = in[i]; P[CV_OD + i] = out[i]; P[CV_KD + i] = k[i];
+    P[CV_SD + i] = s[i]; P[CV_DD + i] = dl[i]; P[CV_PD + i] = pb[i];
+  }
+  P[CV_HAS_BIAS] = n.input(2) ? 1 : 0;
+  P[CV_YIDX] = (int64_t)n.inputs.size();
+
+  // Depthwise (one input and one output channel per group), 1-D / 2-D.
+  if (d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 && k[0] == 1) {
+    int64_t owp = (out[2] + 15) / 16 * 16;
+    P[CV_PADH] = (out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
+    P[CV_PADW] = (owp - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
+    P[CV_SLOT] = (P[CV_PADH] * P[CV_PADW] + 15) / 16 * 16;
+    KernelCall kc{"conv_dw", P};
+    kc.workspaceBytes = d.N * d.C * P[CV_SLOT] * 4 + 64;
+    return kc;
+  }
+
+  const int64_t M = d.OC / d.G, K = d.C / d.G * k[0] * k[1] * k[2];
+  const int64_t NPIX = out[0] * out[1] * out[2];
+  const int64_t MP = (M + 5) / 6;
+  // K block: the whole K when small, else equal blocks of <= 320.
+  int64_t nk = K <= 512 ? 1 : (K + 319) / 320;
+  int64_t KC = (K + nk - 1) / nk;
+  // Pixel block: ~128 KB of im2col rows per K block.
+  int64_t NB = std::max<int64_t>(16, std::min<int64_t>(512, 32768 / KC / 16 * 16));
+  int64_t nblocks = (NPIX + NB - 1) / NB;
+  NB = ((NPIX + nblocks - 1) / nblocks + 15) / 16 * 16;
+  nblocks = (NPIX + NB - 1) / NB;
+  // Enough tasks for the thread pool: split output channels when there are few pixel blocks.
+  int64_t mblocks = 1;
+  int64_t base = d.N * d.G * nblocks;
+  if (base < 8) mblocks = std::min<int64_t>(MP, (8 + base - 1) / base);
+  int64_t MBp = (MP + mblocks - 1) / mblocks;
+  mblocks = (MP + MBp - 1) / MBp;
+  int64_t MSUB = std::max<int64_t>(6, 24576 / KC / 6 * 6);
+  bool direct = k[0] == 1 && k[1] == 1 && k[2] == 1 && s[0] == 1 && s[1] == 1 && s[2] == 1 &&
+                g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin;
+  int64_t LDB = (NB / 16) % 2 ? NB : NB + 16;
+  P[CV_MB] = MBp * 6; P[CV_NB] = NB; P[CV_KC] = KC; P[CV_MSUB] = MSUB;
+  P[CV_MBLOCKS] = mblocks; P[CV_NBLOCKS] = nblocks;
+  P[CV_DIRECT] = direct ? 1 : 0;
+  P[CV_LDB] = LDB;
+  P[CV_SLOT] = (direct ? KC * 16 : KC * LDB);
+
+  // Pre-pack constant weights into [G][MP][K][6] panels.
+  Value* w = n.inputs[1];
+  if (n.hasAttr("_cube_wshape")) {
+    P[CV_W_PACKED] = 1;  // already packed by an earlier lowering of this node
+  } else if (w->isConstant() && w->type.dtype == DType::F32) {
+    auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {d.G * MP * K * 6}));
+    const float* src = w->constant->as<float>();
+    float* dst = pk->as<float>();
+    for (int64_t gi = 0; gi < d.G; ++gi)
+      for (int64_t p = 0; p < MP; ++p)
+        for (int64_t kk = 0; kk < K; ++kk)
+          for (int64_t i = 0; i < 6; ++i) {
+            int64_t m = p * 6 + i;
+            dst[((gi * MP + p) * K + kk) * 6 + i] = m < M ? src[(gi * M + m) * K + kk] : 0.0f;
+          }
+    n.attrs["_cube_wshape"] = w->type.shape;
+    c.replaceConstInput(1, pk);
+    P[CV_W_PACKED] = 1;
+  }
+  KernelCall kc{"conv", P};
+  kc.workspaceBytes = d.N * d.G * mblocks * nblocks * P[CV_SLOT] * 4 + 64;
+  return kc;
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "Conv";
+  d.category = OpCategory::Cube;
+  d.minInputs = 2;
+  d.maxInputs = 3;
+  d.infer = inferConv;
+  d.lower = lowerConv;
+  return d;
+}());
+
+}  // namespace
+}  // namespace atc
