@@ -1,1 +1,165 @@
-// placeholder: replaced by the module's implementation
+#include "runtime/om_format.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace atc {
+namespace om {
+namespace {
+
+// Header field offsets (bytes).
+enum : size_t {
+  kOffMagic = 0, kOffHeaderSize = 4, kOffVersion = 8, kOffFlags = 12, kOffChecksum = 16,
+  kOffTotal = 24, kOffModelType = 32, kOffOpCount = 36, kOffName = 40, kOffSoc = 72,
+  kOffAtcVersion = 104, kOffMemSize = 120, kOffWeightSize = 128, kOffTableOffset = 136,
+};
+constexpr size_t kEntrySize = 20;  // u32 type, u64 offset, u64 size (packed)
+
+template <class T> void put(std::vector<uint8_t>& b, size_t off, T v) { std::memcpy(&b[off], &v, sizeof(T)); }
+template <class T> T get(const uint8_t* b, size_t off) {
+  T v;
+  std::memcpy(&v, b + off, sizeof(T));
+  return v;
+}
+void putStr(std::vector<uint8_t>& b, size_t off, const std::string& s, size_t cap) {
+  std::memcpy(&b[off], s.data(), std::min(s.size(), cap - 1));
+}
+std::string getStr(const uint8_t* b, size_t off, size_t cap) {
+  size_t n = 0;
+  while (n < cap && b[off + n]) ++n;
+  return std::string((const char*)b + off, n);
+}
+size_t align64(size_t x) { return (x + 63) & ~size_t(63); }
+
+}  // namespace
+
+const char* partitionName(uint32_t type) {
+  switch (type) {
+    case kModelDef: return "MODEL_DEF";
+    case kWeightsData: return "WEIGHTS_DATA";
+    case kTaskInfo: return "TASK_INFO";
+    case kKernels: return "KERNELS";
+    default: return "UNKNOWN";
+  }
+}
+
+uint64_t fnv1a64(const uint8_t* p, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts) {
+  size_t tableEnd = kHeaderSize + 4 + kEntrySize * parts.size();
+  std::vector<Partition> table;
+  size_t off = align64(tableEnd);
+  for (auto& p : parts) {
+    table.push_back({p.first, off, p.second.size()});
+    off = align64(off + p.second.size());
+  }
+  size_t total = parts.empty() ? tableEnd : table.back().offset + table.back().size;
+  std::vector<uint8_t> b(total, 0);
+  put<uint32_t>(b, kHeaderSize, (uint32_t)parts.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    size_t e = kHeaderSize + 4 + i * kEntrySize;
+    put<uint32_t>(b, e, table[i].type);
+    put<uint64_t>(b, e + 4, table[i].offset);
+    put<uint64_t>(b, e + 12, table[i].size);
+    if (!parts[i].second.empty())
+      std::memcpy(&b[table[i].offset], parts[i].second.data(), parts[i].second.size());
+  }
+  put<uint32_t>(b, kOffMagic, kMagic);
+  put<uint32_t>(b, kOffHeaderSize, kHeaderSize);
+  put<uint32_t>(b, kOffVersion, h.version);
+  put<uint32_t>(b, kOffFlags, h.flags);
+  put<uint64_t>(b, kOffTotal, total);
+  put<uint32_t>(b, kOffModelType, h.modelType);
+  put<uint32_t>(b, kOffOpCount, h.opCount);
+  putStr(b, kOffName, h.name, 32);
+  putStr(b, kOffSoc, h.socVersion, 32);
+  putStr(b, kOffAtcVersion, h.atcVersion, 16);
+  put<uint64_t>(b, kOffMemSize, h.memorySize);
+  put<uint64_t>(b, kOffWeightSize, h.weightSize);
+  put<uint64_t>(b, kOffTableOffset, kHeaderSize);
+  put<uint64_t>(b, kOffChecksum, fnv1a64(b.data() + kHeaderSize, total - kHeaderSize));
+  return b;
+}
+
+OmView parseOm(const uint8_t* d, size_t size, const std::string& what) {
+  auto fail = [&](const std::string& m) -> OmError { return OmError(what + " is not a valid .om file: " + m); };
+  if (size < kHeaderSize) throw fail("it is " + std::to_string(size) + " bytes, shorter than the 256-byte header (truncated?)");
+  OmView v;
+  v.data = d;
+  v.size = size;
+  Header& h = v.header;
+  h.magic = get<uint32_t>(d, kOffMagic);
+  if (h.magic != kMagic) throw fail("bad magic (expected \"IMOD\")");
+  h.headerSize = get<uint32_t>(d, kOffHeaderSize);
+  if (h.headerSize != kHeaderSize) throw fail("unexpected header size " + std::to_string(h.headerSize));
+  h.version = get<uint32_t>(d, kOffVersion);
+  if (h.version != kFormatVersion)
+    throw fail("format version " + std::to_string(h.version) + " is not supported (this runtime reads version " +
+               std::to_string(kFormatVersion) + "); rebuild the model with a matching atc");
+  h.flags = get<uint32_t>(d, kOffFlags);
+  h.checksum = get<uint64_t>(d, kOffChecksum);
+  h.totalLength = get<uint64_t>(d, kOffTotal);
+  if (h.totalLength != size)
+    throw fail("the header says " + std::to_string(h.totalLength) + " bytes but the file has " + std::to_string(size) +
+               (size < h.totalLength ? " (truncated)" : " (trailing data)"));
+  if (fnv1a64(d + kHeaderSize, size - kHeaderSize) != h.checksum) throw fail("checksum mismatch (the file is corrupted)");
+  h.modelType = get<uint32_t>(d, kOffModelType);
+  h.opCount = get<uint32_t>(d, kOffOpCount);
+  h.name = getStr(d, kOffName, 32);
+  h.socVersion = getStr(d, kOffSoc, 32);
+  h.atcVersion = getStr(d, kOffAtcVersion, 16);
+  h.memorySize = get<uint64_t>(d, kOffMemSize);
+  h.weightSize = get<uint64_t>(d, kOffWeightSize);
+  uint64_t tableOff = get<uint64_t>(d, kOffTableOffset);
+  if (tableOff < kHeaderSize || tableOff > size || size - tableOff < 4) throw fail("bad partition table offset");
+  uint32_t num = get<uint32_t>(d, tableOff);
+  if (num > 64 || (size - tableOff - 4) / kEntrySize < num) throw fail("bad partition count " + std::to_string(num));
+  for (uint32_t i = 0; i < num; ++i) {
+    size_t e = tableOff + 4 + i * kEntrySize;
+    Partition p{get<uint32_t>(d, e), get<uint64_t>(d, e + 4), get<uint64_t>(d, e + 12)};
+    if (p.offset > size || p.size > size - p.offset)
+      throw fail(std::string("partition ") + partitionName(p.type) + " lies outside the file");
+    v.partitions.push_back(p);
+  }
+  return v;
+}
+
+bool OmView::has(uint32_t type) const {
+  for (auto& p : partitions)
+    if (p.type == type) return true;
+  return false;
+}
+
+const uint8_t* OmView::part(uint32_t type, uint64_t* sizeOut) const {
+  for (auto& p : partitions)
+    if (p.type == type) {
+      *sizeOut = p.size;
+      return data + p.offset;
+    }
+  throw OmError(std::string("the model has no ") + partitionName(type) + " partition");
+}
+
+std::string OmView::partString(uint32_t type) const {
+  uint64_t n = 0;
+  const uint8_t* p = part(type, &n);
+  return std::string((const char*)p, (size_t)n);
+}
+
+std::vector<uint8_t> readFileBytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw OmError("cannot open " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+}  // namespace om
+}  // namespace atc

@@ -1,0 +1,56 @@
+// C++ API of the runtime: load an .om, describe its inputs/outputs, run it.
+// A Model is not safe to run from several threads at once (one arena per model).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace atc {
+namespace rt {
+
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TensorDesc {
+  std::string name;
+  std::string dtype;        // "float32", "float16", "int64", ... (ir/dtype.h names)
+  int32_t dtypeCode = 0;    // ir/dtype.h DType value
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;       // numel * element size
+  std::string shapeString() const;  // "[1,3,224,224]"
+};
+
+// Element size for a dtype name; 0 if unknown.
+size_t dtypeSizeByName(const std::string& dtype);
+
+class Model {
+ public:
+  // threads: total threads used by kernels (0 = number of cores).
+  static std::unique_ptr<Model> load(const std::string& path, int threads = 0);
+  static std::unique_ptr<Model> loadFromMemory(const uint8_t* data, size_t size, int threads = 0,
+                                               const std::string& what = "model");
+  ~Model();
+
+  const std::vector<TensorDesc>& inputs() const;
+  const std::vector<TensorDesc>& outputs() const;
+  const std::string& name() const;
+  const std::string& socVersion() const;
+  int threads() const;
+  uint64_t arenaBytes() const;
+
+  // inputs[i] points to inputs()[i].bytes bytes; outputs[i] to outputs()[i].bytes bytes.
+  void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+
+  struct Impl;
+
+ private:
+  Model();
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rt
+}  // namespace atc

@@ -1,0 +1,39 @@
+/* C API of the runtime. Functions returning int return 0 on success and -1 on error;
+ * atc_last_error() then describes the error of the calling thread. */
+#ifndef ATC_RUNTIME_C_H
+#define ATC_RUNTIME_C_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct atc_model atc_model;
+
+/* threads: 0 = number of cores. Returns NULL on error. */
+atc_model* atc_model_load(const char* path, int threads);
+void atc_model_free(atc_model* m);
+const char* atc_last_error(void);
+
+size_t atc_model_num_inputs(const atc_model* m);
+size_t atc_model_num_outputs(const atc_model* m);
+/* Name, dtype name ("float32"...), rank, dims and byte size of input/output i (NULL/0 if out of range). */
+const char* atc_model_input_name(const atc_model* m, size_t i);
+const char* atc_model_input_dtype(const atc_model* m, size_t i);
+size_t atc_model_input_rank(const atc_model* m, size_t i);
+const int64_t* atc_model_input_dims(const atc_model* m, size_t i);
+size_t atc_model_input_bytes(const atc_model* m, size_t i);
+const char* atc_model_output_name(const atc_model* m, size_t i);
+const char* atc_model_output_dtype(const atc_model* m, size_t i);
+size_t atc_model_output_rank(const atc_model* m, size_t i);
+const int64_t* atc_model_output_dims(const atc_model* m, size_t i);
+size_t atc_model_output_bytes(const atc_model* m, size_t i);
+
+/* inputs[i]: atc_model_input_bytes(m, i) bytes; outputs[i]: atc_model_output_bytes(m, i) bytes. */
+int atc_model_run(atc_model* m, const void* const* inputs, void* const* outputs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,194 @@
+// Model: .om reader + plan loader + executor (see docs/om-format.md).
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/atc_rt_abi.h"
+#include "runtime/atc_runtime.h"
+#include "runtime/om_format.h"
+#include "runtime/so_loader.h"
+#include "runtime/thread_pool.h"
+
+namespace atc {
+namespace rt {
+
+size_t dtypeSizeByName(const std::string& d) {
+  static const std::map<std::string, size_t> sizes = {
+      {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float64", 8}, {"int64", 8},
+      {"int32", 4},   {"int16", 2},   {"int8", 1},     {"uint8", 1},   {"uint16", 2},
+      {"uint32", 4},  {"uint64", 8},  {"bool", 1}};
+  auto it = sizes.find(d);
+  return it == sizes.end() ? 0 : it->second;
+}
+
+std::string TensorDesc::shapeString() const {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+namespace {
+
+struct AlignedBuf {
+  void* p = nullptr;
+  explicit AlignedBuf(size_t n) {
+    size_t sz = ((n + 63) / 64) * 64;
+    if (sz == 0) sz = 64;
+    p = aligned_alloc(64, sz);
+    if (!p) throw RuntimeError("out of memory allocating " + std::to_string(sz) + " bytes");
+    std::memset(p, 0, sz);
+  }
+  ~AlignedBuf() { free(p); }
+  AlignedBuf(const AlignedBuf&) = delete;
+  AlignedBuf& operator=(const AlignedBuf&) = delete;
+};
+
+int defaultThreads() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+}  // namespace
+
+struct Model::Impl {
+  std::string name, soc;
+  std::vector<TensorDesc> inputs, outputs;
+  std::vector<uint8_t*> inPtr, outPtr;
+  std::unique_ptr<AlignedBuf> arena, weights;
+  uint64_t arenaSize = 0;
+  std::unique_ptr<SharedObject> so;
+  std::unique_ptr<ThreadPool> pool;
+  struct Step {
+    AtcKernelEntry fn;
+    size_t argBegin, argCount;
+  };
+  std::vector<Step> steps;
+  std::vector<void*> args;  // all steps' argument arrays, back to back
+};
+
+Model::Model() : impl_(new Impl) {}
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::load(const std::string& path, int threads) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = om::readFileBytes(path);
+  } catch (const om::OmError& e) {
+    throw RuntimeError(std::string("cannot load model: ") + e.what());
+  }
+  return loadFromMemory(bytes.data(), bytes.size(), threads, path);
+}
+
+std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, int threads,
+                                             const std::string& what) {
+  std::unique_ptr<Model> m(new Model());
+  Impl& I = *m->impl_;
+  om::OmView v;
+  try {
+    v = om::parseOm(data, size, what);
+  } catch (const om::OmError& e) {
+    throw RuntimeError(e.what());
+  }
+  auto bad = [&](const std::string& msg) { return RuntimeError(what + ": invalid execution plan: " + msg); };
+  nlohmann::json plan;
+  try {
+    plan = nlohmann::json::parse(v.partString(om::kTaskInfo));
+  } catch (const std::exception& e) {
+    throw bad(e.what());
+  }
+  I.name = v.header.name;
+  I.soc = v.header.socVersion;
+  try {
+    uint64_t wsize = 0;
+    const uint8_t* w = v.has(om::kWeightsData) ? v.part(om::kWeightsData, &wsize) : nullptr;
+    I.weights.reset(new AlignedBuf(wsize));
+    if (wsize) std::memcpy(I.weights->p, w, wsize);
+    I.arenaSize = plan.at("arena_size").get<uint64_t>();
+    I.arena.reset(new AlignedBuf(I.arenaSize));
+
+    std::vector<uint8_t*> bufPtr;
+    std::vector<uint64_t> bufSize;
+    for (auto& b : plan.at("buffers")) {
+      std::string mem = b.at("mem").get<std::string>();
+      uint64_t off = b.at("offset").get<uint64_t>(), sz = b.at("size").get<uint64_t>();
+      uint64_t cap = mem == "arena" ? I.arenaSize : mem == "weights" ? wsize : 0;
+      if (mem != "arena" && mem != "weights") throw bad("unknown memory kind " + mem);
+      if (off > cap || sz > cap - off) throw bad("buffer outside its memory");
+      bufPtr.push_back((uint8_t*)(mem == "arena" ? I.arena->p : I.weights->p) + off);
+      bufSize.push_back(sz);
+    }
+    auto bufId = [&](const nlohmann::json& j) -> size_t {
+      size_t id = j.get<size_t>();
+      if (id >= bufPtr.size()) throw bad("buffer id out of range");
+      return id;
+    };
+    auto readDescs = [&](const nlohmann::json& arr, std::vector<TensorDesc>& out, std::vector<uint8_t*>& ptrs) {
+      for (auto& t : arr) {
+        TensorDesc d;
+        d.name = t.at("name").get<std::string>();
+        d.dtype = t.at("dtype").get<std::string>();
+        d.dtypeCode = t.at("dtype_code").get<int32_t>();
+        d.shape = t.at("shape").get<std::vector<int64_t>>();
+        d.bytes = t.at("bytes").get<uint64_t>();
+        size_t id = bufId(t.at("buffer"));
+        if (bufSize[id] < d.bytes) throw bad("buffer of " + d.name + " is too small");
+        out.push_back(d);
+        ptrs.push_back(bufPtr[id]);
+      }
+    };
+    readDescs(plan.at("inputs"), I.inputs, I.inPtr);
+    readDescs(plan.at("outputs"), I.outputs, I.outPtr);
+
+    uint64_t ksize = 0;
+    const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
+    const auto& steps = plan.at("steps");
+    if (!steps.empty()) {
+      if (!ksize) throw bad("steps but no kernels");
+      I.so.reset(new SharedObject(k, ksize));
+    }
+    for (auto& s : steps) {
+      Impl::Step st;
+      st.fn = (AtcKernelEntry)I.so->symbol(s.at("symbol").get<std::string>());
+      st.argBegin = I.args.size();
+      for (auto& a : s.at("args")) I.args.push_back(a.is_null() ? nullptr : (void*)bufPtr[bufId(a)]);
+      st.argCount = I.args.size() - st.argBegin;
+      I.steps.push_back(st);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(e.what());
+  } catch (const om::OmError& e) {
+    throw RuntimeError(e.what());
+  }
+  I.pool.reset(new ThreadPool(threads > 0 ? threads : defaultThreads()));
+  return m;
+}
+
+const std::vector<TensorDesc>& Model::inputs() const { return impl_->inputs; }
+const std::vector<TensorDesc>& Model::outputs() const { return impl_->outputs; }
+const std::string& Model::name() const { return impl_->name; }
+const std::string& Model::socVersion() const { return impl_->soc; }
+int Model::threads() const { return impl_->pool->threads(); }
+uint64_t Model::arenaBytes() const { return impl_->arenaSize; }
+
+void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
+  Impl& I = *impl_;
+  if (inputs.size() != I.inputs.size())
+    throw RuntimeError("the model has " + std::to_string(I.inputs.size()) + " inputs, got " +
+                       std::to_string(inputs.size()));
+  if (outputs.size() != I.outputs.size())
+    throw RuntimeError("the model has " + std::to_string(I.outputs.size()) + " outputs, got " +
+                       std::to_string(outputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (I.inputs[i].bytes && inputs[i] != I.inPtr[i]) std::memcpy(I.inPtr[i], inputs[i], I.inputs[i].bytes);
+  const AtcRt* rt = I.pool->rt();
+  for (auto& s : I.steps) s.fn(I.args.data() + s.argBegin, rt);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (I.outputs[i].bytes) std::memcpy(outputs[i], I.outPtr[i], I.outputs[i].bytes);
+}
+
+}  // namespace rt
+}  // namespace atc

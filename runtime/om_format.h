@@ -1,0 +1,77 @@
+// The .om container: 256-byte header, partition table, partitions (docs/om-format.md).
+// Shared by the writer (atc/om_builder.cpp) and the reader (runtime, atc --mode=1/6).
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace atc {
+namespace om {
+
+constexpr uint32_t kMagic = 0x444F4D49;  // "IMOD" read as a little-endian u32
+constexpr uint32_t kHeaderSize = 256;
+constexpr uint32_t kFormatVersion = 1;
+
+enum PartitionType : uint32_t {
+  kModelDef = 0,     // JSON: graph, attributes, build info
+  kWeightsData = 1,  // raw constant bytes (64-byte aligned offsets)
+  kTaskInfo = 2,     // JSON: execution plan
+  kKernels = 3,      // ELF shared object with the kernel entries
+};
+const char* partitionName(uint32_t type);
+
+struct Header {
+  uint32_t magic = kMagic;
+  uint32_t headerSize = kHeaderSize;
+  uint32_t version = kFormatVersion;
+  uint32_t flags = 0;
+  uint64_t checksum = 0;     // FNV-1a 64 over every byte after the header
+  uint64_t totalLength = 0;  // file size in bytes
+  uint32_t modelType = 0;    // 0 = CPU offline model
+  uint32_t opCount = 0;      // graph nodes
+  std::string name;          // model name (<= 31 bytes stored)
+  std::string socVersion;    // target profile name (<= 31 bytes stored)
+  std::string atcVersion;    // (<= 15 bytes stored)
+  uint64_t memorySize = 0;   // arena bytes needed by the plan
+  uint64_t weightSize = 0;   // WEIGHTS_DATA bytes
+};
+
+struct Partition {
+  uint32_t type = 0;
+  uint64_t offset = 0;  // from the start of the file
+  uint64_t size = 0;
+};
+
+class OmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A parsed view of an .om held in memory (data must outlive it).
+struct OmView {
+  Header header;
+  std::vector<Partition> partitions;
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  bool has(uint32_t type) const;
+  // Bytes of a partition; throws OmError when missing.
+  const uint8_t* part(uint32_t type, uint64_t* sizeOut) const;
+  std::string partString(uint32_t type) const;
+};
+
+uint64_t fnv1a64(const uint8_t* p, size_t n, uint64_t h = 0xcbf29ce484222325ull);
+
+// Serialises header + partitions (in the given order, each at a 64-byte aligned offset).
+// Fills checksum and totalLength.
+std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts);
+
+// Checks magic, header size, version, length, checksum and the partition table.
+// `what` names the file in messages. Throws OmError with a clear message.
+OmView parseOm(const uint8_t* data, size_t size, const std::string& what = "model");
+
+// Reads a whole file; throws OmError if it cannot be read.
+std::vector<uint8_t> readFileBytes(const std::string& path);
+
+}  // namespace om
+}  // namespace atc

@@ -1,0 +1,22 @@
+// Loads an ELF shared object from memory (memfd_create + dlopen) and resolves symbols.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace atc {
+namespace rt {
+
+class SharedObject {
+ public:
+  SharedObject(const uint8_t* data, size_t size);  // throws RuntimeError
+  ~SharedObject();
+  SharedObject(const SharedObject&) = delete;
+  SharedObject& operator=(const SharedObject&) = delete;
+  void* symbol(const std::string& name) const;  // throws RuntimeError if missing
+
+ private:
+  void* handle_ = nullptr;
+};
+
+}  // namespace rt
+}  // namespace atc

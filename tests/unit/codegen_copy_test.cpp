@@ -1,0 +1,98 @@
+// Code generator: compile the 'copy' kernel, load the shared object with the runtime's
+// loader, run it (direct and parallel paths); determinism; target profiles.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+
+#include "ir/error.h"
+#include "kernels/codegen/codegen.h"
+#include "runtime/atc_rt_abi.h"
+#include "runtime/so_loader.h"
+#include "runtime/thread_pool.h"
+
+using namespace atc;
+
+namespace {
+
+void runCopy(const std::vector<uint8_t>& so, const char* sym, int64_t bytes, int threads) {
+  rt::SharedObject obj(so.data(), so.size());
+  auto fn = (AtcKernelEntry)obj.symbol(sym);
+  std::vector<uint8_t> src((size_t)bytes), dst((size_t)bytes, 0);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = (uint8_t)(i * 7 + 3);
+  void* bufs[2] = {src.data(), dst.data()};
+  rt::ThreadPool pool(threads);
+  fn(bufs, pool.rt());
+  EXPECT_EQ(src, dst);
+}
+
+}  // namespace
+
+TEST(CodegenCopy, CompilesAndRuns) {
+  TargetProfile t = loadTargetProfile("native");
+  std::vector<KernelInstance> ki = {{"copy", {1000}, "k0"}, {"copy", {(1 << 16) * 5 + 17}, "k1"}};
+  std::vector<uint8_t> so = compileKernels(t, ki, CodegenOptions());
+  ASSERT_GT(so.size(), 64u);
+  EXPECT_EQ(0, memcmp(so.data(), "\x7f" "ELF", 4));
+  runCopy(so, "k0", 1000, 1);
+  runCopy(so, "k1", (1 << 16) * 5 + 17, 2);  // several tasks: parallel_for path
+  runCopy(so, "k1", (1 << 16) * 5 + 17, 1);
+}
+
+TEST(CodegenCopy, Deterministic) {
+  TargetProfile t = loadTargetProfile("x86-64-v3");
+  std::vector<KernelInstance> a = {{"copy", {64}, "k1"}, {"copy", {4096}, "k0"}};
+  std::vector<KernelInstance> b = {{"copy", {4096}, "k0"}, {"copy", {64}, "k1"}};
+  CodegenOptions o1, o2;
+  o1.workers = 1;
+  o2.workers = 2;
+  EXPECT_EQ(compileKernels(t, a, o1), compileKernels(t, b, o2));
+}
+
+TEST(CodegenCopy, UnknownKernelIsE20001) {
+  try {
+    compileKernels(loadTargetProfile("x86-64-v3"), {{"no_such_kernel", {}, "k0"}}, CodegenOptions());
+    FAIL() << "expected an error";
+  } catch (const AtcError& e) {
+    EXPECT_EQ(e.code(), "E20001");
+    EXPECT_NE(std::string(e.what()).find("no_such_kernel"), std::string::npos);
+  }
+}
+
+TEST(CodegenTargets, KnownProfiles) {
+  auto names = knownTargetNames();
+  for (const char* n : {"native", "x86-64-v3", "x86-64-v4"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  TargetProfile v4 = loadTargetProfile("x86-64-v4");
+  EXPECT_EQ(v4.triple, "x86_64-unknown-linux-gnu");
+  EXPECT_EQ(v4.cpu, "x86-64-v4");
+  EXPECT_NE(v4.features.find("+avx512f"), std::string::npos);
+  EXPECT_TRUE(v4.opInfo.contains("Conv"));
+  TargetProfile nat = loadTargetProfile("native");
+  EXPECT_NE(nat.cpu, "native");
+  EXPECT_FALSE(nat.features.empty());
+}
+
+TEST(CodegenTargets, UnknownIsE10001) {
+  try {
+    loadTargetProfile("Ascend310");
+    FAIL() << "expected an error";
+  } catch (const AtcError& e) {
+    EXPECT_EQ(e.code(), "E10001");
+    std::string m = e.what();
+    EXPECT_NE(m.find("Value [Ascend310] for parameter [--soc_version] is invalid"), std::string::npos) << m;
+    EXPECT_NE(m.find("x86-64-v3"), std::string::npos) << m;
+  }
+}
+
+TEST(CodegenTargets, UserProfilesFromEnv) {
+  std::string dir = testing::TempDir() + "atc_user_targets";
+  system(("mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/mycpu.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"haswell","features":["+avx2"],"op_info":{}})";
+  setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
+  TargetProfile p = loadTargetProfile("mycpu");
+  unsetenv("ATC_TARGETS_PATH");
+  EXPECT_EQ(p.cpu, "haswell");
+  EXPECT_EQ(p.features, "+avx2");
+}
