@@ -1,0 +1,338 @@
+#!/usr/bin/python3
+"""ONNX backend conformance runner for atc + omrun.
+
+Runs every case of the ONNX backend test data (model.onnx + test_data_set_*/input_*.pb,
+output_*.pb) through `atc` (ONNX -> .om) and `omrun` (.om -> outputs) and compares the
+outputs with the references. Categories:
+  pass         all outputs of all data sets match
+  mismatch     ran, but an output differs (shape, dtype or values)
+  unsupported  atc failed cleanly with an ATC error block (E#####)
+  crash        signal, timeout, atc failing without an error block, or omrun failing on
+               a model atc accepted
+Default mode: exit 1 if any case crashes or a case listed in passing.txt no longer passes.
+--update: rewrite passing.txt with the cases that pass now.
+"""
+import argparse
+import collections
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA_ROOT = "/usr/share/libonnx-testdata/data"
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+PASSING_FILE = os.path.join(HERE, "passing.txt")
+ATC_TIMEOUT = 120
+OMRUN_TIMEOUT = 60
+ERROR_CODE_RE = re.compile(r"^\s*(E\d{5}):", re.M)
+UNSUPPORTED_TYPES_RE = re.compile(r"unsupported op types: ([^\n]*)")
+
+
+def list_cases(root, regex):
+    cases = []
+    for suite in SUITES:
+        d = os.path.join(root, suite)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            case_dir = os.path.join(d, name)
+            if not os.path.isfile(os.path.join(case_dir, "model.onnx")):
+                continue
+            case = suite + "/" + name
+            if regex and not re.search(regex, case):
+                continue
+            cases.append((case, case_dir))
+    return cases
+
+
+def load_pb_tensor(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    if t.data_type == onnx.TensorProto.UNDEFINED:
+        raise ValueError("%s is not a tensor (sequence/map/optional?)" % os.path.basename(path))
+    return numpy_helper.to_array(t)
+
+
+def numbered(folder, prefix):
+    files = [f for f in os.listdir(folder) if f.startswith(prefix) and f.endswith(".pb")]
+    return [os.path.join(folder, f)
+            for f in sorted(files, key=lambda f: int(f[len(prefix):-3]))]
+
+
+class NonTensorIO(Exception):
+    pass
+
+
+def model_info(model_path):
+    """(runtime input names with their static-or-not flag, op types) of the model."""
+    m = onnx.load(model_path, load_external_data=False)
+    inits = {t.name for t in m.graph.initializer}
+    inputs = []
+    for vi in m.graph.input:
+        if vi.name in inits:
+            continue
+        tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+        static = (tt is not None and tt.HasField("shape") and
+                  all(d.HasField("dim_value") for d in tt.shape.dim))
+        inputs.append((vi.name, static))
+    for vi in m.graph.output:
+        if not vi.type.HasField("tensor_type"):
+            raise NonTensorIO("output %s is not a tensor" % vi.name)
+    ops = sorted({(n.domain + "::" if n.domain not in ("", "ai.onnx") else "") + n.op_type
+                  for n in m.graph.node})
+    return inputs, ops
+
+
+def run_proc(cmd, timeout):
+    """(returncode or None on timeout, combined output)."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout)
+        return p.returncode, p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode("utf-8", "replace") if e.stdout else ""
+        return None, out
+
+
+def compare(out, ref):
+    """None if equal enough, else a reason."""
+    if out.shape != ref.shape:
+        return "shape %s != reference %s" % (list(out.shape), list(ref.shape))
+    if out.dtype != ref.dtype:
+        return "dtype %s != reference %s" % (out.dtype, ref.dtype)
+    if ref.dtype.kind == "f":
+        a = out.astype(np.float64)
+        b = ref.astype(np.float64)
+        if not np.allclose(a, b, rtol=1e-3, atol=1e-4, equal_nan=True):
+            with np.errstate(invalid="ignore"):
+                diff = np.abs(a - b)
+                diff[np.isnan(a) & np.isnan(b)] = 0
+            return "values differ (max abs diff %.3g)" % np.nanmax(diff)
+        return None
+    if not np.array_equal(out, ref):
+        return "values differ (%d of %d elements)" % (int(np.sum(out != ref)), ref.size)
+    return None
+
+
+def tail(text, n=6):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return "\n".join(lines[-n:])
+
+
+def run_case(case, case_dir, bin_dir, tmp_root):
+    t0 = time.time()
+    res = {"case": case, "status": "crash", "code": None, "detail": "", "ops": []}
+    work = tempfile.mkdtemp(prefix="case_", dir=tmp_root)
+    try:
+        model = os.path.join(case_dir, "model.onnx")
+        non_tensor = None
+        try:
+            inputs, res["ops"] = model_info(model)
+        except NonTensorIO as e:
+            inputs, non_tensor = [], str(e)
+        except Exception as e:  # the model itself may be unreadable to onnx
+            inputs = []
+            res["detail"] = "onnx.load: %s" % e
+        sets = sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_"))
+        # Feeds per data set, converted to .npy (None when a file is not a tensor).
+        feeds = []
+        feed_error = None
+        for s in sets:
+            try:
+                feeds.append([load_pb_tensor(p) for p in numbered(os.path.join(case_dir, s), "input_")])
+            except Exception as e:
+                feed_error = str(e)
+                feeds.append(None)
+        cmd = [os.path.join(bin_dir, "atc"), "--model=" + model, "--framework=5",
+               "--output=" + os.path.join(work, "m"), "--soc_version=native",
+               "--precision_mode=must_keep_origin_dtype"]
+        # Inputs declared with symbolic/unknown dims get the data set's shapes.
+        if feeds and feeds[0] is not None and len(feeds[0]) == len(inputs):
+            shapes = ["%s:%s" % (name, ",".join(str(d) for d in arr.shape))
+                      for (name, static), arr in zip(inputs, feeds[0]) if not static]
+            if shapes:
+                cmd.append("--input_shape=" + ";".join(shapes))
+        rc, out = run_proc(cmd, ATC_TIMEOUT)
+        if rc is None:
+            res["detail"] = "atc timed out after %d s" % ATC_TIMEOUT
+            return res
+        if rc != 0:
+            codes = ERROR_CODE_RE.findall(out)
+            if rc < 0 or not codes:
+                res["detail"] = "atc exit %d without an error block: %s" % (rc, tail(out))
+                return res
+            res["status"] = "unsupported"
+            res["code"] = codes[0]
+            m = UNSUPPORTED_TYPES_RE.search(out)
+            if m:
+                res["unsupported_types"] = [t.strip() for t in m.group(1).split(",") if t.strip()]
+            res["detail"] = tail(out, 4)
+            return res
+        om = os.path.join(work, "m.om")
+        if not os.path.isfile(om):
+            res["detail"] = "atc succeeded but wrote no .om"
+            return res
+        if non_tensor is not None:
+            res["status"] = "mismatch"
+            res["detail"] = "atc accepted a model whose " + non_tensor
+            return res
+        if feed_error is not None:
+            res["status"] = "mismatch"
+            res["detail"] = "cannot feed the test data: " + feed_error
+            return res
+        for si, (s, feed) in enumerate(zip(sets, feeds)):
+            names = []
+            for i, arr in enumerate(feed):
+                p = os.path.join(work, "in_%d_%d.npy" % (si, i))
+                np.save(p, np.ascontiguousarray(arr))
+                names.append(p)
+            out_dir = os.path.join(work, "out_%d" % si)
+            os.makedirs(out_dir)
+            cmd = [os.path.join(bin_dir, "omrun"), "--model=" + om, "--output=" + out_dir]
+            if names:
+                cmd.append("--input=" + ",".join(names))
+            rc, log = run_proc(cmd, OMRUN_TIMEOUT)
+            if rc is None:
+                res["detail"] = "omrun timed out after %d s (%s)" % (OMRUN_TIMEOUT, s)
+                return res
+            if rc != 0:
+                res["detail"] = "omrun exit %d (%s): %s" % (rc, s, tail(log))
+                return res
+            refs = numbered(os.path.join(case_dir, s), "output_")
+            for i, ref_path in enumerate(refs):
+                got_path = os.path.join(out_dir, "output_%d.npy" % i)
+                try:
+                    ref = load_pb_tensor(ref_path)
+                except Exception as e:
+                    res["status"] = "mismatch"
+                    res["detail"] = "reference output_%d: %s" % (i, e)
+                    return res
+                if not os.path.isfile(got_path):
+                    res["status"] = "mismatch"
+                    res["detail"] = "%s: omrun wrote no output_%d.npy" % (s, i)
+                    return res
+                try:
+                    got = np.load(got_path)
+                except Exception as e:
+                    res["status"] = "mismatch"
+                    res["detail"] = "%s: output_%d.npy unreadable: %s" % (s, i, e)
+                    return res
+                why = compare(got, ref)
+                if why:
+                    res["status"] = "mismatch"
+                    res["detail"] = "%s output_%d: %s" % (s, i, why)
+                    return res
+        res["status"] = "pass"
+        return res
+    except Exception as e:  # a bug of the runner itself: report, do not hide
+        res["status"] = "crash"
+        res["detail"] = "runner error: %r" % e
+        return res
+    finally:
+        res["seconds"] = round(time.time() - t0, 2)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def read_passing():
+    if not os.path.isfile(PASSING_FILE):
+        return set()
+    with open(PASSING_FILE) as f:
+        return {l.strip() for l in f if l.strip() and not l.startswith("#")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=os.path.join(HERE, "..", "..", "build", "bin"),
+                    help="folder with atc and omrun")
+    ap.add_argument("--data", default=DATA_ROOT, help="ONNX backend test data root")
+    ap.add_argument("--filter", default=None, help="only cases whose name matches this regex")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--report", default=None, help="write a JSON report per case here")
+    ap.add_argument("--update", action="store_true", help="rewrite passing.txt")
+    ap.add_argument("--verbose", "-v", action="store_true", help="print every case")
+    args = ap.parse_args()
+
+    bin_dir = os.path.abspath(args.bin)
+    for tool in ("atc", "omrun"):
+        if not os.access(os.path.join(bin_dir, tool), os.X_OK):
+            print("error: %s not found in %s" % (tool, bin_dir), file=sys.stderr)
+            return 2
+    cases = list_cases(args.data, args.filter)
+    if not cases:
+        print("no cases found under %s" % args.data, file=sys.stderr)
+        return 2
+    tmp_root = tempfile.mkdtemp(prefix="atc_conformance_")
+    results = []
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+            futs = [ex.submit(run_case, c, d, bin_dir, tmp_root) for c, d in cases]
+            for f in concurrent.futures.as_completed(futs):
+                r = f.result()
+                results.append(r)
+                if args.verbose or r["status"] == "crash":
+                    print("%-11s %s %s" % (r["status"].upper(), r["case"],
+                                           (r["code"] or "") + " " + r["detail"].replace("\n", " | ")[:300]),
+                          flush=True)
+    finally:
+        shutil.rmtree(tmp_root, ignore_errors=True)
+    results.sort(key=lambda r: r["case"])
+
+    by_status = collections.Counter(r["status"] for r in results)
+    by_code = collections.Counter(r["code"] for r in results if r["status"] == "unsupported")
+    print("\n== categories")
+    for s in ("pass", "mismatch", "unsupported", "crash"):
+        print("  %-12s %d" % (s, by_status.get(s, 0)))
+    print("== unsupported by error code")
+    for code, n in sorted(by_code.items(), key=lambda kv: (-kv[1], kv[0])):
+        print("  %-8s %d" % (code, n))
+    # Op types behind the failures: E19010 lists them; otherwise the model's op types.
+    for s in ("unsupported", "mismatch", "crash"):
+        c = collections.Counter()
+        for r in results:
+            if r["status"] != s:
+                continue
+            for t in r.get("unsupported_types") or r["ops"]:
+                c[t] += 1
+        if c:
+            print("== op types in %s cases (top 25)" % s)
+            print("  " + ", ".join("%s %d" % kv for kv in
+                                   sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:25]))
+
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(results, f, indent=1, sort_keys=True)
+
+    passing_now = {r["case"] for r in results if r["status"] == "pass"}
+    ran = {r["case"] for r in results}
+    if args.update:
+        kept = {c for c in read_passing() if c not in ran}  # cases outside --filter stay
+        with open(PASSING_FILE, "w") as f:
+            for c in sorted(kept | passing_now):
+                f.write(c + "\n")
+        print("wrote %s (%d cases)" % (PASSING_FILE, len(kept | passing_now)))
+
+    failed = len(results) - len(passing_now)
+    regressions = [] if args.update else sorted((read_passing() & ran) - passing_now)
+    crashes = [r for r in results if r["status"] == "crash"]
+    for c in regressions:
+        r = next(x for x in results if x["case"] == c)
+        print("REGRESSION %s: %s %s %s" % (c, r["status"], r["code"] or "", r["detail"][:200]))
+    print("%d passed, %d failed" % (len(passing_now), failed))
+    if crashes:
+        print("%d case(s) crashed or hung" % len(crashes))
+    return 1 if (crashes or regressions) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
