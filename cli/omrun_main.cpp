@@ -1,0 +1,210 @@
+// omrun: runs an .om model (ais_bench-style options). See docs/om-format.md.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/atc_runtime.h"
+#include "runtime/npy.h"
+
+using atc::rt::Model;
+using atc::rt::RuntimeError;
+using atc::rt::TensorDesc;
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string t;
+  while (std::getline(ss, t, ','))
+    if (!t.empty()) out.push_back(t);
+  return out;
+}
+
+bool endsWith(const std::string& s, const std::string& suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+uint16_t floatToHalfBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
+  if (a < 0x38800000u) {  // subnormal / zero
+    float af;
+    std::memcpy(&af, &a, 4);
+    af += 0.5f;
+    uint32_t b;
+    std::memcpy(&b, &af, 4);
+    return (uint16_t)(sign | (b - 0x3f000000u));
+  }
+  return (uint16_t)(sign | ((a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13));
+}
+
+// Deterministic random data: floats in [-1, 1), integers in [0, 4), bools 0/1.
+std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
+  std::vector<uint8_t> buf(d.bytes);
+  size_t es = atc::rt::dtypeSizeByName(d.dtype);
+  size_t n = es ? d.bytes / es : 0;
+  std::uniform_real_distribution<float> uf(-1.f, 1.f);
+  std::uniform_int_distribution<int> ui(0, 3);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* p = buf.data() + i * es;
+    const std::string& t = d.dtype;
+    if (t == "float32") { float v = uf(rng); std::memcpy(p, &v, 4); }
+    else if (t == "float64") { double v = uf(rng); std::memcpy(p, &v, 8); }
+    else if (t == "float16") { uint16_t v = floatToHalfBits(uf(rng)); std::memcpy(p, &v, 2); }
+    else if (t == "bfloat16") { float v = uf(rng); uint32_t x; std::memcpy(&x, &v, 4); uint16_t h = (uint16_t)(x >> 16); std::memcpy(p, &h, 2); }
+    else if (t == "bool") { *p = (uint8_t)(ui(rng) & 1); }
+    else { int64_t v = ui(rng); std::memcpy(p, &v, es); }  // little-endian integer of width es
+  }
+  return buf;
+}
+
+std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, size_t index) {
+  std::string where = "input " + std::to_string(index) + " (" + d.name + ")";
+  std::string expect = "expected " + d.dtype + d.shapeString() + " (" + std::to_string(d.bytes) + " bytes)";
+  if (endsWith(path, ".npy")) {
+    atc::rt::NpyArray a = atc::rt::readNpy(path);
+    if (a.dtype != d.dtype || a.shape != d.shape) {
+      std::string got = "[";
+      for (size_t i = 0; i < a.shape.size(); ++i) got += (i ? "," : "") + std::to_string(a.shape[i]);
+      got += "]";
+      throw RuntimeError(where + ": " + path + " holds " + a.dtype + got + ", " + expect);
+    }
+    return a.data;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw RuntimeError(where + ": cannot open " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  if (s.size() != d.bytes)
+    throw RuntimeError(where + ": " + path + " has " + std::to_string(s.size()) + " bytes, " + expect);
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+bool makeDirs(const std::string& dir) {
+  std::string cur;
+  std::stringstream ss(dir);
+  std::string part;
+  if (!dir.empty() && dir[0] == '/') cur = "/";
+  while (std::getline(ss, part, '/')) {
+    if (part.empty()) continue;
+    cur += part + "/";
+    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st;
+  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double idx = p * (double)(v.size() - 1);
+  size_t lo = (size_t)std::floor(idx), hi = (size_t)std::ceil(idx);
+  return v[lo] + (v[hi] - v[lo]) * (idx - (double)lo);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"omrun: run an offline model (.om) built by atc"};
+  std::string modelPath, inputList, outDir, summaryPath, outfmt = "NPY";
+  int loop = 1, warmup = 0, threads = 0, device = 0;
+  app.add_option("--model,-m", modelPath, "the .om model")->required();
+  app.add_option("--input,-i", inputList, "comma-separated .npy or raw .bin files, in model-input order (random data if absent)");
+  app.add_option("--output,-o", outDir, "folder for output_<i>.npy (created if missing)");
+  app.add_option("--outfmt", outfmt, "output format: NPY (default) or BIN")->check(CLI::IsMember({"NPY", "BIN"}));
+  app.add_option("--loop", loop, "timed runs (default 1)")->check(CLI::Range(1, 1 << 30));
+  app.add_option("--warmup", warmup, "untimed runs before timing (default 0)")->check(CLI::Range(0, 1 << 30));
+  app.add_option("--threads", threads, "kernel threads (default: number of cores)")->check(CLI::Range(0, 4096));
+  app.add_option("--summary", summaryPath, "write a JSON latency summary to this file");
+  app.add_option("--device", device, "accepted for ais_bench compatibility (ignored)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+
+  try {
+    std::unique_ptr<Model> m = Model::load(modelPath, threads);
+    const auto& ins = m->inputs();
+    const auto& outs = m->outputs();
+    std::vector<std::string> files = splitList(inputList);
+    if (!inputList.empty() && files.size() != ins.size()) {
+      std::string exp;
+      for (size_t i = 0; i < ins.size(); ++i)
+        exp += (i ? ", " : "") + ins[i].name + ": " + ins[i].dtype + ins[i].shapeString();
+      throw RuntimeError("the model has " + std::to_string(ins.size()) + " input(s) (" + exp + "), got " +
+                         std::to_string(files.size()) + " file(s) in --input");
+    }
+    std::vector<std::vector<uint8_t>> inData;
+    std::mt19937 rng(1234);
+    for (size_t i = 0; i < ins.size(); ++i)
+      inData.push_back(files.empty() ? randomInput(ins[i], rng) : loadInput(files[i], ins[i], i));
+    std::vector<std::vector<uint8_t>> outData;
+    for (auto& o : outs) outData.emplace_back(std::max<uint64_t>(o.bytes, 1));
+    std::vector<const void*> inPtr;
+    std::vector<void*> outPtr;
+    for (auto& d : inData) inPtr.push_back(d.data());
+    for (auto& d : outData) outPtr.push_back(d.data());
+
+    for (int i = 0; i < warmup; ++i) m->run(inPtr, outPtr);
+    std::vector<double> lat;
+    for (int i = 0; i < loop; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      m->run(inPtr, outPtr);
+      lat.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+
+    if (!outDir.empty()) {
+      if (!makeDirs(outDir)) throw RuntimeError("cannot create output folder " + outDir);
+      for (size_t i = 0; i < outs.size(); ++i) {
+        std::string base = outDir + "/output_" + std::to_string(i);
+        if (outfmt == "BIN") {
+          std::ofstream f(base + ".bin", std::ios::binary);
+          f.write((const char*)outData[i].data(), (std::streamsize)outs[i].bytes);
+          if (!f) throw RuntimeError("cannot write " + base + ".bin");
+        } else {
+          atc::rt::writeNpy(base + ".npy", outs[i].dtype, outs[i].shape, outData[i].data(), outs[i].bytes);
+        }
+      }
+    }
+
+    double mn = *std::min_element(lat.begin(), lat.end());
+    double mean = 0;
+    for (double x : lat) mean += x;
+    mean /= (double)lat.size();
+    double med = percentile(lat, 0.5), p99 = percentile(lat, 0.99);
+    if (!summaryPath.empty()) {
+      nlohmann::json j;
+      j["latency_ms"] = {{"min", mn}, {"median", med}, {"mean", mean}, {"p99", p99}};
+      j["loop"] = loop;
+      j["warmup"] = warmup;
+      j["threads"] = m->threads();
+      j["model"] = modelPath;
+      std::ofstream f(summaryPath);
+      f << j.dump(4) << "\n";
+      if (!f) throw RuntimeError("cannot write " + summaryPath);
+    }
+    std::printf("[omrun] model %s: %zu input(s), %zu output(s), threads %d, loop %d: latency ms min %.4f median %.4f mean %.4f p99 %.4f\n",
+                modelPath.c_str(), ins.size(), outs.size(), m->threads(), loop, mn, med, mean, p99);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[omrun] error: %s\n", e.what());
+    return 1;
+  }
+}

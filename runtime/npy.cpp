@@ -1,0 +1,114 @@
+#include "runtime/npy.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/atc_runtime.h"
+
+namespace atc {
+namespace rt {
+namespace {
+
+const std::pair<const char*, const char*> kDescr[] = {
+    {"float32", "<f4"}, {"float16", "<f2"}, {"float64", "<f8"}, {"int64", "<i8"}, {"int32", "<i4"},
+    {"int16", "<i2"},   {"int8", "|i1"},    {"uint8", "|u1"},   {"uint16", "<u2"}, {"uint32", "<u4"},
+    {"uint64", "<u8"},  {"bool", "|b1"}};
+
+std::string dtypeFromDescr(std::string d) {
+  if (d.size() == 3 && d[0] == '=') d[0] = '<';
+  if (d.size() == 3 && (d[1] == 'i' || d[1] == 'u' || d[1] == 'b') && d[2] == '1') d[0] = '|';
+  for (auto& p : kDescr)
+    if (d == p.second) return p.first;
+  return "";
+}
+
+}  // namespace
+
+std::string npyDescr(const std::string& dtype) {
+  for (auto& p : kDescr)
+    if (dtype == p.first) return p.second;
+  return "";
+}
+
+NpyArray readNpy(const std::string& path) {
+  auto fail = [&](const std::string& m) { return RuntimeError(path + ": " + m); };
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw fail("cannot open file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  if (s.size() < 10 || s.compare(0, 6, "\x93NUMPY") != 0) throw fail("not a .npy file");
+  int major = (uint8_t)s[6];
+  size_t hlen, hoff;
+  if (major == 1) {
+    hlen = (uint8_t)s[8] | ((size_t)(uint8_t)s[9] << 8);
+    hoff = 10;
+  } else if (major == 2 || major == 3) {
+    if (s.size() < 12) throw fail("truncated .npy header");
+    uint32_t n;
+    std::memcpy(&n, &s[8], 4);
+    hlen = n;
+    hoff = 12;
+  } else {
+    throw fail("unsupported .npy version " + std::to_string(major));
+  }
+  if (s.size() < hoff + hlen) throw fail("truncated .npy header");
+  std::string h = s.substr(hoff, hlen);
+  auto field = [&](const std::string& key) -> std::string {
+    size_t k = h.find("'" + key + "'");
+    if (k == std::string::npos) throw fail("bad .npy header (no " + key + ")");
+    size_t c = h.find(':', k);
+    if (c == std::string::npos) throw fail("bad .npy header");
+    size_t b = h.find_first_not_of(' ', c + 1);
+    return h.substr(b);
+  };
+  NpyArray a;
+  std::string d = field("descr");
+  if (d.empty() || d[0] != '\'') throw fail("bad .npy descr");
+  std::string descr = d.substr(1, d.find('\'', 1) - 1);
+  a.dtype = dtypeFromDescr(descr);
+  if (a.dtype.empty()) throw fail("unsupported .npy dtype '" + descr + "' (big-endian, structured or unknown)");
+  if (field("fortran_order").compare(0, 4, "True") == 0) throw fail("Fortran-order arrays are not supported");
+  std::string sh = field("shape");
+  if (sh.empty() || sh[0] != '(') throw fail("bad .npy shape");
+  size_t close = sh.find(')');
+  std::stringstream dims(sh.substr(1, close - 1));
+  std::string tok;
+  int64_t numel = 1;
+  while (std::getline(dims, tok, ',')) {
+    size_t p = tok.find_first_not_of(" L");
+    if (p == std::string::npos) continue;
+    int64_t v = std::stoll(tok.substr(p));
+    a.shape.push_back(v);
+    numel *= v;
+  }
+  size_t bytes = (size_t)numel * dtypeSizeByName(a.dtype);
+  if (s.size() - hoff - hlen < bytes) throw fail("truncated .npy data");
+  a.data.assign(s.begin() + hoff + hlen, s.begin() + hoff + hlen + bytes);
+  return a;
+}
+
+void writeNpy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
+              const void* data, size_t bytes) {
+  std::string descr = npyDescr(dtype);
+  if (descr.empty()) throw RuntimeError(path + ": numpy has no dtype " + dtype);
+  std::string sh = "(";
+  for (size_t i = 0; i < shape.size(); ++i) sh += std::to_string(shape[i]) + (shape.size() == 1 ? "," : i + 1 < shape.size() ? ", " : "");
+  sh += ")";
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + sh + ", }";
+  size_t total = 10 + h.size() + 1;
+  h += std::string((64 - total % 64) % 64, ' ') + "\n";
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw RuntimeError("cannot write " + path);
+  f.write("\x93NUMPY\x01\x00", 8);
+  uint16_t hl = (uint16_t)h.size();
+  char hb[2] = {(char)(hl & 0xff), (char)(hl >> 8)};
+  f.write(hb, 2);
+  f << h;
+  if (bytes) f.write((const char*)data, (std::streamsize)bytes);
+  if (!f) throw RuntimeError("cannot write " + path);
+}
+
+}  // namespace rt
+}  // namespace atc
