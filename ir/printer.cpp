@@ -341,17 +341,22 @@ class Parser {
     if (dt == "undefined") t.dtype = DType::Undefined;
     else if (!dtypeFromName(dt, &t.dtype)) fail("unknown dtype '" + dt + "'");
     expect('[');
-    if (accept('?')) {
-      expect(']');
-      t.shapeKnown = false;
-      t.shape.clear();
-      return t;
-    }
     t.shapeKnown = true;
     if (!accept(']')) {
+      bool first = true;
       do {
-        if (accept('?')) t.shape.push_back(-1);
-        else t.shape.push_back(toInt(numberToken()));
+        if (accept('?')) {
+          // "[?]" is an unknown rank (TensorType::str prints it so).
+          if (first && accept(']')) {
+            t.shapeKnown = false;
+            t.shape.clear();
+            return t;
+          }
+          t.shape.push_back(-1);
+        } else {
+          t.shape.push_back(toInt(numberToken()));
+        }
+        first = false;
       } while (accept(','));
       expect(']');
     }

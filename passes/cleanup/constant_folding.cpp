@@ -4,6 +4,7 @@
 // outputs stay). A node's outputs are known when:
 //  - its inference set output->constant (shape-only ops: Shape, Size), or
 //  - every input is a constant and the native kernel library can evaluate it.
+// Ops marked aliasesInput0 (Reshape, Unsqueeze...) fold by re-typing input 0's bytes.
 // This is what folds Shape -> Gather -> Concat -> Reshape chains: the Reshape's shape input
 // is a constant by the time the Reshape is inferred.
 // Results that are large and much larger than the inputs (Expand, ConstantOfShape, Tile,
@@ -43,6 +44,20 @@ bool tooLargeToFold(const Node& n) {
   return out > kMaxCheapFoldElements && out > 2 * in;
 }
 
+// Ops whose single output has input 0's bytes unchanged (Reshape, Squeeze, Identity...):
+// the folded value is input 0's data with the output's type; no kernel needs to run.
+std::vector<TensorPtr> aliasFold(const Node& n) {
+  const OpDef* d = OpRegistry::instance().find(n.type);
+  if (!d || !d->aliasesInput0 || n.outputs.size() != 1 || n.inputs.empty() || !n.inputs[0]) return {};
+  const Tensor& in = *n.inputs[0]->constant;
+  const TensorType& outType = n.outputs[0]->type;
+  if (outType.dtype != in.type.dtype || outType.byteSize() != (int64_t)in.data.size()) return {};
+  auto t = std::make_shared<Tensor>();
+  t->type = outType;
+  t->data = in.data;
+  return {t};
+}
+
 }  // namespace
 
 bool runConstantFolding(Graph& g, PassContext& ctx) {
@@ -72,7 +87,8 @@ bool runConstantFolding(Graph& g, PassContext& ctx) {
     }
     std::vector<TensorPtr> results;
     try {
-      results = evalNodeNative(g, *n);
+      results = aliasFold(*n);
+      if (results.empty()) results = evalNodeNative(g, *n);
     } catch (const AtcError& e) {
       ctx.debug("not folding " + n->name + " (" + n->type + "): " + e.message());
       continue;

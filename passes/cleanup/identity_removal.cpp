@@ -1,9 +1,10 @@
 // Removes nodes that forward their input unchanged: Identity, and Dropout at inference
 // (training_mode absent or constant false) whose mask output is unused. Uses of the output
 // are redirected to the input. When the output is a graph output its name must survive:
-//  - input produced by a node used only here: that node now produces the output value;
+//  - input produced by a node (and not itself a graph output): that node now produces the
+//    output value, and other readers of the input read it;
 //  - input constant: the output value becomes that constant;
-//  - otherwise (input is a graph input, or also a graph output, or used elsewhere) the
+//  - otherwise (input is a graph input or also a graph output) the
 //    node stays, so no graph output becomes a graph input or a second copy of another.
 #include "passes/pass.h"
 
@@ -43,11 +44,12 @@ bool runIdentityRemoval(Graph& g, PassContext& ctx) {
     } else if (in->isConstant() && !in->producer) {
       out->constant = in->constant;
       out->type = in->type;
-    } else if (in->producer && !g.isGraphOutput(in) && g.users(in).size() == 1) {
+    } else if (in->producer && !g.isGraphOutput(in)) {
       Node* p = in->producer;
       int idx = in->producerIndex;
       out->type = in->type;
       g.removeNode(n);
+      g.replaceAllUses(in, out);  // other readers of the input now read the output value
       p->outputs[idx] = out;
       out->producer = p;
       out->producerIndex = idx;
@@ -58,7 +60,7 @@ bool runIdentityRemoval(Graph& g, PassContext& ctx) {
       continue;
     } else {
       ctx.debug("kept " + n->name + ": its output is a graph output and its input is a graph "
-                "input, another graph output or used elsewhere");
+                "input or another graph output");
       continue;
     }
     ctx.stats.effectTimes++;
