@@ -1,0 +1,88 @@
+#!/bin/bash
+# omrun command-line checks: runs a tiny compiled model, then feeds it bad inputs.
+# Usage: bash omrun_cli.sh BIN_DIR SRC_DIR
+BIN=$1
+PY=/usr/bin/python3
+if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
+  echo "SKIP: $BIN/atc or $BIN/omrun not built"
+  exit 0
+fi
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+
+# Model: y = Transpose(x) with x float32[2,3], plus an int64 pass-through z = Identity(i).
+$PY - "$W" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto
+w = sys.argv[1]
+x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 3])
+i = helper.make_tensor_value_info('i', TensorProto.INT64, [4])
+y = helper.make_tensor_value_info('y', TensorProto.FLOAT, [3, 2])
+z = helper.make_tensor_value_info('z', TensorProto.INT64, [4])
+g = helper.make_graph([helper.make_node('Transpose', ['x'], ['y'], perm=[1, 0]),
+                       helper.make_node('Identity', ['i'], ['z'])], 'cli', [x, i], [y, z])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), w + '/m.onnx')
+np.save(w + '/x.npy', np.arange(6, dtype=np.float32).reshape(2, 3))
+np.save(w + '/i.npy', np.array([5, 6, 7, 8], dtype=np.int64))
+np.save(w + '/x_bad_shape.npy', np.zeros((3, 2), dtype=np.float32))
+np.save(w + '/x_bad_dtype.npy', np.zeros((2, 3), dtype=np.float64))
+np.arange(6, dtype=np.float32).tofile(w + '/x.bin')
+np.zeros(5, dtype=np.float32).tofile(w + '/x_short.bin')
+PYEOF
+
+if "$BIN/atc" --model="$W/m.onnx" --framework=5 --output="$W/m" --soc_version=native > "$W/atc.log" 2>&1; then
+  ok "atc compiles the test model"
+else
+  ko "atc compiles the test model"; cat "$W/atc.log"
+  echo "$pass passed, $fail failed"; exit 1
+fi
+
+# 1. Good run with .npy inputs; outputs checked with numpy.
+if "$BIN/omrun" --model "$W/m.om" --input "$W/x.npy,$W/i.npy" --output "$W/out/nested" \
+     --summary "$W/s.json" --loop 3 --warmup 1 --threads 2 > "$W/run.log" 2>&1 &&
+   $PY - "$W" <<'PYEOF'
+import sys, json, numpy as np
+w = sys.argv[1]
+y = np.load(w + '/out/nested/output_0.npy'); z = np.load(w + '/out/nested/output_1.npy')
+assert y.dtype == np.float32 and y.shape == (3, 2), y
+assert (y == np.arange(6, dtype=np.float32).reshape(2, 3).T).all()
+assert z.dtype == np.int64 and list(z) == [5, 6, 7, 8]
+s = json.load(open(w + '/s.json'))
+assert s['loop'] == 3 and s['threads'] == 2
+for k in ('min', 'median', 'mean', 'p99'): assert s['latency_ms'][k] >= 0
+PYEOF
+then ok "run with npy inputs, outputs and summary"; else ko "run with npy inputs"; cat "$W/run.log"; fi
+
+# 2. Raw .bin input and random inputs.
+if "$BIN/omrun" --model "$W/m.om" --input "$W/x.bin,$W/i.npy" --output "$W/out2" > /dev/null 2>&1 &&
+   $PY -c "import numpy as np; assert (np.load('$W/out2/output_0.npy') == np.arange(6, dtype=np.float32).reshape(2,3).T).all()"; then
+  ok "raw .bin input"; else ko "raw .bin input"; fi
+if "$BIN/omrun" --model "$W/m.om" --loop 2 > /dev/null 2>&1; then ok "random inputs"; else ko "random inputs"; fi
+
+# 3. Bad inputs: exit code 1 and a message naming what was expected.
+expect_error() {  # name, expected text, omrun args...
+  local name=$1 text=$2; shift 2
+  "$BIN/omrun" "$@" > "$W/err.log" 2>&1
+  local rc=$?
+  if [ $rc -eq 1 ] && grep -q -- "$text" "$W/err.log"; then ok "$name"
+  else ko "$name (rc=$rc)"; cat "$W/err.log"; fi
+}
+expect_error "wrong input count" "2 input(s)" --model "$W/m.om" --input "$W/x.npy"
+expect_error "wrong shape" "expected float32\[2,3\]" --model "$W/m.om" --input "$W/x_bad_shape.npy,$W/i.npy"
+expect_error "wrong dtype" "float64" --model "$W/m.om" --input "$W/x_bad_dtype.npy,$W/i.npy"
+expect_error "short .bin" "expected float32\[2,3\] (24 bytes)" --model "$W/m.om" --input "$W/x_short.bin,$W/i.npy"
+expect_error "missing input file" "cannot open" --model "$W/m.om" --input "$W/nope.npy,$W/i.npy"
+expect_error "missing model" "cannot" --model "$W/nope.om"
+head -c 100 "$W/m.om" > "$W/trunc.om"
+expect_error "truncated model" "truncated" --model "$W/trunc.om"
+cp "$W/m.om" "$W/corrupt.om"
+printf '\x55' | dd of="$W/corrupt.om" bs=1 seek=400 conv=notrunc 2>/dev/null
+expect_error "corrupted model" "checksum" --model "$W/corrupt.om"
+"$BIN/omrun" > /dev/null 2>&1; [ $? -ne 0 ] && ok "missing --model is an error" || ko "missing --model is an error"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
