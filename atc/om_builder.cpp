@@ -11,6 +11,7 @@
 #include "atc/plan_memory.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
+#include "runtime/cpu_check.h"
 #include "runtime/om_format.h"
 
 #ifndef ATC_VERSION
@@ -227,6 +228,21 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
     bj.push_back(x);
   }
   plan["buffers"] = bj;
+  // Instruction-set features the runtime checks before loading the kernels.
+  std::set<std::string> feats;
+  {
+    std::string f = target.features, tok;
+    for (size_t p = 0; p <= f.size(); ++p) {
+      if (p == f.size() || f[p] == ',') {
+        if (tok.size() > 1 && tok[0] == '+' && rt::cpuFeatureCheckable(tok.substr(1))) feats.insert(tok.substr(1));
+        tok.clear();
+      } else {
+        tok += f[p];
+      }
+    }
+  }
+  plan["cpu_features"] = std::vector<std::string>(feats.begin(), feats.end());
+  plan["target"] = target.name;
 
   // ---- 6. Model definition -------------------------------------------------------------------
   json nodes = json::array();

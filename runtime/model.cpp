@@ -9,6 +9,7 @@
 
 #include "runtime/atc_rt_abi.h"
 #include "runtime/atc_runtime.h"
+#include "runtime/cpu_check.h"
 #include "runtime/om_format.h"
 #include "runtime/so_loader.h"
 #include "runtime/thread_pool.h"
@@ -143,6 +144,15 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
     readDescs(plan.at("inputs"), I.inputs, I.inPtr);
     readDescs(plan.at("outputs"), I.outputs, I.outPtr);
 
+    if (plan.contains("cpu_features")) {
+      auto missing = missingCpuFeatures(plan["cpu_features"].get<std::vector<std::string>>());
+      if (!missing.empty()) {
+        std::string list;
+        for (auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+        throw RuntimeError(what + " was compiled for target " + I.soc + " and needs CPU features this CPU lacks: " +
+                           list + ". Rebuild it with atc --soc_version=native (or a profile this CPU supports).");
+      }
+    }
     uint64_t ksize = 0;
     const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
     const auto& steps = plan.at("steps");
