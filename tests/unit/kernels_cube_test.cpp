@@ -223,3 +223,204 @@ TEST(CubeConv, DISABLED_BenchResNetConv) {
   std::printf("conv 128x128x3x3 @28x28: %.3f ms, %.1f GFLOP/s (1 thread, native build)\n", s * 1e3,
               flops / s * 1e-9);
 }
+
+// ---- MatMul / Gemm ----------------------------------------------------------------------
+namespace {
+
+// Runs the node natively (constant operands get packed), then again with the lowering's
+// params but raw (unpacked) operands. Compares both with `want`.
+void runGemmNode(Graph& g, Node* n, const std::vector<std::shared_ptr<Tensor>>& ins,
+                 const std::vector<float>& want, double alpha) {
+  inferNode(g, *n);
+  Node copy = *n;  // attributes and inputs before lowering
+  auto r = evalNodeNative(g, *n);
+  expectClose(r[0]->as<float>(), want, 1e-4, (n->type + " (packed)").c_str());
+  Graph g2;
+  std::vector<Value*> vins;
+  for (size_t i = 0; i < ins.size(); ++i)
+    vins.push_back(ins[i] ? g2.newConstant("i" + std::to_string(i), ins[i]) : nullptr);
+  Node* n2 = g2.addNode(n->type, "n2", vins, {g2.newValue("y")});
+  n2->attrs = copy.attrs;
+  inferNode(g2, *n2);
+  LowerCtx ctx(g2, *n2);
+  KernelCall call = OpRegistry::instance().find(n->type)->lower(ctx);
+  call.params[GM_A_PACKED] = 0;
+  call.params[GM_B_PACKED] = 0;
+  call.params[GM_ALPHA] = paramFromDouble(alpha);
+  std::vector<float> y(want.size());
+  std::vector<uint8_t> ws(call.workspaceBytes + 64);
+  std::vector<void*> bufs;
+  for (auto& t : ins) bufs.push_back(t ? t->data.data() : nullptr);
+  bufs.push_back(y.data());
+  bufs.push_back(ws.data());
+  runNativeKernel(*findNativeKernel("gemm"), call.params.data(), bufs.data());
+  expectClose(y.data(), want, 1e-4, (n->type + " (raw)").c_str());
+}
+
+// numpy matmul reference (float64 accumulation).
+std::vector<float> refMatMul(const Shape& as, const float* a, const Shape& bs, const float* b,
+                             Shape* outShape) {
+  Shape A = as, B = bs;
+  bool av = A.size() == 1, bv = B.size() == 1;
+  if (av) A.insert(A.begin(), 1);
+  if (bv) B.push_back(1);
+  int64_t M = A[A.size() - 2], K = A.back(), N = B.back();
+  size_t r = std::max(A.size(), B.size()) - 2;
+  Shape batch(r, 1), ab(r, 1), bb(r, 1);
+  for (size_t i = 0; i + 2 < A.size(); ++i) ab[r - (A.size() - 2) + i] = A[i];
+  for (size_t i = 0; i + 2 < B.size(); ++i) bb[r - (B.size() - 2) + i] = B[i];
+  for (size_t i = 0; i < r; ++i) batch[i] = std::max(ab[i], bb[i]);
+  int64_t nb = numel(batch);
+  std::vector<float> y(nb * M * N);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t rem = bi, ao = 0, bo = 0, as_ = M * K, bs_ = K * N;
+    for (int64_t i = (int64_t)r - 1; i >= 0; --i) {
+      int64_t idx = rem % batch[i];
+      rem /= batch[i];
+      ao += (ab[i] == 1 ? 0 : idx) * as_;
+      bo += (bb[i] == 1 ? 0 : idx) * bs_;
+      as_ *= ab[i];
+      bs_ *= bb[i];
+    }
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (int64_t k = 0; k < K; ++k) acc += (double)a[ao + m * K + k] * b[bo + k * N + j];
+        y[(bi * M + m) * N + j] = (float)acc;
+      }
+  }
+  *outShape = batch;
+  if (!av) outShape->push_back(M);
+  if (!bv) outShape->push_back(N);
+  return y;
+}
+
+void runMatMul(const Shape& as, const Shape& bs, uint32_t seed) {
+  Graph g;
+  auto at = randTensor(as, seed), bt = randTensor(bs, seed + 7);
+  Node* n = g.addNode("MatMul", "mm", {g.newConstant("a", at), g.newConstant("b", bt)}, {g.newValue("y")});
+  Shape ys;
+  auto want = refMatMul(as, at->as<float>(), bs, bt->as<float>(), &ys);
+  inferNode(g, *n);
+  ASSERT_EQ(n->outputs[0]->type.shape, ys);
+  runGemmNode(g, n, {at, bt}, want, 1.0);
+}
+
+void runGemm(int64_t M, int64_t N, int64_t K, bool tA, bool tB, double alpha, double beta,
+             const Shape* cShape, uint32_t seed) {
+  Graph g;
+  auto at = randTensor(tA ? Shape{K, M} : Shape{M, K}, seed);
+  auto bt = randTensor(tB ? Shape{N, K} : Shape{K, N}, seed + 1);
+  std::shared_ptr<Tensor> ct = cShape ? randTensor(*cShape, seed + 2) : nullptr;
+  std::vector<Value*> ins = {g.newConstant("a", at), g.newConstant("b", bt)};
+  if (ct) ins.push_back(g.newConstant("c", ct));
+  Node* n = g.addNode("Gemm", "gemm", ins, {g.newValue("y")});
+  n->attrs["transA"] = int64_t(tA);
+  n->attrs["transB"] = int64_t(tB);
+  n->attrs["alpha"] = alpha;
+  n->attrs["beta"] = beta;
+  std::vector<float> want(M * N);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t j = 0; j < N; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += (double)at->as<float>()[tA ? k * M + m : m * K + k] *
+               bt->as<float>()[tB ? j * K + k : k * N + j];
+      acc *= alpha;
+      if (ct) {
+        const Shape& cs = *cShape;
+        int64_t ci = 0;
+        if (cs.size() == 2) ci = (cs[0] == 1 ? 0 : m) * cs[1] + (cs[1] == 1 ? 0 : j);
+        else if (cs.size() == 1) ci = cs[0] == 1 ? 0 : j;
+        acc += beta * ct->as<float>()[ci];
+      }
+      want[m * N + j] = (float)acc;
+    }
+  std::vector<std::shared_ptr<Tensor>> tins = {at, bt};
+  if (ct) tins.push_back(ct);
+  runGemmNode(g, n, tins, want, alpha);
+}
+
+}  // namespace
+
+TEST(CubeMatMul, TwoD) {
+  runMatMul({1, 1}, {1, 1}, 1);
+  runMatMul({7, 5}, {5, 9}, 2);
+  runMatMul({64, 128}, {128, 96}, 3);
+  runMatMul({37, 600}, {600, 53}, 4);  // K blocking, ragged edges
+  runMatMul({200, 31}, {31, 300}, 5);  // several M and N blocks
+}
+
+TEST(CubeMatMul, BatchedAndBroadcast) {
+  runMatMul({2, 3, 17, 19}, {19, 23}, 10);          // batch folded into M
+  runMatMul({4, 9, 12}, {4, 12, 10}, 11);           // plain batch
+  runMatMul({2, 1, 5, 8}, {3, 8, 6}, 12);           // broadcast both ways
+  runMatMul({6, 20}, {3, 20, 18}, 13);              // A broadcast over B's batch
+  runMatMul({1, 4, 33, 16}, {1, 4, 16, 33}, 14);    // attention-like
+}
+
+TEST(CubeMatMul, Vectors) {
+  runMatMul({19}, {19, 21}, 20);
+  runMatMul({3, 13, 19}, {19}, 21);
+  runMatMul({19}, {19}, 22);
+  runMatMul({19}, {2, 19, 5}, 23);
+}
+
+TEST(CubeGemm, TransposesAlphaBetaC) {
+  Shape cN = {40}, cMN = {30, 40}, c1N = {1, 40}, cM1 = {30, 1}, cS = {}, c1 = {1};
+  runGemm(30, 40, 50, false, false, 1.0, 1.0, nullptr, 1);
+  runGemm(30, 40, 50, true, false, 0.5, 1.0, &cN, 2);
+  runGemm(30, 40, 50, false, true, 1.0, 1.0, &cN, 3);  // Linear layer
+  runGemm(30, 40, 50, true, true, 2.0, 0.25, &cMN, 4);
+  runGemm(30, 40, 50, false, true, 1.0, 1.5, &c1N, 5);
+  runGemm(30, 40, 50, false, false, 1.0, 1.0, &cM1, 6);
+  runGemm(30, 40, 50, false, false, 1.0, 2.0, &cS, 7);
+  runGemm(30, 40, 50, false, false, 1.0, 1.0, &c1, 8);
+  Shape c1000 = {1000};
+  runGemm(1, 1000, 512, false, true, 1.0, 1.0, &c1000, 9);  // ResNet classifier shape
+}
+
+TEST(CubeMatMul, RejectsBadShapes) {
+  Graph g;
+  Value* a = g.newValue("a", TensorType(DType::F32, {3, 4}));
+  Value* b = g.newValue("b", TensorType(DType::F32, {5, 6}));
+  Node* n = g.addNode("MatMul", "m", {a, b}, {g.newValue("y")});
+  EXPECT_THROW(inferNode(g, *n), AtcError);
+}
+
+// Writes the conv kernel params of ResNet-18's convolutions as a C header, for the
+// standalone LLVM-specialised benchmark (docs/kernels-cube.md, "Measuring").
+TEST(CubeConv, DISABLED_DumpResNet18Params) {
+  struct L { int64_t c, oc, hw, k, s, p, reps; };
+  std::vector<L> layers = {{3, 64, 224, 7, 2, 3, 1},    {64, 64, 56, 3, 1, 1, 4},
+                           {64, 128, 56, 3, 2, 1, 1},   {128, 128, 28, 3, 1, 1, 3},
+                           {64, 128, 56, 1, 2, 0, 1},   {128, 256, 28, 3, 2, 1, 1},
+                           {256, 256, 14, 3, 1, 1, 3},  {128, 256, 28, 1, 2, 0, 1},
+                           {256, 512, 14, 3, 2, 1, 1},  {512, 512, 7, 3, 1, 1, 3},
+                           {256, 512, 14, 1, 2, 0, 1}};
+  FILE* f = std::fopen("/tmp/cube_bench_params.h", "w");
+  ASSERT_TRUE(f);
+  std::fprintf(f, "static const int kNumLayers = %d;\n", (int)layers.size());
+  std::fprintf(f, "static const int64_t kReps[] = {");
+  for (auto& l : layers) std::fprintf(f, "%ld,", (long)l.reps);
+  std::fprintf(f, "};\nstatic const int64_t kWs[] = {");
+  std::string params;
+  for (auto& l : layers) {
+    Graph g;
+    Value* x = g.newValue("x", TensorType(DType::F32, {1, l.c, l.hw, l.hw}));
+    Value* w = g.newConstant("w", randTensor({l.oc, l.c, l.k, l.k}, 1));
+    Value* b = g.newConstant("b", randTensor({l.oc}, 2));
+    Node* n = g.addNode("Conv", "c", {x, w, b}, {g.newValue("y")});
+    n->attrs["strides"] = std::vector<int64_t>{l.s, l.s};
+    n->attrs["pads"] = std::vector<int64_t>{l.p, l.p, l.p, l.p};
+    inferNode(g, *n);
+    LowerCtx ctx(g, *n);
+    KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
+    std::fprintf(f, "%ld,", (long)call.workspaceBytes);
+    params += "{";
+    for (auto p : call.params) params += std::to_string(p) + ",";
+    params += "},\n";
+  }
+  std::fprintf(f, "};\nstatic const int64_t kP[][%d] = {\n%s};\n", (int)CV_COUNT, params.c_str());
+  std::fclose(f);
+}

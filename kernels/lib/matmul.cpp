@@ -1,0 +1,115 @@
+// gemm: batched fp32 matrix product for MatMul and Gemm:
+//   Y[b] (M x N) = alpha * A[b] (M x K) x B[b] (K x N) + beta * Cin (broadcast)
+// A and B are strided views (transposes and broadcast batch dims are strides), or
+// pre-packed at compile time when constant: A in 6-row panels [ceil(M/6)][K][6] (alpha
+// applied), B in 16-column panels [ceil(N/16)][K][16]. Each task computes an MB x NB block of
+// one batch: K blocks of KC, A block packed once per K block into the workspace, B panel
+// read directly (row-major, full panel), from the pre-packed copy, or packed into the
+// workspace; then the 6x16 microkernel (cube_gemm.h). Params: CubeGemmParam.
+// bufs: A, B, [Cin], Y, workspace.
+#include "kernels/lib/cube_gemm.h"
+#include "kernels/lib/cube_params.h"
+
+ATC_KERNEL(gemm)
+
+static inline ATCK_INLINE int64_t gemm_batch_count(const int64_t* P) {
+  int64_t nb = 1;
+  for (int64_t i = 0; i < P[GM_NBATCH]; ++i) nb *= P[GM_BATCH0 + i];
+  return nb;
+}
+
+int64_t atck_gemm_ntasks(const int64_t* P) {
+  return gemm_batch_count(P) * P[GM_MBLOCKS] * P[GM_NBLOCKS];
+}
+
+void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t M = P[GM_M], N = P[GM_N], K = P[GM_K];
+  const int64_t MB = P[GM_MB], NB = P[GM_NB], KC = P[GM_KC];
+  const int64_t MBLOCKS = P[GM_MBLOCKS], NBLOCKS = P[GM_NBLOCKS];
+  const int64_t ARS = P[GM_A_RS], ACS = P[GM_A_CS], BRS = P[GM_B_RS], BCS = P[GM_B_CS];
+  const int hasC = (int)P[GM_HAS_C];
+  const int64_t CRS = P[GM_C_RS], CCS = P[GM_C_CS];
+  const float alpha = (float)atck_d(P[GM_ALPHA]), beta = (float)atck_d(P[GM_BETA]);
+  const float* A = (const float*)bufs[0];
+  const float* B = (const float*)bufs[1];
+  const float* Cin = hasC ? (const float*)bufs[2] : 0;
+  float* Y = (float*)bufs[P[GM_YIDX]];
+  float* ws = cube_align(bufs[P[GM_YIDX] + 1]);
+  const int colBias = hasC && CRS == 0 && CCS == 1 && beta == 1.0f;
+  for (int64_t task = begin; task < end; ++task) {
+    int64_t t = task;
+    const int64_t nb = t % NBLOCKS;
+    t /= NBLOCKS;
+    const int64_t mb = t % MBLOCKS;
+    int64_t b = t / MBLOCKS;
+    // Batch offsets (last batch dim fastest).
+    int64_t aOff = 0, bOff = 0;
+    {
+      int64_t r = b;
+      for (int64_t i = P[GM_NBATCH] - 1; i >= 0; --i) {
+        int64_t d = P[GM_BATCH0 + i];
+        int64_t idx = r % d;
+        r /= d;
+        aOff += idx * P[GM_ABS0 + i];
+        bOff += idx * P[GM_BBS0 + i];
+      }
+    }
+    const float* Ab = A + aOff;
+    const float* Bb = B + bOff;
+    float* Yb = Y + b * M * N;
+    const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
+    const int64_t n0 = nb * NB, nEnd = cube_min(N, n0 + NB);
+    if (m0 >= mEnd || n0 >= nEnd) continue;
+    float* wsA = ws + task * P[GM_SLOT];
+    float* wsB = wsA + MB * KC;
+    for (int64_t k0 = 0; k0 < K; k0 += KC) {
+      const int64_t kc = cube_min(KC, K - k0);
+      if (!P[GM_A_PACKED]) {
+        for (int64_t m = m0; m < mEnd; m += CUBE_MR)
+          cube_pack_a_f32(Ab, ARS, ACS, m, cube_min(CUBE_MR, mEnd - m), k0, kc, alpha,
+                          wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR);
+      }
+      for (int64_t n = n0; n < nEnd; n += CUBE_NR) {
+        const int64_t nr = cube_min(CUBE_NR, nEnd - n);
+        const float* Bp;
+        int64_t ldb;
+        if (P[GM_B_PACKED]) {
+          Bp = B + ((n / CUBE_NR) * K + k0) * CUBE_NR;
+          ldb = CUBE_NR;
+        } else if (BCS == 1 && nr == CUBE_NR) {
+          Bp = Bb + k0 * BRS + n;
+          ldb = BRS;
+        } else {
+          for (int64_t k = 0; k < kc; ++k) {
+            const float* src = Bb + (k0 + k) * BRS + n * BCS;
+            float* d = wsB + k * CUBE_NR;
+            for (int64_t l = 0; l < CUBE_NR; ++l) d[l] = l < nr ? src[l * BCS] : 0.0f;
+          }
+          Bp = wsB;
+          ldb = CUBE_NR;
+        }
+        for (int64_t m = m0; m < mEnd; m += CUBE_MR) {
+          const int64_t mr = cube_min(CUBE_MR, mEnd - m);
+          const float* Ap = P[GM_A_PACKED] ? A + ((m / CUBE_MR) * K + k0) * CUBE_MR
+                                           : wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR;
+          float* Yt = Yb + m * N + n;
+          int init = CUBE_INIT_ACC;
+          const float* bias = 0;
+          if (k0 == 0) {
+            if (!hasC) {
+              init = CUBE_INIT_ZERO;
+            } else if (colBias) {
+              init = CUBE_INIT_COLBIAS;
+              bias = Cin + n;
+            } else {
+              for (int64_t i = 0; i < mr; ++i)
+                for (int64_t j = 0; j < nr; ++j)
+                  Yt[i * N + j] = beta * Cin[(m + i) * CRS + (n + j) * CCS];
+            }
+          }
+          cube_tile(kc, Ap, Bp, ldb, Yt, N, mr, nr, init, bias);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// Lowering of MatMul and Gemm to the gemm kernel (kernels/lib/matmul.cpp): blocking,
+// task split and compile-time packing of constant operands.
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "ir/op_registry.h"
+#include "kernels/lib/cube_params.h"
+
+namespace atc {
+
+struct GemmSpec {
+  int64_t M = 0, N = 0, K = 0;
+  std::vector<int64_t> batch, aBatchStride, bBatchStride;  // output batch dims, operand strides
+  int64_t aRs = 0, aCs = 0, bRs = 0, bCs = 0;               // element strides of (m,k) / (k,n)
+  bool hasC = false;
+  int64_t cRs = 0, cCs = 0;
+  double alpha = 1.0, beta = 1.0;
+};
+
+// Original shape of input i, before lowering replaced it by a packed copy.
+inline Shape cubeOrigShape(const Node& n, size_t i) {
+  std::string key = "_cube_shape" + std::to_string(i);
+  if (n.hasAttr(key)) return n.attrInts(key);
+  return n.inputs[i]->type.shape;
+}
+
+inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
+  Node& n = c.node;
+  for (size_t i = 0; i < n.inputs.size() && i < 3; ++i)
+    if (n.inputs[i] && n.inputs[i]->type.dtype != DType::F32)
+      opError(n, std::string(n.type) + " supports float32 only in this version (input " +
+                     std::to_string(i) + " is " + dtypeName(n.inputs[i]->type.dtype) + ")");
+  if (s.batch.size() > 6) opError(n, "more than 6 batch dimensions");
+  std::vector<int64_t> P(GM_COUNT, 0);
+  P[GM_DTYPE] = (int64_t)DType::F32;
+  P[GM_M] = s.M; P[GM_N] = s.N; P[GM_K] = s.K;
+  P[GM_A_RS] = s.aRs; P[GM_A_CS] = s.aCs; P[GM_B_RS] = s.bRs; P[GM_B_CS] = s.bCs;
+  P[GM_HAS_C] = s.hasC; P[GM_C_RS] = s.cRs; P[GM_C_CS] = s.cCs;
+  P[GM_ALPHA] = paramFromDouble(s.alpha);
+  P[GM_BETA] = paramFromDouble(s.beta);
+  P[GM_YIDX] = (int64_t)n.inputs.size();
+  P[GM_NBATCH] = (int64_t)s.batch.size();
+  int64_t nbatch = 1;
+  bool aBatchInv = true, bBatchInv = true;
+  for (size_t i = 0; i < s.batch.size(); ++i) {
+    P[GM_BATCH0 + i] = s.batch[i];
+    P[GM_ABS0 + i] = s.aBatchStride[i];
+    P[GM_BBS0 + i] = s.bBatchStride[i];
+    nbatch *= s.batch[i];
+    if (s.aBatchStride[i] != 0 && s.batch[i] > 1) aBatchInv = false;
+    if (s.bBatchStride[i] != 0 && s.batch[i] > 1) bBatchInv = false;
+  }
+  const int64_t K = std::max<int64_t>(s.K, 1);
+  int64_t nk = K <= 512 ? 1 : (K + 319) / 320;
+  int64_t KC = (K + nk - 1) / nk;
+  int64_t mblocks = std::max<int64_t>(1, (s.M + 95) / 96);
+  int64_t nblocks = std::max<int64_t>(1, (s.N + 255) / 256);
+  auto mbOf = [&](int64_t mbk) { return ((s.M + mbk - 1) / mbk + 5) / 6 * 6; };
+  auto nbOf = [&](int64_t nbk) { return ((s.N + nbk - 1) / nbk + 15) / 16 * 16; };
+  while (nbatch * mblocks * nblocks < 8) {
+    if (nbOf(nblocks) > 32) nblocks *= 2;
+    else if (mbOf(mblocks) > 12) mblocks *= 2;
+    else break;
+  }
+  int64_t MB = std::max<int64_t>(6, mbOf(mblocks)), NB = std::max<int64_t>(16, nbOf(nblocks));
+  mblocks = std::max<int64_t>(1, (s.M + MB - 1) / MB);
+  nblocks = std::max<int64_t>(1, (s.N + NB - 1) / NB);
+  P[GM_MB] = MB; P[GM_NB] = NB; P[GM_KC] = KC;
+  P[GM_MBLOCKS] = mblocks; P[GM_NBLOCKS] = nblocks;
+  P[GM_SLOT] = (MB * KC + KC * 16 + 15) / 16 * 16;
+
+  // Compile-time packing of constant, batch-invariant operands.
+  if (n.hasAttr("_cube_apacked")) P[GM_A_PACKED] = 1;
+  else if (n.inputs[0]->isConstant() && aBatchInv && s.M > 0 && s.K > 0) {
+    const float* a = n.inputs[0]->constant->as<float>();
+    int64_t MP = (s.M + 5) / 6;
+    auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {MP * s.K * 6}));
+    float* d = pk->as<float>();
+    for (int64_t p = 0; p < MP; ++p)
+      for (int64_t k = 0; k < s.K; ++k)
+        for (int64_t i = 0; i < 6; ++i) {
+          int64_t m = p * 6 + i;
+          d[(p * s.K + k) * 6 + i] = m < s.M ? (float)(s.alpha * a[m * s.aRs + k * s.aCs]) : 0.0f;
+        }
+    n.attrs["_cube_shape0"] = n.inputs[0]->type.shape;
+    n.attrs["_cube_apacked"] = int64_t(1);
+    c.replaceConstInput(0, pk);
+    P[GM_A_PACKED] = 1;
+  }
+  if (n.hasAttr("_cube_bpacked")) P[GM_B_PACKED] = 1;
+  else if (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0) {
+    const float* b = n.inputs[1]->constant->as<float>();
+    int64_t NP = (s.N + 15) / 16;
+    auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {NP * s.K * 16}));
+    float* d = pk->as<float>();
+    for (int64_t p = 0; p < NP; ++p)
+      for (int64_t k = 0; k < s.K; ++k)
+        for (int64_t l = 0; l < 16; ++l) {
+          int64_t j = p * 16 + l;
+          d[(p * s.K + k) * 16 + l] = j < s.N ? b[k * s.bRs + j * s.bCs] : 0.0f;
+        }
+    n.attrs["_cube_shape1"] = n.inputs[1]->type.shape;
+    n.attrs["_cube_bpacked"] = int64_t(1);
+    c.replaceConstInput(1, pk);
+    P[GM_B_PACKED] = 1;
+  }
+  if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A
+  KernelCall kc{"gemm", P};
+  kc.workspaceBytes = nbatch * mblocks * nblocks * P[GM_SLOT] * 4 + 64;
+  return kc;
+}
+
+}  // namespace atc
