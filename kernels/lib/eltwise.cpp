@@ -1,0 +1,125 @@
+// eltwise: the one generic element-wise kernel (unary, binary with numpy broadcasting,
+// n-ary folds, Where, Cast). Params: see math_eltwise_codes.h. The lowering collapses the
+// output shape (adjacent dims with the same broadcast pattern merge), so the innermost dim
+// is the longest contiguous run; each input's innermost stride is 0 (broadcast scalar) or 1.
+// Work items are blocks of ATCK_ELT_BLOCK output elements; a block walks rows of the
+// innermost dim, and the row loop is what LLVM vectorises once the params are constants.
+#include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/math_ops.h"
+
+ATC_KERNEL(eltwise)
+
+int64_t atck_eltwise_ntasks(const int64_t* P) {
+  return (P[ATCK_EP_TOTAL] + ATCK_ELT_BLOCK - 1) / ATCK_ELT_BLOCK;
+}
+
+template <class C>
+static inline void atck_elt_row(const int64_t* P, void** bufs, const int64_t* off,
+                                const int64_t* istr, int64_t o, int64_t n) {
+  const int64_t op = P[ATCK_EP_OP];
+  const int64_t nin = P[ATCK_EP_NIN];
+  const int64_t outdt = P[ATCK_EP_OUTDT];
+  const int64_t* dts = P + ATCK_EP_HEADER;
+  AtckEltPrm prm;
+  prm.a = atck_d(P[ATCK_EP_ALPHA]);
+  prm.b = atck_d(P[ATCK_EP_BETA]);
+  prm.g = atck_d(P[ATCK_EP_GAMMA]);
+  prm.ia = P[ATCK_EP_IA];
+  prm.ib = P[ATCK_EP_IB];
+  const int64_t* bix = dts + nin;
+  void* out = bufs[P[ATCK_EP_OUTBUF]];
+  const void* in0 = bufs[bix[0]];
+  const int64_t o0 = off[0], s0 = istr[0];
+  if (op <= ATCK_E_UNARY_END) {
+    for (int64_t i = 0; i < n; ++i) {
+      C x = atck_ld<C>(in0, dts[0], o0 + i * s0);
+      atck_st<C>(out, outdt, o + i, atck_unary<C>(op, x, prm));
+    }
+  } else if (op == ATCK_E_WHERE) {
+    const void* in1 = bufs[bix[1]];
+    const void* in2 = bufs[bix[2]];
+    const int64_t o1 = off[1], s1 = istr[1], o2 = off[2], s2 = istr[2];
+    for (int64_t i = 0; i < n; ++i) {
+      C c = atck_ld<C>(in0, dts[0], o0 + i * s0);
+      C a = atck_ld<C>(in1, dts[1], o1 + i * s1);
+      C b = atck_ld<C>(in2, dts[2], o2 + i * s2);
+      atck_st<C>(out, outdt, o + i, c != (C)0 ? a : b);
+    }
+  } else if (nin == 2) {
+    const void* in1 = bufs[bix[1]];
+    const int64_t o1 = off[1], s1 = istr[1];
+    for (int64_t i = 0; i < n; ++i) {
+      C a = atck_ld<C>(in0, dts[0], o0 + i * s0);
+      C b = atck_ld<C>(in1, dts[1], o1 + i * s1);
+      C r = atck_binary<C>(op, a, b, prm);
+      if (op == ATCK_E_MEAN) r = r / (C)2;
+      atck_st<C>(out, outdt, o + i, r);
+    }
+  } else {
+    // n-ary fold: accumulate input by input in the output row (output dtype = input dtype
+    // for Sum/Max/Min/Mean, so storing the partial result is exact for float32).
+    for (int64_t i = 0; i < n; ++i)
+      atck_st<C>(out, outdt, o + i, atck_ld<C>(in0, dts[0], o0 + i * s0));
+    for (int64_t k = 1; k < nin; ++k) {
+      const void* ink = bufs[bix[k]];
+      const int64_t ok = off[k], sk = istr[k], dk = dts[k];
+      const bool last = k == nin - 1;
+      for (int64_t i = 0; i < n; ++i) {
+        C r = atck_binary<C>(op, atck_ld<C>(out, outdt, o + i), atck_ld<C>(ink, dk, ok + i * sk), prm);
+        if (last && op == ATCK_E_MEAN) r = r / (C)nin;
+        atck_st<C>(out, outdt, o + i, r);
+      }
+    }
+  }
+}
+
+template <class C>
+static void atck_elt_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
+  const int64_t nin = P[ATCK_EP_NIN];
+  const int64_t rank = P[ATCK_EP_RANK];
+  const int64_t* shape = P + ATCK_EP_HEADER + 2 * nin;
+  const int64_t* strides = shape + rank;  // [nin][rank]
+  int64_t coord[ATCK_ELT_MAX_RANK];
+  int64_t off[ATCK_ELT_MAX_IN];
+  int64_t istr[ATCK_ELT_MAX_IN];
+  int64_t rem = lo;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    coord[d] = rem % shape[d];
+    rem /= shape[d];
+  }
+  for (int64_t k = 0; k < nin; ++k) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < rank; ++d) o += coord[d] * strides[k * rank + d];
+    off[k] = o;
+    istr[k] = strides[k * rank + rank - 1];
+  }
+  const int64_t inner = shape[rank - 1];
+  int64_t idx = lo;
+  while (idx < hi) {
+    int64_t seg = inner - coord[rank - 1];
+    if (seg > hi - idx) seg = hi - idx;
+    atck_elt_row<C>(P, bufs, off, istr, idx, seg);
+    idx += seg;
+    coord[rank - 1] += seg;
+    for (int64_t k = 0; k < nin; ++k) off[k] += seg * istr[k];
+    for (int64_t d = rank - 1; d > 0 && coord[d] == shape[d]; --d) {
+      coord[d] = 0;
+      ++coord[d - 1];
+      for (int64_t k = 0; k < nin; ++k)
+        off[k] += strides[k * rank + d - 1] - shape[d] * strides[k * rank + d];
+    }
+  }
+}
+
+void atck_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  int64_t lo = begin * ATCK_ELT_BLOCK;
+  int64_t hi = end * ATCK_ELT_BLOCK;
+  if (hi > P[ATCK_EP_TOTAL]) hi = P[ATCK_EP_TOTAL];
+  if (lo >= hi) return;
+  switch (P[ATCK_EP_CT]) {
+    case ATCK_CT_F32: atck_elt_run<float>(P, bufs, lo, hi); break;
+    case ATCK_CT_F64: atck_elt_run<double>(P, bufs, lo, hi); break;
+    case ATCK_CT_I64: atck_elt_run<int64_t>(P, bufs, lo, hi); break;
+    default: atck_elt_run<uint64_t>(P, bufs, lo, hi); break;
+  }
+}

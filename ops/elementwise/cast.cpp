@@ -1,0 +1,76 @@
+// Cast (attribute "to": an ONNX TensorProto data type) and CastLike (type of input 1).
+// Every pair of numeric/bool dtypes: the conversion is the eltwise kernel's load/store.
+// float -> integer saturates (NaN -> 0); float -> bool is x != 0; fp16/bf16 round to
+// nearest even.
+#include "kernels/lib/math_dtype.h"
+#include "ops/elementwise/eltwise_common.h"
+
+namespace atc {
+namespace {
+
+// ONNX TensorProto.DataType -> DType (Undefined for unsupported, e.g. string).
+DType dtypeFromOnnx(int64_t t) {
+  switch (t) {
+    case 1: return DType::F32;
+    case 2: return DType::U8;
+    case 3: return DType::I8;
+    case 4: return DType::U16;
+    case 5: return DType::I16;
+    case 6: return DType::I32;
+    case 7: return DType::I64;
+    case 9: return DType::Bool;
+    case 10: return DType::F16;
+    case 11: return DType::F64;
+    case 12: return DType::U32;
+    case 13: return DType::U64;
+    case 16: return DType::BF16;
+    default: return DType::Undefined;
+  }
+}
+
+// Compute type that converts `from` to `to` exactly where the target can hold the value.
+int64_t castComputeType(DType from, DType to) {
+  if (from == DType::F64 || to == DType::F64) return ATCK_CT_F64;
+  if (isFloat(from) || isFloat(to)) return ATCK_CT_F32;
+  if (from == DType::U64 || to == DType::U64) return ATCK_CT_U64;
+  return ATCK_CT_I64;
+}
+
+KernelCall lowerCast(LowerCtx& c) {
+  const Node& n = c.node;
+  DType from = n.inputs[0]->type.dtype, to = n.outputs[0]->type.dtype;
+  if (from == to) return KernelCall{"copy", {n.outputs[0]->type.byteSize()}};
+  return makeEltwiseCall(c.node, ATCK_E_COPY, {n.inputs[0]}, n.outputs[0]->type, castComputeType(from, to));
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "Cast";
+  d.category = OpCategory::Elementwise;
+  d.infer = [](Graph&, Node& n) {
+    if (!n.hasAttr("to")) opError(n, "attribute 'to' is required");
+    DType to = dtypeFromOnnx(n.attrInt("to", 0));
+    if (to == DType::Undefined)
+      opError(n, "unsupported target type " + std::to_string(n.attrInt("to", 0)));
+    n.outputs[0]->type = n.inputs[0]->type;
+    n.outputs[0]->type.dtype = to;
+  };
+  d.lower = lowerCast;
+  return d;
+}());
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "CastLike";
+  d.category = OpCategory::Elementwise;
+  d.minInputs = d.maxInputs = 2;
+  d.infer = [](Graph&, Node& n) {
+    n.outputs[0]->type = n.inputs[0]->type;
+    n.outputs[0]->type.dtype = n.inputs[1]->type.dtype;
+  };
+  d.lower = lowerCast;
+  return d;
+}());
+
+}  // namespace
+}  // namespace atc

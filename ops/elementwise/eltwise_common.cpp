@@ -1,0 +1,126 @@
+#include "ops/elementwise/eltwise_common.h"
+
+#include "ir/error.h"
+#include "kernels/lib/math_dtype.h"
+
+namespace atc {
+
+int64_t eltComputeType(DType t) {
+  switch (t) {
+    case DType::F64: return ATCK_CT_F64;
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: return ATCK_CT_F32;
+    case DType::U64: return ATCK_CT_U64;
+    default: return ATCK_CT_I64;
+  }
+}
+
+std::vector<const Value*> presentInputs(const Node& n) {
+  std::vector<const Value*> r;
+  for (auto* v : n.inputs)
+    if (v) r.push_back(v);
+  return r;
+}
+
+void inferSameAsInput0(Graph&, Node& n) { n.outputs[0]->type = n.inputs[0]->type; }
+
+void inferBroadcast(Node& n, DType dt) {
+  std::vector<Shape> shapes;
+  for (auto* v : n.inputs) {
+    if (!v) continue;
+    if (!v->type.shapeKnown) {
+      n.outputs[0]->type = TensorType();
+      n.outputs[0]->type.dtype = dt == DType::Undefined ? n.inputs[0]->type.dtype : dt;
+      return;
+    }
+    shapes.push_back(v->type.shape);
+  }
+  n.outputs[0]->type = TensorType(dt == DType::Undefined ? n.inputs[0]->type.dtype : dt,
+                                  broadcastShapes(shapes, n));
+}
+
+void checkSameDtypes(const Node& n, size_t first, size_t count) {
+  DType t = DType::Undefined;
+  for (size_t i = first; i < first + count && i < n.inputs.size(); ++i) {
+    if (!n.inputs[i]) continue;
+    DType d = n.inputs[i]->type.dtype;
+    if (t == DType::Undefined) t = d;
+    else if (d != t)
+      opError(n, std::string("inputs have different dtypes (") + dtypeName(t) + " and " +
+                     dtypeName(d) + ")");
+  }
+}
+
+KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Value*>& inputs,
+                           const TensorType& out, int64_t ct, const EltScalars& s) {
+  const size_t nin = inputs.size();
+  if (nin == 0 || nin > ATCK_ELT_MAX_IN) internalError("eltwise: bad input count");
+  if (ct < 0) ct = eltComputeType(inputs[0]->type.dtype);
+  const Shape& os = out.shape;
+  const size_t R = os.size();
+  // Per-input element strides aligned to the output dims (0 where broadcast).
+  std::vector<std::vector<int64_t>> st(nin, std::vector<int64_t>(R, 0));
+  for (size_t k = 0; k < nin; ++k) {
+    const Shape& is = inputs[k]->type.shape;
+    if (is.size() > R) internalError("eltwise: input rank above output rank");
+    size_t off = R - is.size();
+    int64_t stride = 1;
+    for (size_t d = is.size(); d-- > 0;) {
+      st[k][off + d] = (is[d] == 1 && os[off + d] != 1) ? 0 : stride;
+      stride *= is[d];
+    }
+  }
+  // Drop size-1 dims, then merge adjacent dims where every input is contiguous across them.
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> cst(nin);
+  for (size_t d = 0; d < R; ++d) {
+    if (os[d] == 1) continue;
+    bool merge = !shape.empty();
+    for (size_t k = 0; k < nin && merge; ++k)
+      if (cst[k].back() != st[k][d] * os[d]) merge = false;
+    if (merge) {
+      shape.back() *= os[d];
+      for (size_t k = 0; k < nin; ++k) cst[k].back() = st[k][d];
+    } else {
+      shape.push_back(os[d]);
+      for (size_t k = 0; k < nin; ++k) cst[k].push_back(st[k][d]);
+    }
+  }
+  if (shape.empty()) {
+    shape.push_back(1);
+    for (size_t k = 0; k < nin; ++k) cst[k].push_back(0);
+  }
+  if (shape.size() > ATCK_ELT_MAX_RANK) internalError("eltwise: rank too large after collapsing");
+  int64_t total = 1;
+  for (int64_t d : os) total *= d;
+  KernelCall c;
+  c.kernel = "eltwise";
+  auto& p = c.params;
+  p.resize(ATCK_EP_HEADER, 0);
+  p[ATCK_EP_OP] = op;
+  p[ATCK_EP_CT] = ct;
+  p[ATCK_EP_NIN] = (int64_t)nin;
+  p[ATCK_EP_RANK] = (int64_t)shape.size();
+  p[ATCK_EP_TOTAL] = total;
+  p[ATCK_EP_OUTDT] = (int64_t)out.dtype;
+  p[ATCK_EP_ALPHA] = paramFromDouble(s.alpha);
+  p[ATCK_EP_BETA] = paramFromDouble(s.beta);
+  p[ATCK_EP_GAMMA] = paramFromDouble(s.gamma);
+  p[ATCK_EP_IA] = s.ia;
+  p[ATCK_EP_IB] = s.ib;
+  p[ATCK_EP_OUTBUF] = (int64_t)n.inputs.size();
+  for (auto* v : inputs) p.push_back((int64_t)v->type.dtype);
+  for (auto* v : inputs) {
+    size_t i = 0;
+    while (i < n.inputs.size() && n.inputs[i] != v) ++i;
+    if (i == n.inputs.size()) internalError("eltwise: value is not an input of " + n.name);
+    p.push_back((int64_t)i);
+  }
+  for (int64_t d : shape) p.push_back(d);
+  for (size_t k = 0; k < nin; ++k)
+    for (int64_t x : cst[k]) p.push_back(x);
+  return c;
+}
+
+}  // namespace atc

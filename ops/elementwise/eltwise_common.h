@@ -1,0 +1,36 @@
+// Shared helpers of the element-wise op definitions: type inference for same-type and
+// broadcasting ops, and the lowering to the generic "eltwise" kernel
+// (kernels/lib/eltwise.cpp, params in kernels/lib/math_eltwise_codes.h).
+#pragma once
+#include <vector>
+
+#include "ir/op_registry.h"
+#include "kernels/lib/math_eltwise_codes.h"
+
+namespace atc {
+
+struct EltScalars {
+  double alpha = 0, beta = 0, gamma = 0;
+  int64_t ia = 0, ib = 0;
+};
+
+// Compute type code (AtckComputeType) used for arithmetic on values of dtype t.
+int64_t eltComputeType(DType t);
+
+// Builds the eltwise kernel call for node n with op code `op` reading `inputs` (some of
+// n's inputs, broadcast to `out`). ct: compute type (-1: eltComputeType of inputs[0]).
+KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Value*>& inputs,
+                           const TensorType& out, int64_t ct = -1,
+                           const EltScalars& s = EltScalars());
+
+// Output = input 0's type.
+void inferSameAsInput0(Graph&, Node& n);
+// Output shape = broadcast of all inputs; dtype = dt (Undefined: input 0's dtype).
+void inferBroadcast(Node& n, DType dt = DType::Undefined);
+// Throws unless all (present) inputs have the same dtype.
+void checkSameDtypes(const Node& n, size_t first, size_t count);
+
+// The node's present inputs as a vector.
+std::vector<const Value*> presentInputs(const Node& n);
+
+}  // namespace atc
