@@ -1,5 +1,6 @@
 // pad: bufs = {in, out}. Modes: 0 constant, 1 reflect, 2 edge. Negative pads crop.
-// P = {esize, rank, mode, valueBits (the pad value's bytes), outDims[r], inDims[r], begin[r]}
+// P = {esize, rank, mode, valueBits (the pad value's bytes), outBuf (index in bufs),
+//      outDims[r], inDims[r], begin[r]}
 // (begin = pads at the start of each dim). Items: output rows (all dims but the last).
 #include "kernels/lib/index_elem.h"
 
@@ -23,18 +24,18 @@ ATCK_INLINE int64_t mapCoord(int64_t o, int64_t begin, int64_t n, int64_t mode) 
 int64_t atck_pad_ntasks(const int64_t* P) {
   int64_t r = P[1];
   int64_t n = 1;
-  for (int64_t d = 0; d < r; ++d) n *= P[4 + d];
+  for (int64_t d = 0; d < r; ++d) n *= P[5 + d];
   if (n == 0) return 0;
-  return r == 0 ? 1 : n / P[4 + r - 1];
+  return r == 0 ? 1 : n / P[5 + r - 1];
 }
 
 void atck_pad_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   int64_t es = P[0], r = P[1], mode = P[2], bits = P[3];
-  const int64_t* od = P + 4;
-  const int64_t* id = P + 4 + r;
-  const int64_t* pb = P + 4 + 2 * r;
+  const int64_t* od = P + 5;
+  const int64_t* id = P + 5 + r;
+  const int64_t* pb = P + 5 + 2 * r;
   const char* in = (const char*)bufs[0];
-  char* out = (char*)bufs[1];
+  char* out = (char*)bufs[P[4]];
   if (r == 0) { atck_move_one(out, in, es); return; }
   int64_t last = r - 1, len = od[last], ilen = id[last], b = pb[last];
   int64_t istr[ATCK_MAX_RANK];

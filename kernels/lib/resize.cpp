@@ -1,7 +1,7 @@
 // resize: separable N-d resampling with per-dim tap tables computed by the lowering (all
 // ONNX coordinate transformation modes, nearest modes, linear and cubic coefficients).
 // bufs = {in, out}.
-// P = {dtype, esize, rank, nearest (1: single tap, bytes are moved), extrapBits (double),
+// P = {dtype, esize, rank, nearest (1: single tap, bytes are moved), extrapBits (double), outBuf,
 //      taps[r] (0 = identity dim), outDims[r], inDims[r],
 //      then for each dim with taps > 0: idx[outDim * taps], wbits[outDim * taps] (double)}.
 // An index of -1 means outside the crop box: the output element is the extrapolation value.
@@ -52,7 +52,7 @@ ATCK_INLINE void storeF(char* p, int64_t dt, float v) {
 }
 
 struct ResizeView {
-  int64_t dt, es, rank, nearest;
+  int64_t dt, es, rank, nearest, outBuf;
   double extrap;
   const int64_t* taps;
   const int64_t* od;
@@ -67,10 +67,11 @@ ATCK_INLINE void viewOf(const int64_t* P, ResizeView& v) {
   v.rank = P[2];
   v.nearest = P[3];
   v.extrap = atck_d(P[4]);
-  v.taps = P + 5;
-  v.od = P + 5 + v.rank;
-  v.id = P + 5 + 2 * v.rank;
-  const int64_t* t = P + 5 + 3 * v.rank;
+  v.outBuf = P[5];
+  v.taps = P + 6;
+  v.od = P + 6 + v.rank;
+  v.id = P + 6 + 2 * v.rank;
+  const int64_t* t = P + 6 + 3 * v.rank;
   for (int64_t d = 0; d < v.rank; ++d) {
     int64_t n = v.taps[d] > 0 ? v.od[d] * v.taps[d] : 0;
     v.tabIdx[d] = t;
@@ -84,16 +85,16 @@ ATCK_INLINE void viewOf(const int64_t* P, ResizeView& v) {
 int64_t atck_resize_ntasks(const int64_t* P) {
   int64_t r = P[2];
   int64_t n = 1;
-  for (int64_t d = 0; d < r; ++d) n *= P[5 + r + d];
+  for (int64_t d = 0; d < r; ++d) n *= P[6 + r + d];
   if (n == 0) return 0;
-  return r == 0 ? 1 : n / P[5 + r + r - 1];
+  return r == 0 ? 1 : n / P[6 + r + r - 1];
 }
 
 void atck_resize_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   ResizeView v;
   viewOf(P, v);
   const char* in = (const char*)bufs[0];
-  char* out = (char*)bufs[1];
+  char* out = (char*)bufs[v.outBuf];
   int64_t es = v.es;
   if (v.rank == 0) { atck_move_one(out, in, es); return; }
   int64_t last = v.rank - 1;

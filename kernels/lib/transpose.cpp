@@ -1,7 +1,8 @@
 // strided_copy: out (dense, row-major dims) [i] = in[offset + sum_d idx_d * stride_d].
 // One kernel for Transpose, Slice (any steps), Expand (stride 0), Tile (as a 2r-dim view),
 // DepthToSpace / SpaceToDepth (6-d transposes). The lowering merges contiguous dims.
-// P = {esize, rank, dims[rank], inStrides[rank] (elements, may be 0 or negative), inOffset}.
+// P = {esize, rank, dims[rank], inStrides[rank] (elements, may be 0 or negative), inOffset,
+//      outBuf (index of the output in bufs: the op's constant inputs come before it)}.
 // When the output's last dim is not the input's contiguous dim but another output dim is,
 // the copy is blocked over those two dims (the fast path of 2-d transposes).
 #include "kernels/lib/index_elem.h"
@@ -66,7 +67,7 @@ int64_t atck_strided_copy_ntasks(const int64_t* P) {
 void atck_strided_copy_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   StridedView v = viewOf(P);
   const char* in = (const char*)bufs[0];
-  char* out = (char*)bufs[1];
+  char* out = (char*)bufs[P[3 + 2 * v.rank]];
   int64_t es = v.esize;
   if (v.rank == 0) {
     atck_move_one(out, in + v.offset * es, es);

@@ -41,7 +41,8 @@ std::vector<int64_t> stridesOf(const Shape& s) {
   return r;
 }
 
-KernelCall stridedCopy(int64_t esize, Shape dims, std::vector<int64_t> strides, int64_t offset) {
+KernelCall stridedCopy(const Node& n, int64_t esize, Shape dims, std::vector<int64_t> strides,
+                       int64_t offset) {
   int64_t numel = 1;
   for (auto d : dims) numel *= d;
   Shape nd;
@@ -69,6 +70,7 @@ KernelCall stridedCopy(int64_t esize, Shape dims, std::vector<int64_t> strides, 
   for (auto d : nd) k.params.push_back(d);
   for (auto s : ns) k.params.push_back(s);
   k.params.push_back(offset);
+  k.params.push_back((int64_t)n.inputs.size());
   return k;
 }
 

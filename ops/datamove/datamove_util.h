@@ -24,7 +24,9 @@ std::vector<int64_t> stridesOf(const Shape& s);
 
 // Lowering to the strided_copy kernel: out (dense, dims) [idx] = in[offset + idx . strides].
 // Drops size-1 dims and merges contiguous dims first.
-KernelCall stridedCopy(int64_t esize, Shape dims, std::vector<int64_t> strides, int64_t offset);
+// The output buffer follows n's inputs.
+KernelCall stridedCopy(const Node& n, int64_t esize, Shape dims, std::vector<int64_t> strides,
+                       int64_t offset);
 
 // The bytes of one element of dtype dt holding value v (for fill / pad values), as int64.
 int64_t elementBits(double v, DType dt);

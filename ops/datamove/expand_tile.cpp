@@ -18,7 +18,7 @@ KernelCall lowerExpand(LowerCtx& c) {
   std::vector<int64_t> strides(out.size(), 0);
   size_t off = out.size() - in.size();
   for (size_t i = 0; i < in.size(); ++i) strides[off + i] = in[i] == 1 ? 0 : st[i];
-  return dm::stridedCopy((int64_t)dtypeSize(c.node.inputs[0]->type.dtype), out, strides, 0);
+  return dm::stridedCopy(c.node, (int64_t)dtypeSize(c.node.inputs[0]->type.dtype), out, strides, 0);
 }
 
 void inferTile(Graph&, Node& n) {
@@ -45,7 +45,7 @@ KernelCall lowerTile(LowerCtx& c) {
     dims.push_back(in[i]);
     strides.push_back(st[i]);
   }
-  return dm::stridedCopy((int64_t)dtypeSize(c.node.inputs[0]->type.dtype), dims, strides, 0);
+  return dm::stridedCopy(c.node, (int64_t)dtypeSize(c.node.inputs[0]->type.dtype), dims, strides, 0);
 }
 
 OpDef def(const char* type, std::function<void(Graph&, Node&)> inf, std::function<KernelCall(LowerCtx&)> low) {

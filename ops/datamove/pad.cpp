@@ -78,7 +78,8 @@ KernelCall lowerPad(LowerCtx& c) {
   const Shape& out = n.outputs[0]->type.shape;
   KernelCall k;
   k.kernel = "pad";
-  k.params = {(int64_t)dtypeSize(n.inputs[0]->type.dtype), (int64_t)in.size(), s.mode, s.bits};
+  k.params = {(int64_t)dtypeSize(n.inputs[0]->type.dtype), (int64_t)in.size(), s.mode, s.bits,
+              (int64_t)n.inputs.size()};
   for (auto d : out) k.params.push_back(d);
   for (auto d : in) k.params.push_back(d);
   for (auto b : s.begin) k.params.push_back(b);

@@ -74,7 +74,7 @@ KernelCall lowerSlice(LowerCtx& c) {
     strides[d] = st[d] * s.step[d];
     off += s.start[d] * st[d];
   }
-  return dm::stridedCopy((int64_t)dtypeSize(c.node.inputs[0]->type.dtype), s.outDims, strides, off);
+  return dm::stridedCopy(c.node, (int64_t)dtypeSize(c.node.inputs[0]->type.dtype), s.outDims, strides, off);
 }
 
 ATC_REGISTER_OP([] {

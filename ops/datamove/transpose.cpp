@@ -6,7 +6,7 @@ namespace atc {
 namespace {
 
 // out dims / strides of `view` permuted by perm.
-KernelCall permuted(int64_t esize, const Shape& view, const std::vector<int64_t>& perm) {
+KernelCall permuted(const Node& n, int64_t esize, const Shape& view, const std::vector<int64_t>& perm) {
   auto st = dm::stridesOf(view);
   Shape dims;
   std::vector<int64_t> strides;
@@ -14,7 +14,7 @@ KernelCall permuted(int64_t esize, const Shape& view, const std::vector<int64_t>
     dims.push_back(view[(size_t)p]);
     strides.push_back(st[(size_t)p]);
   }
-  return dm::stridedCopy(esize, dims, strides, 0);
+  return dm::stridedCopy(n, esize, dims, strides, 0);
 }
 
 std::vector<int64_t> transposePerm(const Node& n, int64_t r) {
@@ -42,7 +42,7 @@ void inferTranspose(Graph&, Node& n) {
 
 KernelCall lowerTranspose(LowerCtx& c) {
   const Shape& in = c.node.inputs[0]->type.shape;
-  return permuted((int64_t)dtypeSize(c.node.inputs[0]->type.dtype), in,
+  return permuted(c.node, (int64_t)dtypeSize(c.node.inputs[0]->type.dtype), in,
                   transposePerm(c.node, (int64_t)in.size()));
 }
 
@@ -72,8 +72,8 @@ KernelCall lowerDepthToSpace(LowerCtx& c) {
   int64_t b = blockSize(c.node), es = (int64_t)dtypeSize(c.node.inputs[0]->type.dtype);
   int64_t cc = s[1] / (b * b);
   if (c.node.attrString("mode", "DCR") == "DCR")
-    return permuted(es, {s[0], b, b, cc, s[2], s[3]}, {0, 3, 4, 1, 5, 2});
-  return permuted(es, {s[0], cc, b, b, s[2], s[3]}, {0, 1, 4, 2, 5, 3});
+    return permuted(c.node, es, {s[0], b, b, cc, s[2], s[3]}, {0, 3, 4, 1, 5, 2});
+  return permuted(c.node, es, {s[0], cc, b, b, s[2], s[3]}, {0, 1, 4, 2, 5, 3});
 }
 
 void inferSpaceToDepth(Graph&, Node& n) {
@@ -86,7 +86,7 @@ void inferSpaceToDepth(Graph&, Node& n) {
 KernelCall lowerSpaceToDepth(LowerCtx& c) {
   const Shape& s = c.node.inputs[0]->type.shape;
   int64_t b = blockSize(c.node), es = (int64_t)dtypeSize(c.node.inputs[0]->type.dtype);
-  return permuted(es, {s[0], s[1], s[2] / b, b, s[3] / b, b}, {0, 3, 5, 1, 2, 4});
+  return permuted(c.node, es, {s[0], s[1], s[2] / b, b, s[3] / b, b}, {0, 3, 5, 1, 2, 4});
 }
 
 OpDef def(const char* type, std::function<void(Graph&, Node&)> inf, std::function<KernelCall(LowerCtx&)> low) {

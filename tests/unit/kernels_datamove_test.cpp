@@ -1,0 +1,267 @@
+// Data-movement ops run natively (evalNodeNative) against references computed here.
+#include "tests/unit/dm_test_util.h"
+
+using namespace atc;
+using namespace dmtest;
+
+namespace {
+
+// Reference transpose of a float tensor.
+std::vector<float> refTranspose(const Tensor& x, const std::vector<int64_t>& perm) {
+  const Shape& s = x.type.shape;
+  Shape o;
+  for (auto p : perm) o.push_back(s[(size_t)p]);
+  std::vector<float> r;
+  forEachIndex(o, [&](const std::vector<int64_t>& oi) {
+    std::vector<int64_t> ii(s.size());
+    for (size_t d = 0; d < perm.size(); ++d) ii[(size_t)perm[d]] = oi[d];
+    r.push_back(x.as<float>()[offsetOf(ii, s)]);
+  });
+  return r;
+}
+
+}  // namespace
+
+TEST(DataMove, ReshapeZeroAndMinusOne) {
+  auto x = iotaF({2, 3, 4});
+  auto y = runOp("Reshape", {x, ints({0, -1})});
+  EXPECT_EQ(y->type.str(), "float32[2,12]");
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(y->as<float>()[i], (float)i);
+  EXPECT_EQ(inferOp("Reshape", {x, ints({-1, 0, 2})}).str(), "float32[4,3,2]");
+  EXPECT_EQ(inferOp("Reshape", {x}, {{"shape", std::vector<int64_t>{4, 6}}}, 1).str(), "float32[4,6]");
+  // allowzero: 0 is a real zero dim.
+  auto e = tensorOf(DType::F32, {0, 3});
+  EXPECT_EQ(inferOp("Reshape", {e, ints({3, 0})}, {{"allowzero", int64_t(1)}}).str(), "float32[3,0]");
+  EXPECT_THROW(inferOp("Reshape", {x, ints({5, -1})}), AtcError);
+  EXPECT_THROW(inferOp("Reshape", {x, ints({-1, -1})}), AtcError);
+}
+
+TEST(DataMove, ReshapeNeedsConstantShape) {
+  Graph g;
+  Value* x = g.newConstant("x", iotaF({2, 3}));
+  Value* s = g.newValue("s", TensorType(DType::I64, {2}));
+  Node* n = g.addNode("Reshape", "r", {x, s}, {g.newValue("y")});
+  try {
+    inferNode(g, *n);
+    FAIL() << "expected an error";
+  } catch (const AtcError& e) {
+    EXPECT_NE(std::string(e.what()).find("compile-time constant"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DataMove, FlattenSqueezeUnsqueeze) {
+  auto x = iotaF({2, 1, 3, 1});
+  EXPECT_EQ(inferOp("Flatten", {x}).str(), "float32[2,3]");
+  EXPECT_EQ(inferOp("Flatten", {x}, {{"axis", int64_t(0)}}).str(), "float32[1,6]");
+  EXPECT_EQ(inferOp("Flatten", {x}, {{"axis", int64_t(-1)}}).str(), "float32[6,1]");
+  EXPECT_EQ(inferOp("Squeeze", {x}).str(), "float32[2,3]");
+  EXPECT_EQ(inferOp("Squeeze", {x, ints({-1})}).str(), "float32[2,1,3]");
+  EXPECT_EQ(inferOp("Squeeze", {x}, {{"axes", std::vector<int64_t>{1}}}, 11).str(), "float32[2,3,1]");
+  EXPECT_THROW(inferOp("Squeeze", {x, ints({0})}), AtcError);
+  EXPECT_EQ(inferOp("Unsqueeze", {x, ints({0, -1})}).str(), "float32[1,2,1,3,1,1]");
+  EXPECT_EQ(inferOp("Unsqueeze", {x}, {{"axes", std::vector<int64_t>{2}}}, 11).str(), "float32[2,1,1,3,1]");
+  auto y = runOp("Unsqueeze", {x, ints({1})});
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y->as<float>()[i], (float)i);
+  EXPECT_TRUE(OpRegistry::instance().find("Reshape")->aliasesInput0);
+  EXPECT_TRUE(OpRegistry::instance().find("Squeeze")->aliasesInput0);
+}
+
+TEST(DataMove, DropoutForwardsAndMasksTrue) {
+  auto x = iotaF({2, 3});
+  OneNode o("Dropout", {x}, 2);
+  auto r = o.run();
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(r[0]->as<float>()[i], (float)i);
+  EXPECT_EQ(r[1]->type.str(), "bool[2,3]");
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(r[1]->as<uint8_t>()[i], 1);
+}
+
+TEST(DataMove, TransposeAllPermsRank3AndBlocked) {
+  auto x = iotaF({3, 4, 5});
+  std::vector<std::vector<int64_t>> perms = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (auto& p : perms) {
+    auto y = runOp("Transpose", {x}, {{"perm", p}});
+    expectFloats(*y, refTranspose(*x, p));
+  }
+  // Default perm reverses; big 2-d transposes take the blocked path (non-multiple of 32).
+  auto big = iotaF({2, 70, 45});
+  expectFloats(*runOp("Transpose", {big}, {{"perm", std::vector<int64_t>{0, 2, 1}}}), refTranspose(*big, {0, 2, 1}));
+  expectFloats(*runOp("Transpose", {big}), refTranspose(*big, {2, 1, 0}));
+  auto big4 = iotaF({2, 3, 9, 40});
+  expectFloats(*runOp("Transpose", {big4}, {{"perm", std::vector<int64_t>{0, 3, 1, 2}}}), refTranspose(*big4, {0, 3, 1, 2}));
+  expectFloats(*runOp("Transpose", {big4}, {{"perm", std::vector<int64_t>{3, 2, 0, 1}}}), refTranspose(*big4, {3, 2, 0, 1}));
+  // Other element sizes: uint8, int64.
+  auto b = tensorOf(DType::U8, {37, 41});
+  for (int i = 0; i < 37 * 41; ++i) b->as<uint8_t>()[i] = (uint8_t)(i * 7);
+  auto yb = runOp("Transpose", {b});
+  for (int i = 0; i < 37; ++i)
+    for (int j = 0; j < 41; ++j) ASSERT_EQ(yb->as<uint8_t>()[j * 37 + i], b->as<uint8_t>()[i * 41 + j]);
+  auto l = tensorOf(DType::I64, {5, 33});
+  for (int i = 0; i < 5 * 33; ++i) l->as<int64_t>()[i] = (int64_t)i << 33;
+  auto yl = runOp("Transpose", {l});
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 33; ++j) ASSERT_EQ(yl->as<int64_t>()[j * 5 + i], l->as<int64_t>()[i * 33 + j]);
+  // Zero-size dims.
+  EXPECT_EQ(runOp("Transpose", {tensorOf(DType::F32, {0, 3})})->type.str(), "float32[3,0]");
+}
+
+TEST(DataMove, ConcatNegativeAxisAndEmptyInput) {
+  auto a = iotaF({2, 2, 3}), b = iotaF({2, 1, 3}, 100), e = tensorOf(DType::F32, {2, 0, 3});
+  auto y = runOp("Concat", {a, e, b}, {{"axis", int64_t(-2)}});
+  EXPECT_EQ(y->type.str(), "float32[2,3,3]");
+  std::vector<float> want;
+  for (int n = 0; n < 2; ++n) {
+    for (int i = 0; i < 6; ++i) want.push_back((float)(n * 6 + i));
+    for (int i = 0; i < 3; ++i) want.push_back(100.f + (float)(n * 3 + i));
+  }
+  expectFloats(*y, want);
+  auto i0 = ints({1, 2}), i1 = ints({3});
+  auto yi = runOp("Concat", {i0, i1}, {{"axis", int64_t(0)}});
+  EXPECT_EQ(yi->toInts(), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_THROW(inferOp("Concat", {a, iotaF({3, 1, 3})}, {{"axis", int64_t(1)}}), AtcError);
+}
+
+TEST(DataMove, SplitForms) {
+  auto x = iotaF({2, 5});
+  {
+    OneNode o("Split", {x, ints({2, 3})}, 2, {{"axis", int64_t(-1)}});
+    auto r = o.run();
+    EXPECT_EQ(r[0]->type.str(), "float32[2,2]");
+    expectFloats(*r[0], {0, 1, 5, 6});
+    expectFloats(*r[1], {2, 3, 4, 7, 8, 9});
+  }
+  {
+    OneNode o("Split", {x}, 2, {{"axis", int64_t(1)}, {"split", std::vector<int64_t>{4, 1}}}, 11);
+    auto r = o.run();
+    expectFloats(*r[1], {4, 9});
+  }
+  {
+    OneNode o("Split", {iotaF({6})}, 3);
+    auto r = o.run();
+    expectFloats(*r[2], {4, 5});
+  }
+  {
+    OneNode o("Split", {iotaF({5})}, 3, {{"num_outputs", int64_t(3)}}, 18);
+    auto r = o.run();
+    expectFloats(*r[0], {0, 1});
+    expectFloats(*r[2], {4});
+  }
+}
+
+TEST(DataMove, SliceStepsClampingNegative) {
+  auto x = iotaF({4, 5});
+  // Reference via explicit python-like semantics.
+  auto y = runOp("Slice", {x, ints({1, 0}), ints({1000, -1}), ints({0, 1}), ints({2, 2})});
+  EXPECT_EQ(y->type.str(), "float32[2,2]");
+  expectFloats(*y, {5, 7, 15, 17});
+  // Negative steps: reverse a dim fully (ends = INT64_MIN style).
+  auto r = runOp("Slice", {x, ints({-1}), ints({INT64_MIN}), ints({1}), ints({-1})});
+  EXPECT_EQ(r->type.str(), "float32[4,5]");
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j) EXPECT_EQ(r->as<float>()[i * 5 + j], (float)(i * 5 + 4 - j));
+  auto r2 = runOp("Slice", {x, ints({3, 4}), ints({0, 0}), ints({0, -1}), ints({-2, -3})});
+  expectFloats(*r2, {19, 16, 9, 6});
+  // Empty result and opset-1 attributes.
+  EXPECT_EQ(inferOp("Slice", {x, ints({3}), ints({1}), ints({0})}).str(), "float32[0,5]");
+  auto a = runOp("Slice", {x}, {{"starts", std::vector<int64_t>{1}}, {"ends", std::vector<int64_t>{2}},
+                               {"axes", std::vector<int64_t>{1}}}, 1);
+  expectFloats(*a, {1, 6, 11, 16});
+  EXPECT_EQ(runOp("Slice", {x, ints({1}), ints({1}), ints({0})})->type.numel(), 0);
+}
+
+TEST(DataMove, GatherNegativeIndicesAndAxes) {
+  auto x = iotaF({3, 4});
+  auto y = runOp("Gather", {x, ints({-1, 0})}, {{"axis", int64_t(0)}});
+  EXPECT_EQ(y->type.str(), "float32[2,4]");
+  expectFloats(*y, {8, 9, 10, 11, 0, 1, 2, 3});
+  auto idx = tensorFrom<int32_t>(DType::I32, {2, 2}, {3, -3, 0, 2});
+  auto z = runOp("Gather", {x, idx}, {{"axis", int64_t(-1)}});
+  EXPECT_EQ(z->type.str(), "float32[3,2,2]");
+  expectFloats(*z, {3, 1, 0, 2, 7, 5, 4, 6, 11, 9, 8, 10});
+  // Scalar index removes the axis (shape arithmetic: Shape -> Gather).
+  auto s = runOp("Gather", {ints({7, 8, 9}), makeIntTensor({1}, DType::I64, true)});
+  EXPECT_EQ(s->type.str(), "int64[]");
+  EXPECT_EQ(s->intAt(0), 8);
+}
+
+TEST(DataMove, GatherElementsAndND) {
+  auto x = iotaF({3, 3});
+  auto ge = runOp("GatherElements", {x, tensorFrom<int64_t>(DType::I64, {2, 3}, {1, 2, 0, 2, 0, -1})},
+                  {{"axis", int64_t(0)}});
+  expectFloats(*ge, {3, 7, 2, 6, 1, 8});
+  auto ge1 = runOp("GatherElements", {x, tensorFrom<int64_t>(DType::I64, {3, 1}, {2, 0, 1})},
+                   {{"axis", int64_t(1)}});
+  expectFloats(*ge1, {2, 3, 7});
+  auto d = iotaF({2, 2, 2});
+  auto nd = runOp("GatherND", {d, tensorFrom<int64_t>(DType::I64, {2, 2}, {0, 1, 1, 0})});
+  EXPECT_EQ(nd->type.str(), "float32[2,2]");
+  expectFloats(*nd, {2, 3, 4, 5});
+  auto nb = runOp("GatherND", {d, tensorFrom<int64_t>(DType::I64, {2, 1}, {1, 0})}, {{"batch_dims", int64_t(1)}});
+  EXPECT_EQ(nb->type.str(), "float32[2,2]");
+  expectFloats(*nb, {2, 3, 4, 5});
+}
+
+TEST(DataMove, ScatterNDAndElements) {
+  auto d = iotaF({4, 2});
+  auto upd = tensorFrom<float>(DType::F32, {2, 2}, {-1, -2, -3, -4});
+  auto y = runOp("ScatterND", {d, tensorFrom<int64_t>(DType::I64, {2, 1}, {3, -4}), upd});
+  expectFloats(*y, {-3, -4, 2, 3, 4, 5, -1, -2});
+  auto ya = runOp("ScatterND", {d, tensorFrom<int64_t>(DType::I64, {2, 1}, {1, 1}), upd},
+                  {{"reduction", std::string("add")}});
+  expectFloats(*ya, {0, 1, 2 - 1 - 3, 3 - 2 - 4, 4, 5, 6, 7});
+  auto se = runOp("ScatterElements", {iotaF({2, 3}), tensorFrom<int64_t>(DType::I64, {1, 2}, {2, 0}),
+                                      tensorFrom<float>(DType::F32, {1, 2}, {10, 20})},
+                  {{"axis", int64_t(1)}});
+  expectFloats(*se, {20, 1, 10, 3, 4, 5});
+}
+
+TEST(DataMove, PadModes) {
+  auto x = iotaF({2, 3});
+  auto c = runOp("Pad", {x, ints({1, 0, 0, 2}), tensorFrom<float>(DType::F32, {}, {9.f})});
+  EXPECT_EQ(c->type.str(), "float32[3,5]");
+  expectFloats(*c, {9, 9, 9, 9, 9, 0, 1, 2, 9, 9, 3, 4, 5, 9, 9});
+  auto r = runOp("Pad", {x, ints({0, 2, 0, 2})}, {{"mode", std::string("reflect")}});
+  expectFloats(*r, {2, 1, 0, 1, 2, 1, 0, 5, 4, 3, 4, 5, 4, 3});
+  auto e = runOp("Pad", {x, ints({1, 1, 1, 1})}, {{"mode", std::string("edge")}});
+  expectFloats(*e, {0, 0, 1, 2, 2, 0, 0, 1, 2, 2, 3, 3, 4, 5, 5, 3, 3, 4, 5, 5});
+  // Opset-2 attribute form and negative (cropping) pads.
+  auto a = runOp("Pad", {x}, {{"pads", std::vector<int64_t>{0, -1, 0, 1}}, {"value", 7.0}}, 2);
+  expectFloats(*a, {1, 2, 7, 4, 5, 7});
+  // Axes input (opset 18) and int64 data.
+  auto l = runOp("Pad", {ints({1, 2}), ints({2, 0}), makeIntTensor({-5}, DType::I64, true)});
+  EXPECT_EQ(l->toInts(), (std::vector<int64_t>{-5, -5, 1, 2}));
+}
+
+TEST(DataMove, ExpandTile) {
+  auto x = iotaF({3, 1});
+  auto y = runOp("Expand", {x, ints({2, 1, 4})});
+  EXPECT_EQ(y->type.str(), "float32[2,3,4]");
+  std::vector<float> want;
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) want.push_back((float)i);
+  expectFloats(*y, want);
+  EXPECT_EQ(inferOp("Expand", {x, ints({1})}).str(), "float32[3,1]");
+  auto t = runOp("Tile", {iotaF({2, 2}), ints({2, 3})});
+  EXPECT_EQ(t->type.str(), "float32[4,6]");
+  std::vector<float> tw;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j) tw.push_back((float)((i % 2) * 2 + j % 2));
+  expectFloats(*t, tw);
+}
+
+TEST(DataMove, DepthToSpaceSpaceToDepth) {
+  auto x = iotaF({1, 8, 2, 3});
+  for (std::string mode : {"DCR", "CRD"}) {
+    auto y = runOp("DepthToSpace", {x}, {{"blocksize", int64_t(2)}, {"mode", mode}});
+    EXPECT_EQ(y->type.str(), "float32[1,2,4,6]");
+    forEachIndex({1, 2, 4, 6}, [&](const std::vector<int64_t>& o) {
+      int64_t c = o[1], h = o[2] / 2, bh = o[2] % 2, w = o[3] / 2, bw = o[3] % 2;
+      int64_t ic = mode == "DCR" ? (bh * 2 + bw) * 2 + c : c * 4 + bh * 2 + bw;
+      EXPECT_EQ(y->as<float>()[offsetOf(o, {1, 2, 4, 6})], x->as<float>()[offsetOf({0, ic, h, w}, {1, 8, 2, 3})]);
+    });
+    if (mode == "DCR") {
+      auto back = runOp("SpaceToDepth", {y}, {{"blocksize", int64_t(2)}});
+      expectFloats(*back, std::vector<float>(x->as<float>(), x->as<float>() + 48));
+    }
+  }
+}
