@@ -67,7 +67,6 @@ std::string normaliseArg(const std::string& a) {
   return a;
 }
 
-const char* kRequiredSolution = "Try 'atc --help' for the required options.";
 
 }  // namespace
 
@@ -89,12 +88,11 @@ void parseInputShape(const std::string& text, CompileOptions& opts) {
   opts.inputShapeOrder.clear();
   std::string t = trim(text);
   if (t.empty()) invalid(text, "input_shape", "the value is empty.", sol, "E10002");
-  for (std::string item : split(t, ';')) {
+  std::vector<std::string> items = split(t, ';');
+  if (items.size() > 1 && trim(items.back()).empty()) items.pop_back();  // trailing ';'
+  for (std::string item : items) {
     item = trim(item);
-    if (item.empty()) {
-      if (&item == nullptr) break;
-      invalid(text, "input_shape", "an entry between ';' is empty.", sol, "E10002");
-    }
+    if (item.empty()) invalid(text, "input_shape", "an entry between ';' is empty.", sol, "E10002");
     size_t colon = item.rfind(':');
     if (colon == std::string::npos)
       invalid(text, "input_shape", "entry [" + item + "] has no ':' between the name and the dims.", sol, "E10002");
@@ -188,7 +186,18 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
 
   std::vector<std::string> args;
   args.push_back(argc > 0 ? argv[0] : "atc");
-  for (int i = 1; i < argc; ++i) args.push_back(normaliseArg(argv[i]));
+  // "--name=" (empty value): CLI11 reads it as a missing value; keep it as given-but-empty
+  // so that the option's own check reports it (E10054 for --soc_version, ...).
+  std::map<std::string, bool> givenEmpty;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = normaliseArg(argv[i]);
+    if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' && a.find('=') == a.size() - 1 &&
+        findOptionSpec(a.substr(2, a.size() - 3))) {
+      givenEmpty[a.substr(2, a.size() - 3)] = true;
+      continue;
+    }
+    args.push_back(a);
+  }
 
   CLI::App app{"atc"};
   app.set_help_flag();  // help handled below, so that "--help" wins over other errors
@@ -227,7 +236,13 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
     throw AtcError("E10001", "The command line is invalid. Reason: " + what,
                    "Write options as --name=value; try 'atc --help' for the list of options.");
   }
-  auto isGiven = [&](const std::string& n) { return given.at(n)->count() > 0; };
+  for (auto& kv : givenEmpty)
+    if (given.at(kv.first)->count() == 0) values[kv.first].clear();
+    else givenEmpty[kv.first] = false;  // a later non-empty value wins
+  auto isGiven = [&](const std::string& n) {
+    auto e = givenEmpty.find(n);
+    return given.at(n)->count() > 0 || (e != givenEmpty.end() && e->second);
+  };
   auto val = [&](const std::string& n) { return values.at(n); };
 
   // --log first, so that its level applies to the rest.
