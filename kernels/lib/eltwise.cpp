@@ -14,7 +14,7 @@ int64_t atck_eltwise_ntasks(const int64_t* P) {
 }
 
 template <class C>
-static inline void atck_elt_row(const int64_t* P, void** bufs, const int64_t* off,
+static inline ATCK_INLINE void atck_elt_row(const int64_t* P, void** bufs, const int64_t* off,
                                 const int64_t* istr, int64_t o, int64_t n) {
   const int64_t op = P[ATCK_EP_OP];
   const int64_t nin = P[ATCK_EP_NIN];
@@ -74,7 +74,7 @@ static inline void atck_elt_row(const int64_t* P, void** bufs, const int64_t* of
 }
 
 template <class C>
-static void atck_elt_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
+static inline ATCK_INLINE void atck_elt_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
   const int64_t nin = P[ATCK_EP_NIN];
   const int64_t rank = P[ATCK_EP_RANK];
   const int64_t* shape = P + ATCK_EP_HEADER + 2 * nin;

@@ -9,7 +9,7 @@
 enum AtckComputeType { ATCK_CT_F32 = 0, ATCK_CT_F64 = 1, ATCK_CT_I64 = 2, ATCK_CT_U64 = 3 };
 
 template <class C>
-static inline C atck_ld(const void* p, int64_t dt, int64_t i) {
+static inline ATCK_INLINE C atck_ld(const void* p, int64_t dt, int64_t i) {
   switch (dt) {
     case ATCK_F32: return (C)((const float*)p)[i];
     case ATCK_F16: return (C)atck_h2f(((const uint16_t*)p)[i]);
@@ -31,7 +31,7 @@ static inline C atck_ld(const void* p, int64_t dt, int64_t i) {
 // Float -> integer conversion that is defined for every input (NaN -> 0, saturating), so
 // that the optimiser never sees an undefined conversion.
 template <class I, class C>
-static inline I atck_to_int(C v, double lo, double hi) {
+static inline ATCK_INLINE I atck_to_int(C v, double lo, double hi) {
   if (!(v == v)) return (I)0;
   if ((double)v <= lo) return (I)lo;
   if ((double)v >= hi) return (I)hi;
@@ -39,7 +39,7 @@ static inline I atck_to_int(C v, double lo, double hi) {
 }
 
 template <class C>
-static inline void atck_st(void* p, int64_t dt, int64_t i, C v) {
+static inline ATCK_INLINE void atck_st(void* p, int64_t dt, int64_t i, C v) {
   switch (dt) {
     case ATCK_F32: ((float*)p)[i] = (float)v; break;
     case ATCK_F16: ((uint16_t*)p)[i] = atck_f2h((float)v); break;

@@ -14,18 +14,20 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline float atck_bits2f(uint32_t u) {
+#include "kernels/lib/kernel_abi.h"
+
+static inline ATCK_INLINE float atck_bits2f(uint32_t u) {
   float f;
   memcpy(&f, &u, 4);
   return f;
 }
-static inline uint32_t atck_f2bits(float f) {
+static inline ATCK_INLINE uint32_t atck_f2bits(float f) {
   uint32_t u;
   memcpy(&u, &f, 4);
   return u;
 }
 
-static inline float atck_expf(float x) {
+static inline ATCK_INLINE float atck_expf(float x) {
   const float magic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   int nan = x != x;
   float xc = nan ? 0.0f : x;
@@ -52,7 +54,7 @@ static inline float atck_expf(float x) {
   return nan ? x : res;
 }
 
-static inline float atck_expm1f(float x) {
+static inline ATCK_INLINE float atck_expm1f(float x) {
   float ax = x < 0 ? -x : x;
   // Taylor series of expm1 (relative error < 1e-9 for |x| < 0.7).
   float p = 1.0f / 39916800.0f;
@@ -70,7 +72,7 @@ static inline float atck_expm1f(float x) {
   return ax < 0.7f ? p : e;
 }
 
-static inline float atck_tanhf(float x) {
+static inline ATCK_INLINE float atck_tanhf(float x) {
   float ax = x < 0 ? -x : x;
   float a = ax > 9.5f ? 9.5f : ax;  // tanh(9.5) rounds to 1 in float
   float e = atck_expm1f(2.0f * a);
@@ -79,13 +81,13 @@ static inline float atck_tanhf(float x) {
   return x != x ? x : r;
 }
 
-static inline float atck_sigmoidf(float x) {
+static inline ATCK_INLINE float atck_sigmoidf(float x) {
   float e = atck_expf(x < 0 ? x : -x);  // exp(-|x|): never overflows
   float r = 1.0f / (1.0f + e);
   return x < 0 ? e * r : r;
 }
 
-static inline float atck_erff(float x) {
+static inline ATCK_INLINE float atck_erff(float x) {
   float ax = x < 0 ? -x : x;
   float x2 = x * x;
   // |x| <= 1: erf(x) = x * P(x^2)

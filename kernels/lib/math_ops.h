@@ -14,35 +14,35 @@ struct AtckIsFloat {
   static constexpr bool value = (C)0.5 != (C)0;
 };
 
-static inline float atck_m_exp(float x) { return atck_expf(x); }
-static inline double atck_m_exp(double x) { return exp(x); }
-static inline float atck_m_expm1(float x) { return atck_expm1f(x); }
-static inline double atck_m_expm1(double x) { return expm1(x); }
-static inline float atck_m_tanh(float x) { return atck_tanhf(x); }
-static inline double atck_m_tanh(double x) { return tanh(x); }
-static inline float atck_m_erf(float x) { return atck_erff(x); }
-static inline double atck_m_erf(double x) { return erf(x); }
-static inline float atck_m_sigmoid(float x) { return atck_sigmoidf(x); }
-static inline double atck_m_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-static inline float atck_m_log(float x) { return logf(x); }
-static inline double atck_m_log(double x) { return log(x); }
-static inline float atck_m_log1p(float x) { return log1pf(x); }
-static inline double atck_m_log1p(double x) { return log1p(x); }
-static inline float atck_m_sqrt(float x) { return sqrtf(x); }
-static inline double atck_m_sqrt(double x) { return sqrt(x); }
-static inline float atck_m_floor(float x) { return floorf(x); }
-static inline double atck_m_floor(double x) { return floor(x); }
-static inline float atck_m_ceil(float x) { return ceilf(x); }
-static inline double atck_m_ceil(double x) { return ceil(x); }
-static inline float atck_m_rint(float x) { return rintf(x); }
-static inline double atck_m_rint(double x) { return rint(x); }
-static inline float atck_m_pow(float x, float y) { return powf(x, y); }
-static inline double atck_m_pow(double x, double y) { return pow(x, y); }
-static inline float atck_m_fmod(float x, float y) { return fmodf(x, y); }
-static inline double atck_m_fmod(double x, double y) { return fmod(x, y); }
+static inline ATCK_INLINE float atck_m_exp(float x) { return atck_expf(x); }
+static inline ATCK_INLINE double atck_m_exp(double x) { return exp(x); }
+static inline ATCK_INLINE float atck_m_expm1(float x) { return atck_expm1f(x); }
+static inline ATCK_INLINE double atck_m_expm1(double x) { return expm1(x); }
+static inline ATCK_INLINE float atck_m_tanh(float x) { return atck_tanhf(x); }
+static inline ATCK_INLINE double atck_m_tanh(double x) { return tanh(x); }
+static inline ATCK_INLINE float atck_m_erf(float x) { return atck_erff(x); }
+static inline ATCK_INLINE double atck_m_erf(double x) { return erf(x); }
+static inline ATCK_INLINE float atck_m_sigmoid(float x) { return atck_sigmoidf(x); }
+static inline ATCK_INLINE double atck_m_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline ATCK_INLINE float atck_m_log(float x) { return logf(x); }
+static inline ATCK_INLINE double atck_m_log(double x) { return log(x); }
+static inline ATCK_INLINE float atck_m_log1p(float x) { return log1pf(x); }
+static inline ATCK_INLINE double atck_m_log1p(double x) { return log1p(x); }
+static inline ATCK_INLINE float atck_m_sqrt(float x) { return sqrtf(x); }
+static inline ATCK_INLINE double atck_m_sqrt(double x) { return sqrt(x); }
+static inline ATCK_INLINE float atck_m_floor(float x) { return floorf(x); }
+static inline ATCK_INLINE double atck_m_floor(double x) { return floor(x); }
+static inline ATCK_INLINE float atck_m_ceil(float x) { return ceilf(x); }
+static inline ATCK_INLINE double atck_m_ceil(double x) { return ceil(x); }
+static inline ATCK_INLINE float atck_m_rint(float x) { return rintf(x); }
+static inline ATCK_INLINE double atck_m_rint(double x) { return rint(x); }
+static inline ATCK_INLINE float atck_m_pow(float x, float y) { return powf(x, y); }
+static inline ATCK_INLINE double atck_m_pow(double x, double y) { return pow(x, y); }
+static inline ATCK_INLINE float atck_m_fmod(float x, float y) { return fmodf(x, y); }
+static inline ATCK_INLINE double atck_m_fmod(double x, double y) { return fmod(x, y); }
 
 // Rarely hot functions: computed through double libm for every compute type.
-static inline double atck_m_slow(int64_t op, double x) {
+static inline ATCK_INLINE double atck_m_slow(int64_t op, double x) {
   switch (op) {
     case ATCK_E_SIN: return sin(x);
     case ATCK_E_COS: return cos(x);
@@ -66,7 +66,7 @@ struct AtckEltPrm {
 
 // Unary op on a floating compute type.
 template <class C>
-static inline C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
+static inline ATCK_INLINE C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
   const C zero = (C)0, one = (C)1;
   switch (op) {
     case ATCK_E_COPY: return x;
@@ -124,7 +124,7 @@ static inline C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
 
 // Unary op on an integer compute type (int64_t or uint64_t; arithmetic wraps).
 template <class C>
-static inline C atck_unary_i(int64_t op, C x, const AtckEltPrm& p) {
+static inline ATCK_INLINE C atck_unary_i(int64_t op, C x, const AtckEltPrm& p) {
   const C zero = (C)0, one = (C)1;
   const bool sgn = (C)-1 < (C)0;
   switch (op) {
@@ -151,13 +151,13 @@ static inline C atck_unary_i(int64_t op, C x, const AtckEltPrm& p) {
 }
 
 template <class C>
-static inline C atck_unary(int64_t op, C x, const AtckEltPrm& p) {
+static inline ATCK_INLINE C atck_unary(int64_t op, C x, const AtckEltPrm& p) {
   if constexpr (AtckIsFloat<C>::value) return atck_unary_f<C>(op, x, p);
   else return atck_unary_i<C>(op, x, p);
 }
 
 template <class C>
-static inline C atck_ipow(C a, C b) {
+static inline ATCK_INLINE C atck_ipow(C a, C b) {
   if ((C)-1 < (C)0 && b < (C)0) {
     if (a == (C)1) return (C)1;
     if (a == (C)-1) return ((uint64_t)b & 1u) ? (C)-1 : (C)1;
@@ -174,7 +174,7 @@ static inline C atck_ipow(C a, C b) {
 
 // Binary op (also the step of the n-ary folds Sum/Max/Min/Mean).
 template <class C>
-static inline C atck_binary(int64_t op, C a, C b, const AtckEltPrm& p) {
+static inline ATCK_INLINE C atck_binary(int64_t op, C a, C b, const AtckEltPrm& p) {
   const C zero = (C)0, one = (C)1;
   constexpr bool fl = AtckIsFloat<C>::value;
   const bool sgn = (C)-1 < (C)0;
