@@ -55,5 +55,6 @@ enum CubePoolParam {
   PL_STORAGE_ORDER,
   PL_PLANES_PER_TASK,
   PL_YIDX,         // index of the output in bufs
+  PL_ED, PL_EH, PL_EW,  // end pads (count_include_pad divisor)
   PL_COUNT
 };

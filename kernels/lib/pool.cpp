@@ -1,0 +1,128 @@
+// pool: max / average / Lp pooling over 1-3 spatial dims (normalised to D,H,W), NC planes.
+// Also used for the global pools (window = whole plane). f32 and f16 (fp32 arithmetic).
+// Params: CubePoolParam (cube_params.h). bufs: X, Y, [Indices (int64)].
+// Windows entirely inside the input take a branch-free path (trip counts are constants
+// once the params are baked in, so it unrolls).
+#include <math.h>
+
+#include "kernels/lib/cube_params.h"
+#include "kernels/lib/kernel_abi.h"
+
+ATC_KERNEL(pool)
+
+int64_t atck_pool_ntasks(const int64_t* P) {
+  return (P[PL_NC] + P[PL_PLANES_PER_TASK] - 1) / P[PL_PLANES_PER_TASK];
+}
+
+static inline ATCK_INLINE float pool_ld(const void* p, int64_t i, int64_t dt) {
+  if (dt == ATCK_F16) return atck_h2f(((const uint16_t*)p)[i]);
+  return ((const float*)p)[i];
+}
+static inline ATCK_INLINE void pool_st(void* p, int64_t i, float v, int64_t dt) {
+  if (dt == ATCK_F16) ((uint16_t*)p)[i] = atck_f2h(v);
+  else ((float*)p)[i] = v;
+}
+
+// Number of taps k in [0, K) with lo <= s + k*d < hi.
+static inline ATCK_INLINE int64_t pool_taps(int64_t s, int64_t K, int64_t d, int64_t lo, int64_t hi) {
+  int64_t c = 0;
+  for (int64_t k = 0; k < K; ++k) {
+    int64_t x = s + k * d;
+    c += (x >= lo && x < hi) ? 1 : 0;
+  }
+  return c;
+}
+
+void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t dt = P[PL_DTYPE], kind = P[PL_KIND];
+  const int64_t ID = P[PL_ID], IH = P[PL_IH], IW = P[PL_IW];
+  const int64_t OD = P[PL_OD], OH = P[PL_OH], OW = P[PL_OW];
+  const int64_t KD = P[PL_KD], KH = P[PL_KH], KW = P[PL_KW];
+  const int64_t SD = P[PL_SD], SH = P[PL_SH], SW = P[PL_SW];
+  const int64_t DD = P[PL_DD], DH = P[PL_DH], DW = P[PL_DW];
+  const int64_t PD = P[PL_PD], PH = P[PL_PH], PW = P[PL_PW];
+  const int64_t countPad = P[PL_COUNT_PAD];
+  const float p = (float)atck_d(P[PL_P]);
+  const int64_t NC = P[PL_NC];
+  const int64_t IPIX = ID * IH * IW, OPIX = OD * OH * OW;
+  const void* X = bufs[0];
+  void* Y = bufs[P[PL_YIDX]];
+  int64_t* Ind = P[PL_INDICES] ? (int64_t*)bufs[P[PL_YIDX] + 1] : 0;
+  int64_t pl0 = begin * P[PL_PLANES_PER_TASK];
+  int64_t pl1 = end * P[PL_PLANES_PER_TASK];
+  if (pl1 > NC) pl1 = NC;
+  for (int64_t pl = pl0; pl < pl1; ++pl) {
+    const int64_t ib = pl * IPIX, ob = pl * OPIX;
+    for (int64_t od = 0; od < OD; ++od)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t d0 = od * SD - PD, h0 = oh * SH - PH, w0 = ow * SW - PW;
+          const bool interior = d0 >= 0 && d0 + (KD - 1) * DD < ID && h0 >= 0 &&
+                                h0 + (KH - 1) * DH < IH && w0 >= 0 && w0 + (KW - 1) * DW < IW;
+          float acc = kind == 0 ? -INFINITY : 0.0f;
+          int64_t best = -1, cnt = 0;
+          if (interior && !Ind && dt == ATCK_F32) {
+            const float* x = (const float*)X + ib + (d0 * IH + h0) * IW + w0;
+            for (int64_t kd = 0; kd < KD; ++kd)
+              for (int64_t kh = 0; kh < KH; ++kh)
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                  const float v = x[(kd * DD * IH + kh * DH) * IW + kw * DW];
+                  if (kind == 0) acc = v > acc ? v : acc;
+                  else if (kind == 1) acc += v;
+                  else acc += p == 2.0f ? v * v : (p == 1.0f ? fabsf(v) : powf(fabsf(v), p));
+                }
+            cnt = KD * KH * KW;
+          } else {
+            for (int64_t kd = 0; kd < KD; ++kd) {
+              const int64_t id = d0 + kd * DD;
+              if (id < 0 || id >= ID) continue;
+              for (int64_t kh = 0; kh < KH; ++kh) {
+                const int64_t ih = h0 + kh * DH;
+                if (ih < 0 || ih >= IH) continue;
+                for (int64_t kw = 0; kw < KW; ++kw) {
+                  const int64_t iw = w0 + kw * DW;
+                  if (iw < 0 || iw >= IW) continue;
+                  const int64_t idx = (id * IH + ih) * IW + iw;
+                  const float v = pool_ld(X, ib + idx, dt);
+                  ++cnt;
+                  if (kind == 0) {
+                    if (best < 0 || v > acc) {
+                      acc = v;
+                      best = idx;
+                    }
+                  } else if (kind == 1) {
+                    acc += v;
+                  } else {
+                    acc += p == 2.0f ? v * v : (p == 1.0f ? fabsf(v) : powf(fabsf(v), p));
+                  }
+                }
+              }
+            }
+          }
+          float out;
+          if (kind == 0) {
+            out = acc;
+          } else if (kind == 1) {
+            int64_t div = cnt;
+            if (countPad)  // taps inside the padded input [-pad_begin, in + pad_end)
+              div = pool_taps(d0, KD, DD, -PD, ID + P[PL_ED]) *
+                    pool_taps(h0, KH, DH, -PH, IH + P[PL_EH]) *
+                    pool_taps(w0, KW, DW, -PW, IW + P[PL_EW]);
+            out = div > 0 ? acc / (float)div : 0.0f;
+          } else {
+            out = p == 2.0f ? sqrtf(acc) : (p == 1.0f ? acc : powf(acc, 1.0f / p));
+          }
+          const int64_t oi = ob + (od * OH + oh) * OW + ow;
+          pool_st(Y, oi, out, dt);
+          if (Ind) {
+            if (best < 0) best = 0;
+            int64_t gi = best;
+            if (P[PL_STORAGE_ORDER]) {  // column-major index within the plane
+              int64_t bw = best % IW, bh = (best / IW) % IH, bd = best / (IW * IH);
+              gi = (bw * IH + bh) * ID + bd;
+            }
+            Ind[oi] = ib + gi;
+          }
+        }
+  }
+}

@@ -1,0 +1,194 @@
+// Pooling ops through their native kernel against naive references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "atc/native_eval.h"
+#include "ir/error.h"
+#include "ir/op_registry.h"
+
+using namespace atc;
+
+namespace {
+
+struct PoolCase {
+  std::string op;
+  Shape x;                         // N, C, spatial...
+  std::vector<int64_t> k, s, d, pads;
+  bool ceil = false, countPad = false, indices = false;
+  int64_t storageOrder = 0;
+  std::string autoPad = "NOTSET";
+  int64_t p = 2;
+};
+
+void runPool(const PoolCase& pc, uint32_t seed, DType dt = DType::F32) {
+  int nd = (int)pc.x.size() - 2;
+  auto xt = std::make_shared<Tensor>(TensorType(dt, pc.x));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  int64_t nx = xt->type.numel();
+  std::vector<float> xf(nx);
+  for (int64_t i = 0; i < nx; ++i) {
+    float v = u(rng);
+    if (dt == DType::F16) {
+      xt->as<uint16_t>()[i] = floatToHalf(v);
+      v = halfToFloat(xt->as<uint16_t>()[i]);
+    } else {
+      xt->as<float>()[i] = v;
+    }
+    xf[i] = v;
+  }
+  Graph g;
+  std::vector<Value*> outs = {g.newValue("y")};
+  if (pc.indices) outs.push_back(g.newValue("i"));
+  Node* n = g.addNode(pc.op, "pool", {g.newConstant("x", xt)}, outs);
+  n->attrs["kernel_shape"] = pc.k;
+  n->attrs["strides"] = pc.s;
+  if (pc.op == "MaxPool") n->attrs["dilations"] = pc.d;
+  if (pc.autoPad != "NOTSET") n->attrs["auto_pad"] = pc.autoPad;
+  else n->attrs["pads"] = pc.pads;
+  if (pc.ceil) n->attrs["ceil_mode"] = int64_t(1);
+  if (pc.countPad) n->attrs["count_include_pad"] = int64_t(1);
+  if (pc.storageOrder) n->attrs["storage_order"] = pc.storageOrder;
+  if (pc.op == "LpPool") n->attrs["p"] = pc.p;
+  inferNode(g, *n);
+  // Reference geometry.
+  std::vector<int64_t> out(nd), pb(nd), pe(nd);
+  for (int i = 0; i < nd; ++i) {
+    int64_t in = pc.x[2 + i], ext = (pc.k[i] - 1) * pc.d[i] + 1;
+    if (pc.autoPad == "NOTSET") {
+      pb[i] = pc.pads[i];
+      pe[i] = pc.pads[i + nd];
+      double o = double(in + pb[i] + pe[i] - ext) / pc.s[i] + 1;
+      out[i] = pc.ceil ? (int64_t)std::ceil(o - 1e-9) : (int64_t)std::floor(o);
+      if (pc.ceil && (out[i] - 1) * pc.s[i] >= in + pb[i]) --out[i];
+    } else {
+      out[i] = (in + pc.s[i] - 1) / pc.s[i];
+      int64_t total = std::max<int64_t>(0, (out[i] - 1) * pc.s[i] + ext - in);
+      pb[i] = pc.autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe[i] = total - pb[i];
+    }
+  }
+  Shape ys = {pc.x[0], pc.x[1]};
+  ys.insert(ys.end(), out.begin(), out.end());
+  ASSERT_EQ(n->outputs[0]->type.shape, ys);
+  auto r = evalNodeNative(g, *n);
+  // Reference over 3-D normalised geometry.
+  auto to3 = [&](const std::vector<int64_t>& v, int64_t f) {
+    std::vector<int64_t> o(3 - nd, f);
+    o.insert(o.end(), v.begin(), v.end());
+    return o;
+  };
+  std::vector<int64_t> in3 = to3(std::vector<int64_t>(pc.x.begin() + 2, pc.x.end()), 1),
+                       o3 = to3(out, 1), k3 = to3(pc.k, 1), s3 = to3(pc.s, 1), d3 = to3(pc.d, 1),
+                       pb3 = to3(pb, 0), pe3 = to3(pe, 0);
+  int64_t NC = pc.x[0] * pc.x[1], IP = in3[0] * in3[1] * in3[2], OP = o3[0] * o3[1] * o3[2];
+  double tol = dt == DType::F16 ? 2e-3 : 1e-5;
+  for (int64_t pl = 0; pl < NC; ++pl)
+    for (int64_t od = 0; od < o3[0]; ++od)
+      for (int64_t oh = 0; oh < o3[1]; ++oh)
+        for (int64_t ow = 0; ow < o3[2]; ++ow) {
+          int64_t o[3] = {od, oh, ow};
+          double acc = pc.op == "MaxPool" ? -INFINITY : 0.0;
+          int64_t cnt = 0, cntPad = 1, best = -1;
+          for (int a = 0; a < 3; ++a) {
+            int64_t c = 0;
+            for (int64_t kk = 0; kk < k3[a]; ++kk) {
+              int64_t x = o[a] * s3[a] - pb3[a] + kk * d3[a];
+              if (x >= -pb3[a] && x < in3[a] + pe3[a]) ++c;
+            }
+            cntPad *= c;
+          }
+          for (int64_t kd = 0; kd < k3[0]; ++kd)
+            for (int64_t kh = 0; kh < k3[1]; ++kh)
+              for (int64_t kw = 0; kw < k3[2]; ++kw) {
+                int64_t id = od * s3[0] - pb3[0] + kd * d3[0];
+                int64_t ih = oh * s3[1] - pb3[1] + kh * d3[1];
+                int64_t iw = ow * s3[2] - pb3[2] + kw * d3[2];
+                if (id < 0 || id >= in3[0] || ih < 0 || ih >= in3[1] || iw < 0 || iw >= in3[2]) continue;
+                int64_t idx = (id * in3[1] + ih) * in3[2] + iw;
+                double v = xf[pl * IP + idx];
+                ++cnt;
+                if (pc.op == "MaxPool") {
+                  if (best < 0 || v > acc) { acc = v; best = idx; }
+                } else if (pc.op == "AveragePool") {
+                  acc += v;
+                } else {
+                  acc += std::pow(std::fabs(v), (double)pc.p);
+                }
+              }
+          double want = acc;
+          if (pc.op == "AveragePool") want = acc / (pc.countPad ? cntPad : cnt);
+          if (pc.op == "LpPool") want = std::pow(acc, 1.0 / pc.p);
+          int64_t oi = pl * OP + (od * o3[1] + oh) * o3[2] + ow;
+          double got = dt == DType::F16 ? halfToFloat(r[0]->as<uint16_t>()[oi]) : r[0]->as<float>()[oi];
+          ASSERT_NEAR(got, want, tol * (1 + std::fabs(want))) << pc.op << " at " << oi;
+          if (pc.indices) {
+            int64_t gi = best;
+            if (pc.storageOrder) {
+              int64_t bw = best % in3[2], bh = (best / in3[2]) % in3[1], bd = best / (in3[2] * in3[1]);
+              gi = (bw * in3[1] + bh) * in3[0] + bd;
+            }
+            ASSERT_EQ(r[1]->as<int64_t>()[oi], pl * IP + gi) << "indices at " << oi;
+          }
+        }
+}
+
+}  // namespace
+
+TEST(Pool, MaxPool) {
+  runPool({"MaxPool", {1, 4, 15, 15}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}, 1);  // ResNet stem
+  runPool({"MaxPool", {2, 3, 10, 11}, {2, 3}, {2, 1}, {1, 1}, {0, 1, 1, 0}, true}, 2);
+  runPool({"MaxPool", {1, 2, 12, 12}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}}, 3);  // dilation
+  runPool({"MaxPool", {1, 3, 9, 10}, {3, 3}, {2, 2}, {1, 1}, {}, false, false, false, 0, "SAME_UPPER"}, 4);
+  runPool({"MaxPool", {1, 3, 20}, {4}, {3}, {1}, {1, 2}}, 5);                   // 1-D
+  runPool({"MaxPool", {1, 2, 5, 6, 7}, {2, 2, 3}, {2, 1, 2}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}}, 6);
+}
+
+TEST(Pool, MaxPoolIndices) {
+  runPool({"MaxPool", {2, 3, 9, 8}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 1}, false, false, true}, 10);
+  runPool({"MaxPool", {1, 2, 7, 9}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, true, false, true, 1}, 11);
+}
+
+TEST(Pool, AveragePool) {
+  runPool({"AveragePool", {1, 4, 11, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}, 20);
+  runPool({"AveragePool", {1, 4, 11, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, true}, 21);
+  runPool({"AveragePool", {2, 3, 10, 10}, {3, 2}, {3, 3}, {1, 1}, {1, 0, 1, 1}, true, true}, 22);
+  runPool({"AveragePool", {2, 3, 10, 10}, {3, 2}, {3, 3}, {1, 1}, {1, 0, 1, 1}, true, false}, 23);
+  runPool({"AveragePool", {1, 5, 8, 8}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}}, 24, DType::F16);
+}
+
+TEST(Pool, LpPool) {
+  runPool({"LpPool", {1, 3, 8, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, false, false, 0, "NOTSET", 2}, 30);
+  runPool({"LpPool", {1, 3, 8, 9}, {2, 2}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, false, 0, "NOTSET", 3}, 31);
+}
+
+TEST(Pool, GlobalPools) {
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"}) {
+    Graph g;
+    auto xt = std::make_shared<Tensor>(TensorType(DType::F32, {2, 3, 5, 7}));
+    for (int i = 0; i < 210; ++i) xt->as<float>()[i] = std::sin(i * 0.37f) * 3;
+    Node* n = g.addNode(op, "gp", {g.newConstant("x", xt)}, {g.newValue("y")});
+    inferNode(g, *n);
+    EXPECT_EQ(n->outputs[0]->type.shape, (Shape{2, 3, 1, 1}));
+    auto r = evalNodeNative(g, *n);
+    for (int pl = 0; pl < 6; ++pl) {
+      double sum = 0, mx = -1e30, sq = 0;
+      for (int i = 0; i < 35; ++i) {
+        double v = xt->as<float>()[pl * 35 + i];
+        sum += v; mx = std::max(mx, v); sq += v * v;
+      }
+      double want = std::string(op) == "GlobalAveragePool" ? sum / 35
+                  : std::string(op) == "GlobalMaxPool" ? mx : std::sqrt(sq);
+      EXPECT_NEAR(r[0]->as<float>()[pl], want, 1e-4) << op;
+    }
+  }
+}
+
+TEST(Pool, RejectsMissingKernelShape) {
+  Graph g;
+  Value* x = g.newValue("x", TensorType(DType::F32, {1, 3, 8, 8}));
+  Node* n = g.addNode("MaxPool", "p", {x}, {g.newValue("y")});
+  EXPECT_THROW(inferNode(g, *n), AtcError);
+}
