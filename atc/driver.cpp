@@ -85,6 +85,15 @@ void checkOutputPath(const std::string& output) {
   if (::stat(dir.c_str(), &st) != 0) outputError(output, "the folder [" + dir + "] does not exist.");
   if (!S_ISDIR(st.st_mode)) outputError(output, "[" + dir + "] is not a folder.");
   if (::access(dir.c_str(), W_OK | X_OK) != 0) outputError(output, "the folder [" + dir + "] is not writable.");
+  // access() says yes to root everywhere: really create (and remove) a file there.
+  std::string probe = output + ".om.probe." + std::to_string((long)::getpid());
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) return;  // someone else's leftover: the folder is writable enough
+    outputError(output, "the folder [" + dir + "] is not writable (" + std::strerror(errno) + ").");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void checkModelFile(const std::string& model) {
