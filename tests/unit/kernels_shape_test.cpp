@@ -114,21 +114,39 @@ bool readProto(const std::string& path, google::protobuf::MessageLite* m) {
 
 TensorPtr fromProto(const onnx::TensorProto& p) {
   Shape s(p.dims().begin(), p.dims().end());
-  if (p.data_type() == onnx::TensorProto::FLOAT) {
-    auto t = std::make_shared<Tensor>(TensorType(DType::F32, s));
-    if (!p.raw_data().empty()) std::memcpy(t->data.data(), p.raw_data().data(), t->data.size());
-    else for (int i = 0; i < p.float_data_size(); ++i) t->as<float>()[i] = p.float_data(i);
-    return t;
+  DType dt;
+  switch (p.data_type()) {
+    case onnx::TensorProto::FLOAT: dt = DType::F32; break;
+    case onnx::TensorProto::DOUBLE: dt = DType::F64; break;
+    case onnx::TensorProto::FLOAT16: dt = DType::F16; break;
+    case onnx::TensorProto::INT64: dt = DType::I64; break;
+    case onnx::TensorProto::INT32: dt = DType::I32; break;
+    case onnx::TensorProto::INT8: dt = DType::I8; break;
+    case onnx::TensorProto::UINT8: dt = DType::U8; break;
+    case onnx::TensorProto::BOOL: dt = DType::Bool; break;
+    default: return nullptr;
   }
-  if (p.data_type() == onnx::TensorProto::INT64) {
-    auto t = std::make_shared<Tensor>(TensorType(DType::I64, s));
-    if (!p.raw_data().empty()) std::memcpy(t->data.data(), p.raw_data().data(), t->data.size());
-    else for (int i = 0; i < p.int64_data_size(); ++i) t->as<int64_t>()[i] = p.int64_data(i);
-    return t;
+  auto t = std::make_shared<Tensor>(TensorType(dt, s));
+  if (!p.raw_data().empty()) {
+    std::memcpy(t->data.data(), p.raw_data().data(), std::min(t->data.size(), p.raw_data().size()));
+  } else {
+    for (int64_t i = 0; i < t->type.numel(); ++i) {
+      switch (dt) {
+        case DType::F32: t->as<float>()[i] = p.float_data((int)i); break;
+        case DType::F64: t->as<double>()[i] = p.double_data((int)i); break;
+        case DType::I64: t->as<int64_t>()[i] = p.int64_data((int)i); break;
+        case DType::I32: t->as<int32_t>()[i] = p.int32_data((int)i); break;
+        case DType::F16: t->as<uint16_t>()[i] = (uint16_t)p.int32_data((int)i); break;
+        case DType::I8: t->as<int8_t>()[i] = (int8_t)p.int32_data((int)i); break;
+        default: t->as<uint8_t>()[i] = (uint8_t)p.int32_data((int)i); break;
+      }
+    }
   }
-  return nullptr;
+  return t;
 }
 
+// Runs the ONNX node test `name`: its main node (the last one that is not a Constant) with
+// the test's inputs as constants; every output is compared with the reference.
 void runConformance(const std::string& name) {
   std::string dir = std::string(kOnnxNodeTests) + name + "/";
   onnx::ModelProto m;
@@ -138,7 +156,7 @@ void runConformance(const std::string& name) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   const onnx::NodeProto* node = nullptr;
   for (auto& n : m.graph().node())
-    if (n.op_type() == "Resize" || n.op_type() == "Upsample") node = &n;
+    if (n.op_type() != "Constant") node = &n;
   ASSERT_NE(node, nullptr);
   std::map<std::string, TensorPtr> feeds;
   for (int i = 0; i < m.graph().input_size(); ++i) {
@@ -158,16 +176,23 @@ void runConformance(const std::string& name) {
     if (a.type() == onnx::AttributeProto::INT) attrs[a.name()] = (int64_t)a.i();
     else if (a.type() == onnx::AttributeProto::FLOAT) attrs[a.name()] = (double)a.f();
     else if (a.type() == onnx::AttributeProto::STRING) attrs[a.name()] = a.s();
+    else if (a.type() == onnx::AttributeProto::INTS)
+      attrs[a.name()] = std::vector<int64_t>(a.ints().begin(), a.ints().end());
     else if (a.type() == onnx::AttributeProto::FLOATS)
       attrs[a.name()] = std::vector<double>(a.floats().begin(), a.floats().end());
+    else if (a.type() == onnx::AttributeProto::TENSOR) attrs[a.name()] = fromProto(a.t());
   }
-  onnx::TensorProto want;
-  ASSERT_TRUE(readProto(dir + "test_data_set_0/output_0.pb", &want));
-  TensorPtr w = fromProto(want);
-  TensorPtr y = runOp(node->op_type(), ins, attrs, opset);
-  ASSERT_EQ(y->type.str(), w->type.str()) << name;
-  for (int64_t i = 0; i < w->type.numel(); ++i)
-    ASSERT_NEAR(y->floatAt(i), w->floatAt(i), 1e-4 + 1e-4 * std::fabs(w->floatAt(i))) << name << " at " << i;
+  OneNode o(node->op_type(), ins, node->output_size(), attrs, opset);
+  auto got = o.run();
+  for (int k = 0; k < m.graph().output_size(); ++k) {
+    onnx::TensorProto want;
+    ASSERT_TRUE(readProto(dir + "test_data_set_0/output_" + std::to_string(k) + ".pb", &want));
+    TensorPtr w = fromProto(want);
+    TensorPtr y = got.at((size_t)k);
+    ASSERT_EQ(y->type.str(), w->type.str()) << name << " output " << k;
+    for (int64_t i = 0; i < w->type.numel(); ++i)
+      ASSERT_NEAR(y->floatAt(i), w->floatAt(i), 1e-4 + 1e-4 * std::fabs(w->floatAt(i))) << name << " at " << i;
+  }
 }
 
 }  // namespace
@@ -191,4 +216,57 @@ INSTANTIATE_TEST_SUITE_P(
         "test_resize_upsample_sizes_cubic", "test_resize_upsample_sizes_nearest",
         "test_resize_upsample_sizes_nearest_ceil_half_pixel", "test_resize_upsample_sizes_nearest_floor_align_corners",
         "test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric", "test_upsample_nearest"),
+    [](const ::testing::TestParamInfo<std::string>& i) { return i.param.substr(5); });
+
+// ONNX node tests of the other data-movement and shape ops.
+class DataMoveConformance : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DataMoveConformance, MatchesOnnxReference) { runConformance(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Onnx, DataMoveConformance,
+    ::testing::Values(
+        "test_concat_1d_axis_0", "test_concat_1d_axis_negative_1", "test_concat_2d_axis_0", "test_concat_2d_axis_1",
+        "test_concat_2d_axis_negative_1", "test_concat_2d_axis_negative_2", "test_concat_3d_axis_0",
+        "test_concat_3d_axis_1", "test_concat_3d_axis_2", "test_concat_3d_axis_negative_1",
+        "test_concat_3d_axis_negative_2", "test_concat_3d_axis_negative_3", "test_constant_pad",
+        "test_constantofshape_float_ones", "test_constantofshape_int_shape_zero", "test_constantofshape_int_zeros",
+        "test_cumsum_1d", "test_cumsum_1d_exclusive", "test_cumsum_1d_reverse", "test_cumsum_1d_reverse_exclusive",
+        "test_cumsum_2d_axis_0", "test_cumsum_2d_axis_1", "test_cumsum_2d_negative_axis", "test_depthtospace_crd_mode",
+        "test_depthtospace_crd_mode_example", "test_depthtospace_dcr_mode", "test_depthtospace_example",
+        "test_dropout_default", "test_dropout_default_mask", "test_dropout_default_mask_ratio",
+        "test_dropout_default_old", "test_dropout_default_ratio", "test_edge_pad", "test_expand_dim_changed",
+        "test_expand_dim_unchanged", "test_eyelike_populate_off_main_diagonal", "test_eyelike_with_dtype",
+        "test_eyelike_without_dtype", "test_flatten_axis0", "test_flatten_axis1", "test_flatten_axis2",
+        "test_flatten_axis3", "test_flatten_default_axis", "test_flatten_negative_axis1", "test_flatten_negative_axis2",
+        "test_flatten_negative_axis3", "test_flatten_negative_axis4", "test_gather_0", "test_gather_1",
+        "test_gather_2d_indices", "test_gather_elements_0", "test_gather_elements_1",
+        "test_gather_elements_negative_indices", "test_gather_negative_indices", "test_gathernd_example_float32",
+        "test_gathernd_example_int32", "test_gathernd_example_int32_batch_dim1", "test_identity",
+        "test_onehot_negative_indices", "test_onehot_with_axis", "test_onehot_with_negative_axis",
+        "test_onehot_without_axis", "test_range_float_type_positive_delta", "test_range_int32_type_negative_delta",
+        "test_reflect_pad", "test_reshape_allowzero_reordered", "test_reshape_extended_dims",
+        "test_reshape_negative_dim", "test_reshape_negative_extended_dims", "test_reshape_one_dim",
+        "test_reshape_reduced_dims", "test_reshape_reordered_all_dims", "test_reshape_reordered_last_dims",
+        "test_reshape_zero_and_negative_dim", "test_reshape_zero_dim", "test_scatter_elements_with_axis",
+        "test_scatter_elements_with_duplicate_indices", "test_scatter_elements_with_negative_indices",
+        "test_scatter_elements_without_axis", "test_scatter_with_axis", "test_scatter_without_axis",
+        "test_scatternd", "test_scatternd_add", "test_scatternd_multiply", "test_shape", "test_shape_clip_end",
+        "test_shape_clip_start", "test_shape_end_1", "test_shape_end_negative_1", "test_shape_example",
+        "test_shape_start_1", "test_shape_start_1_end_2", "test_shape_start_1_end_negative_1",
+        "test_shape_start_negative_1", "test_size", "test_size_example", "test_slice", "test_slice_default_axes",
+        "test_slice_default_steps", "test_slice_end_out_of_bounds", "test_slice_neg", "test_slice_neg_steps",
+        "test_slice_negative_axes", "test_slice_start_out_of_bounds", "test_spacetodepth", "test_spacetodepth_example",
+        "test_split_equal_parts_1d", "test_split_equal_parts_2d", "test_split_equal_parts_default_axis",
+        "test_split_variable_parts_1d", "test_split_variable_parts_2d", "test_split_variable_parts_default_axis",
+        "test_split_zero_size_splits", "test_squeeze", "test_squeeze_negative_axes", "test_tile",
+        "test_tile_precomputed", "test_transpose_all_permutations_0", "test_transpose_all_permutations_1",
+        "test_transpose_all_permutations_2", "test_transpose_all_permutations_3", "test_transpose_all_permutations_4",
+        "test_transpose_all_permutations_5", "test_transpose_default", "test_tril", "test_tril_neg",
+        "test_tril_one_row_neg", "test_tril_out_neg", "test_tril_out_pos", "test_tril_pos", "test_tril_square",
+        "test_tril_square_neg", "test_tril_zero", "test_triu", "test_triu_neg", "test_triu_one_row",
+        "test_triu_out_neg_out", "test_triu_out_pos", "test_triu_pos", "test_triu_square", "test_triu_square_neg",
+        "test_triu_zero", "test_unsqueeze_axis_0", "test_unsqueeze_axis_1", "test_unsqueeze_axis_2",
+        "test_unsqueeze_axis_3", "test_unsqueeze_negative_axes", "test_unsqueeze_three_axes",
+        "test_unsqueeze_two_axes", "test_unsqueeze_unsorted_axes"),
     [](const ::testing::TestParamInfo<std::string>& i) { return i.param.substr(5); });
