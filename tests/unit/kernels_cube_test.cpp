@@ -424,3 +424,104 @@ TEST(CubeConv, DISABLED_DumpResNet18Params) {
   std::fprintf(f, "};\nstatic const int64_t kP[][%d] = {\n%s};\n", (int)CV_COUNT, params.c_str());
   std::fclose(f);
 }
+
+// ---- ConvTranspose -----------------------------------------------------------------------
+namespace {
+
+struct ConvTCase {
+  int64_t N, C, OC, G;
+  std::vector<int64_t> in, k, s, d, pads, outPad;
+  bool bias;
+  std::vector<int64_t> outputShape;  // optional
+  std::string autoPad = "NOTSET";
+};
+
+void runConvTCase(const ConvTCase& cc, uint32_t seed) {
+  int nd = (int)cc.in.size();
+  Graph g;
+  Shape xs = {cc.N, cc.C};
+  xs.insert(xs.end(), cc.in.begin(), cc.in.end());
+  Shape wsh = {cc.C, cc.OC / cc.G};
+  wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
+  auto xt = randTensor(xs, seed), wt = randTensor(wsh, seed + 1), bt = randTensor({cc.OC}, seed + 2);
+  std::vector<Value*> ins = {g.newConstant("x", xt), g.newConstant("w", wt)};
+  if (cc.bias) ins.push_back(g.newConstant("b", bt));
+  Node* n = g.addNode("ConvTranspose", "ct", ins, {g.newValue("y")});
+  n->attrs["group"] = cc.G;
+  n->attrs["strides"] = cc.s;
+  n->attrs["dilations"] = cc.d;
+  if (!cc.pads.empty()) n->attrs["pads"] = cc.pads;
+  if (!cc.outPad.empty()) n->attrs["output_padding"] = cc.outPad;
+  if (!cc.outputShape.empty()) n->attrs["output_shape"] = cc.outputShape;
+  if (cc.autoPad != "NOTSET") n->attrs["auto_pad"] = cc.autoPad;
+  inferNode(g, *n);
+  std::vector<int64_t> out(nd), pb(nd);
+  for (int i = 0; i < nd; ++i) {
+    int64_t op = cc.outPad.empty() ? 0 : cc.outPad[i];
+    int64_t full = cc.s[i] * (cc.in[i] - 1) + op + (cc.k[i] - 1) * cc.d[i] + 1;
+    if (!cc.outputShape.empty() || cc.autoPad != "NOTSET") {
+      out[i] = cc.outputShape.empty() ? cc.in[i] * cc.s[i] : cc.outputShape[i];
+      int64_t total = full - out[i];
+      pb[i] = cc.autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else {
+      pb[i] = cc.pads[i];
+      out[i] = full - cc.pads[i] - cc.pads[i + nd];
+    }
+  }
+  Shape ys = {cc.N, cc.OC};
+  ys.insert(ys.end(), out.begin(), out.end());
+  ASSERT_EQ(n->outputs[0]->type.shape, ys);
+  // Scatter reference.
+  std::vector<int64_t> in3(3, 1), k3(3, 1), s3(3, 1), d3(3, 1), o3(3, 1), p3(3, 0);
+  for (int i = 0; i < nd; ++i) {
+    in3[3 - nd + i] = cc.in[i]; k3[3 - nd + i] = cc.k[i]; s3[3 - nd + i] = cc.s[i];
+    d3[3 - nd + i] = cc.d[i]; o3[3 - nd + i] = out[i]; p3[3 - nd + i] = pb[i];
+  }
+  int64_t Cg = cc.C / cc.G, OCg = cc.OC / cc.G, IP = in3[0] * in3[1] * in3[2],
+          OP = o3[0] * o3[1] * o3[2], KS = k3[0] * k3[1] * k3[2];
+  std::vector<double> y(cc.N * cc.OC * OP, 0.0);
+  const float* x = xt->as<float>();
+  const float* w = wt->as<float>();
+  for (int64_t nn = 0; nn < cc.N; ++nn)
+    for (int64_t ic = 0; ic < cc.C; ++ic) {
+      int64_t gg = ic / Cg;
+      for (int64_t o = 0; o < OCg; ++o)
+        for (int64_t id = 0; id < in3[0]; ++id)
+          for (int64_t ih = 0; ih < in3[1]; ++ih)
+            for (int64_t iw = 0; iw < in3[2]; ++iw)
+              for (int64_t kd = 0; kd < k3[0]; ++kd)
+                for (int64_t kh = 0; kh < k3[1]; ++kh)
+                  for (int64_t kw = 0; kw < k3[2]; ++kw) {
+                    int64_t od = id * s3[0] - p3[0] + kd * d3[0];
+                    int64_t oh = ih * s3[1] - p3[1] + kh * d3[1];
+                    int64_t ow = iw * s3[2] - p3[2] + kw * d3[2];
+                    if (od < 0 || od >= o3[0] || oh < 0 || oh >= o3[1] || ow < 0 || ow >= o3[2]) continue;
+                    y[(nn * cc.OC + gg * OCg + o) * OP + (od * o3[1] + oh) * o3[2] + ow] +=
+                        (double)x[(nn * cc.C + ic) * IP + (id * in3[1] + ih) * in3[2] + iw] *
+                        w[(ic * OCg + o) * KS + (kd * k3[1] + kh) * k3[2] + kw];
+                  }
+    }
+  std::vector<float> want(y.size());
+  for (size_t i = 0; i < y.size(); ++i)
+    want[i] = (float)(y[i] + (cc.bias ? bt->as<float>()[(i / OP) % cc.OC] : 0.0));
+  auto r = evalNodeNative(g, *n);
+  expectClose(r[0]->as<float>(), want, 1e-4, "conv_transpose");
+}
+
+}  // namespace
+
+TEST(CubeConvTranspose, TwoD) {
+  runConvTCase({1, 4, 6, 1, {5, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, {1, 1}, true}, 1);
+  runConvTCase({2, 6, 4, 2, {4, 5}, {4, 4}, {2, 2}, {1, 1}, {1, 1, 1, 1}, {}, false}, 2);
+  runConvTCase({1, 3, 5, 1, {7, 7}, {3, 2}, {1, 3}, {2, 1}, {0, 1, 2, 0}, {0, 2}, true}, 3);
+  runConvTCase({1, 8, 8, 8, {6, 6}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, {}, true}, 4);  // depthwise
+  runConvTCase({1, 20, 30, 1, {9, 9}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, {}, true}, 5);
+}
+
+TEST(CubeConvTranspose, OutputShapeAutoPadAnd1D3D) {
+  runConvTCase({1, 3, 4, 1, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {}, {}, true, {10, 9}}, 10);
+  runConvTCase({1, 3, 4, 1, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {}, {}, true, {}, "SAME_UPPER"}, 11);
+  runConvTCase({1, 3, 4, 1, {5, 5}, {4, 3}, {2, 2}, {1, 1}, {}, {}, true, {}, "SAME_LOWER"}, 12);
+  runConvTCase({2, 4, 3, 1, {11}, {5}, {3}, {1}, {2, 1}, {}, true}, 13);
+  runConvTCase({1, 2, 3, 1, {3, 4, 3}, {2, 3, 2}, {2, 1, 2}, {1, 1, 1}, {0, 1, 0, 0, 1, 1}, {}, true}, 14);
+}
