@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -65,6 +66,20 @@ void checkStaticInputs(const Graph& g) {
   }
 }
 
+// The temporary file being written, removed by the signal handler if atc is interrupted.
+char g_tmpPath[4096];
+volatile sig_atomic_t g_tmpActive = 0;
+
+void onFatalSignal(int sig) {
+  if (g_tmpActive) ::unlink(g_tmpPath);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void installSignalCleanup() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, onFatalSignal);
+}
+
 bool wantsHelp(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -114,6 +129,13 @@ void checkModelFile(const std::string& model) {
 
 void writeFileAtomically(const std::string& path, const void* data, size_t size) {
   std::string tmp = path + ".tmp." + std::to_string((long)::getpid());
+  if (tmp.size() < sizeof g_tmpPath) {
+    std::memcpy(g_tmpPath, tmp.c_str(), tmp.size() + 1);
+    g_tmpActive = 1;
+  }
+  struct ClearTmp {
+    ~ClearTmp() { g_tmpActive = 0; }
+  } clearTmp;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) outputError(path, std::string("cannot create [") + tmp + "]: " + std::strerror(errno) + ".");
   const uint8_t* p = static_cast<const uint8_t*>(data);
@@ -195,6 +217,7 @@ int runAtcCommandLine(int argc, const char* const* argv, std::ostream& out) {
       return 0;
     }
     out << kStartMessage << std::endl;
+    installSignalCleanup();
     CompileOptions opts;
     std::ostringstream helpSink;
     if (!parseCommandLine(argc, argv, opts, helpSink)) {
