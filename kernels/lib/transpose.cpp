@@ -40,16 +40,31 @@ ATCK_INLINE StridedView viewOf(const int64_t* P) {
   return v;
 }
 
+// Transposes the [a0, a1) x [0, nb) block: out[a * outStrideA + b] = in[a + b * inStrideB].
+// Each kBlock x kBlock tile goes through a small buffer in 8 x 8 micro-tiles with constant
+// trip counts (LLVM turns them into register shuffles); both memory sides are read/written
+// in contiguous runs.
 template <class T>
 ATCK_INLINE void block2d(T* ATCK_RESTRICT out, const T* ATCK_RESTRICT in, int64_t a0, int64_t a1,
                          int64_t nb, int64_t outStrideA, int64_t inStrideB) {
+  const int64_t M = 8;
   for (int64_t b0 = 0; b0 < nb; b0 += kBlock) {
     int64_t b1 = b0 + kBlock < nb ? b0 + kBlock : nb;
-    for (int64_t a = a0; a < a1; ++a) {
-      T* o = out + a * outStrideA;
-      const T* i = in + a;
-      for (int64_t b = b0; b < b1; ++b) o[b] = i[b * inStrideB];
+    int64_t a = a0;
+    for (; a + M <= a1; a += M) {
+      int64_t b = b0;
+      for (; b + M <= b1; b += M) {
+        T tile[M][M];
+        for (int64_t y = 0; y < M; ++y)
+          for (int64_t x = 0; x < M; ++x) tile[y][x] = in[a + x + (b + y) * inStrideB];
+        for (int64_t x = 0; x < M; ++x)
+          for (int64_t y = 0; y < M; ++y) out[(a + x) * outStrideA + b + y] = tile[y][x];
+      }
+      for (; b < b1; ++b)
+        for (int64_t x = 0; x < M; ++x) out[(a + x) * outStrideA + b] = in[a + x + b * inStrideB];
     }
+    for (; a < a1; ++a)
+      for (int64_t b = b0; b < b1; ++b) out[a * outStrideA + b] = in[a + b * inStrideB];
   }
 }
 
