@@ -64,9 +64,6 @@ void inferPad(Graph&, Node& n) {
     out[d] = in[d] + s.begin[d] + s.end[d];
     if (out[d] < 0) opError(n, "negative output dim");
     if (s.mode != 0 && in[d] == 0 && out[d] > 0) opError(n, "cannot reflect/edge-pad an empty dim");
-    if (s.mode == 1 && (s.begin[d] >= in[d] || s.end[d] >= in[d]) && (s.begin[d] > 0 || s.end[d] > 0) && in[d] > 1 &&
-        (s.begin[d] >= in[d] || s.end[d] >= in[d]))
-      opError(n, "reflect pads must be smaller than the dim");
   }
   n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, out);
 }
