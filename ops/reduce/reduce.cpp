@@ -7,6 +7,7 @@
 #include "ir/error.h"
 #include "kernels/lib/math_reduce_codes.h"
 #include "ops/elementwise/eltwise_common.h"
+#include "ops/reduce/reduce_layout.h"
 
 namespace atc {
 namespace {
@@ -71,37 +72,9 @@ KernelCall lowerReduce(const Node& n, int64_t code) {
   bool noop;
   auto axes = reduceAxes(n, &noop);
   if (noop) return makeEltwiseCall(n, ATCK_E_COPY, {n.inputs[0]}, n.outputs[0]->type);
-  // Collapse into alternating kept / reduced dims with their (dense) input strides.
-  std::vector<int64_t> ks, kst, rs, rst;
-  int lastKind = -1;  // 0 kept, 1 reduced
-  int64_t stride = 1;
-  std::vector<int64_t> strides(in.rank());
-  for (int64_t d = in.rank() - 1; d >= 0; --d) {
-    strides[d] = stride;
-    stride *= in.shape[d];
-  }
-  int64_t nred = 1, nout = 1;
-  for (int64_t d = 0; d < in.rank(); ++d) {
-    int64_t size = in.shape[d];
-    bool red = std::binary_search(axes.begin(), axes.end(), d);
-    (red ? nred : nout) *= size;
-    if (size == 1) continue;
-    int kind = red ? 1 : 0;
-    auto& sh = red ? rs : ks;
-    auto& st = red ? rst : kst;
-    if (kind == lastKind) {
-      sh.back() *= size;
-      st.back() = strides[d];
-    } else {
-      sh.push_back(size);
-      st.push_back(strides[d]);
-    }
-    lastKind = kind;
-  }
-  if (rs.empty()) {
-    rs.push_back(1);
-    rst.push_back(0);
-  }
+  ReduceLayout L = collapseReduce(in.shape, axes);
+  const auto &ks = L.keptShape, &kst = L.keptStrides, &rs = L.redShape, &rst = L.redStrides;
+  const int64_t nred = L.nred, nout = L.nout;
   if (ks.size() + rs.size() > 2 * ATCK_REDUCE_MAX_RANK) internalError("reduce: rank too large");
   KernelCall c;
   c.kernel = "reduce";

@@ -1,0 +1,172 @@
+// batchnorm: inference BatchNormalization, y = x * a[c] + b[c] with a, b folded per
+// channel from scale, B, mean, var, eps (params: math_norm_codes.h).
+// normalize: mean/variance (InstanceNormalization, LayerNormalization,
+// MeanVarianceNormalization) or Lp (LpNormalization) normalisation over the reduced
+// positions of each kept position. Statistics: two passes (mean, then mean of squared
+// deviations) with 16 partial accumulators, in float for fp32/fp16/bf16 and double for
+// fp64; the contiguous case (normalised dims last: LayerNorm, InstanceNorm) vectorises.
+#include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/math_norm_codes.h"
+#include "kernels/lib/math_ops.h"
+
+ATC_KERNEL(batchnorm)
+ATC_KERNEL(normalize)
+
+// ---- batchnorm ------------------------------------------------------------------------------
+
+static inline ATCK_INLINE int64_t atck_bn_per_task(const int64_t* P) {
+  int64_t s = P[ATCK_BP_S] > 0 ? P[ATCK_BP_S] : 1;
+  int64_t k = ATCK_NORM_BLOCK / s;
+  return k > 0 ? k : 1;
+}
+
+int64_t atck_batchnorm_ntasks(const int64_t* P) {
+  int64_t items = P[ATCK_BP_N] * P[ATCK_BP_C];
+  int64_t k = atck_bn_per_task(P);
+  return (items + k - 1) / k;
+}
+
+template <class C>
+static inline ATCK_INLINE void atck_bn_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
+  const int64_t dt = P[ATCK_BP_DT], Cn = P[ATCK_BP_C], S = P[ATCK_BP_S];
+  const double eps = atck_d(P[ATCK_BP_EPS]);
+  const void* x = bufs[0];
+  void* y = bufs[P[ATCK_BP_OUTBUF]];
+  for (int64_t it = lo; it < hi; ++it) {
+    int64_t c = it % Cn;
+    double sc = atck_ld<double>(bufs[1], P[ATCK_BP_DTSCALE], c);
+    double bi = atck_ld<double>(bufs[2], P[ATCK_BP_DTBIAS], c);
+    double mu = atck_ld<double>(bufs[3], P[ATCK_BP_DTMEAN], c);
+    double va = atck_ld<double>(bufs[4], P[ATCK_BP_DTVAR], c);
+    double ad = sc / sqrt(va + eps);
+    C a = (C)ad, b = (C)(bi - mu * ad);
+    int64_t base = it * S;
+    for (int64_t i = 0; i < S; ++i) atck_st<C>(y, dt, base + i, atck_ld<C>(x, dt, base + i) * a + b);
+  }
+}
+
+void atck_batchnorm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  int64_t k = atck_bn_per_task(P);
+  int64_t items = P[ATCK_BP_N] * P[ATCK_BP_C];
+  int64_t lo = begin * k, hi = end * k;
+  if (hi > items) hi = items;
+  if (lo >= hi) return;
+  if (P[ATCK_BP_DT] == ATCK_F64) atck_bn_run<double>(P, bufs, lo, hi);
+  else atck_bn_run<float>(P, bufs, lo, hi);
+}
+
+// ---- normalize ------------------------------------------------------------------------------
+
+int64_t atck_normalize_ntasks(const int64_t* P) {
+  return (P[ATCK_NP_NOUT] + P[ATCK_NP_PER_TASK] - 1) / P[ATCK_NP_PER_TASK];
+}
+
+static inline ATCK_INLINE int64_t atck_nm_rowoff(const int64_t* rs, const int64_t* rst, int64_t R,
+                                                 int64_t row) {
+  int64_t off = 0;
+  for (int64_t d = R - 2; d >= 0; --d) {
+    off += (row % rs[d]) * rst[d];
+    row /= rs[d];
+  }
+  return off;
+}
+
+// Sum over the reduced positions of f(x) where f = x - shift (sq=0), (x - shift)^2 (sq=1),
+// |x| (sq=2).
+template <class C>
+static inline ATCK_INLINE C atck_nm_sum(const void* x, int64_t dt, int64_t base, const int64_t* rs,
+                                        const int64_t* rst, int64_t R, int64_t nred, C shift, int sq) {
+  const int64_t last = rs[R - 1], ls = rst[R - 1];
+  const int64_t rows = last > 0 ? nred / last : 0;
+  C part[16];
+  for (int j = 0; j < 16; ++j) part[j] = (C)0;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t off = base + atck_nm_rowoff(rs, rst, R, r);
+    int64_t i = 0;
+    if (ls == 1) {
+      for (; i + 16 <= last; i += 16)
+        for (int j = 0; j < 16; ++j) {
+          C d = atck_ld<C>(x, dt, off + i + j) - shift;
+          part[j] += sq == 1 ? d * d : (sq == 2 ? (d < (C)0 ? -d : d) : d);
+        }
+    }
+    for (; i < last; ++i) {
+      C d = atck_ld<C>(x, dt, off + i * ls) - shift;
+      part[0] += sq == 1 ? d * d : (sq == 2 ? (d < (C)0 ? -d : d) : d);
+    }
+  }
+  C s = (C)0;
+  for (int j = 0; j < 16; ++j) s += part[j];
+  return s;
+}
+
+template <class C>
+static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
+  const int64_t kind = P[ATCK_NP_KIND], dt = P[ATCK_NP_DT];
+  const int64_t K = P[ATCK_NP_K], R = P[ATCK_NP_R], nred = P[ATCK_NP_NRED];
+  const C eps = (C)atck_d(P[ATCK_NP_EPS]);
+  const int64_t affine = P[ATCK_NP_AFFINE], Cn = P[ATCK_NP_C], dta = P[ATCK_NP_DTAFFINE];
+  const int64_t* ks = P + ATCK_NP_HEADER;
+  const int64_t* kst = ks + K;
+  const int64_t* rs = kst + K;
+  const int64_t* rst = rs + R;
+  const void* x = bufs[0];
+  void* y = bufs[P[ATCK_NP_OUTBUF]];
+  const void* scale = P[ATCK_NP_SCALEBUF] >= 0 ? bufs[P[ATCK_NP_SCALEBUF]] : 0;
+  const void* bias = P[ATCK_NP_BIASBUF] >= 0 ? bufs[P[ATCK_NP_BIASBUF]] : 0;
+  void* meanOut = P[ATCK_NP_MEANBUF] >= 0 ? bufs[P[ATCK_NP_MEANBUF]] : 0;
+  void* invOut = P[ATCK_NP_INVSTDBUF] >= 0 ? bufs[P[ATCK_NP_INVSTDBUF]] : 0;
+  const int64_t last = rs[R - 1], ls = rst[R - 1];
+  const int64_t rows = last > 0 ? nred / last : 0;
+  for (int64_t o = lo; o < hi; ++o) {
+    int64_t base = 0, rem = o;
+    for (int64_t d = K - 1; d >= 0; --d) {
+      base += (rem % ks[d]) * kst[d];
+      rem /= ks[d];
+    }
+    C mean = (C)0, inv;
+    if (kind == ATCK_NK_MEANVAR) {
+      mean = atck_nm_sum<C>(x, dt, base, rs, rst, R, nred, (C)0, 0) / (C)nred;
+      C var = atck_nm_sum<C>(x, dt, base, rs, rst, R, nred, mean, 1) / (C)nred;
+      inv = P[ATCK_NP_EPS_ON_STD] ? (C)1 / (atck_m_sqrt(var) + eps) : (C)1 / atck_m_sqrt(var + eps);
+    } else if (kind == ATCK_NK_L1) {
+      inv = (C)1 / atck_nm_sum<C>(x, dt, base, rs, rst, R, nred, (C)0, 2);
+    } else {
+      inv = (C)1 / atck_m_sqrt(atck_nm_sum<C>(x, dt, base, rs, rst, R, nred, (C)0, 1));
+    }
+    if (meanOut) atck_st<C>(meanOut, P[ATCK_NP_DTSTAT], o, mean);
+    if (invOut) atck_st<C>(invOut, P[ATCK_NP_DTSTAT], o, inv);
+    C ka = inv, kb = -mean * inv;  // y = x * ka + kb (before the affine part)
+    if (affine == ATCK_NA_PER_KEPT) {
+      int64_t c = o % Cn;
+      C sc = scale ? atck_ld<C>(scale, dta, c) : (C)1;
+      C bi = bias ? atck_ld<C>(bias, dta, c) : (C)0;
+      ka = ka * sc;
+      kb = kb * sc + bi;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t off = base + atck_nm_rowoff(rs, rst, R, r);
+      if (affine == ATCK_NA_PER_RED) {
+        int64_t ri = r * last;
+        for (int64_t i = 0; i < last; ++i) {
+          C v = atck_ld<C>(x, dt, off + i * ls) * ka + kb;
+          C sc = scale ? atck_ld<C>(scale, dta, ri + i) : (C)1;
+          C bi = bias ? atck_ld<C>(bias, dta, ri + i) : (C)0;
+          atck_st<C>(y, dt, off + i * ls, v * sc + bi);
+        }
+      } else {
+        for (int64_t i = 0; i < last; ++i)
+          atck_st<C>(y, dt, off + i * ls, atck_ld<C>(x, dt, off + i * ls) * ka + kb);
+      }
+    }
+  }
+}
+
+void atck_normalize_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  int64_t lo = begin * P[ATCK_NP_PER_TASK];
+  int64_t hi = end * P[ATCK_NP_PER_TASK];
+  if (hi > P[ATCK_NP_NOUT]) hi = P[ATCK_NP_NOUT];
+  if (lo >= hi) return;
+  if (P[ATCK_NP_DT] == ATCK_F64) atck_nm_run<double>(P, bufs, lo, hi);
+  else atck_nm_run<float>(P, bufs, lo, hi);
+}
