@@ -67,7 +67,13 @@ class OnnxImporter {
 
   void prepareOpset() {
     int64_t opset = onnxfe::defaultOpset(model_);
-    if (opset == 0) loadFail("the model imports no opset of the default ONNX domain");
+    if (opset == 0) {
+      // Models made only of other domains' ops: the unsupported-op report says more.
+      for (const auto& n : model_.graph().node())
+        if (isDefaultDomain(n.domain()))
+          loadFail("the model uses ONNX operators but imports no opset of the default domain");
+      return;
+    }
     if (opset > onnxfe::kMaxOpset)
       loadFail("opset " + std::to_string(opset) + " of the default domain is not supported (" +
                std::to_string(onnxfe::kMinOpset) + " to " + std::to_string(onnxfe::kMaxOpset) +
@@ -77,9 +83,9 @@ class OnnxImporter {
     if (opset < onnxfe::kMinOpset && target < onnxfe::kMinOpset) target = onnxfe::kMinOpset;
     if (target > 0 && target != opset && target <= onnxfe::kMaxOpset) {
       std::string why;
-      bool ok = onnxfe::tryConvertOpset(&model_, target, &why);
+      bool ok = onnxfe::tryConvertOpset(&model_, target, opts_.inputShapes, &why);
       if (!ok && opset < onnxfe::kMinOpset && target != onnxfe::kMinOpset)
-        ok = onnxfe::tryConvertOpset(&model_, onnxfe::kMinOpset, &why);
+        ok = onnxfe::tryConvertOpset(&model_, onnxfe::kMinOpset, opts_.inputShapes, &why);
       if (!ok && opset < onnxfe::kMinOpset)
         loadFail("opset " + std::to_string(opset) + " is older than the supported range (" +
                  std::to_string(onnxfe::kMinOpset) + " to " + std::to_string(onnxfe::kMaxOpset) +

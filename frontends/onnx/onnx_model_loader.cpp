@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,9 +68,37 @@ bool usesExternalData(const onnx::ModelProto& model) {
   return false;
 }
 
-bool tryConvertOpset(onnx::ModelProto* model, int64_t target, std::string* why) {
+namespace {
+// Writes the --input_shape dims into the graph inputs they name (rank permitting).
+void setInputShapes(onnx::ModelProto* m,
+                    const std::map<std::string, std::vector<int64_t>>& inputShapes) {
+  for (auto& in : *m->mutable_graph()->mutable_input()) {
+    auto it = inputShapes.find(in.name());
+    if (it == inputShapes.end() || !in.type().has_tensor_type()) continue;
+    auto* tt = in.mutable_type()->mutable_tensor_type();
+    if (tt->has_shape() && tt->shape().dim_size() != (int)it->second.size()) continue;
+    auto* sh = tt->mutable_shape();
+    sh->clear_dim();
+    for (int64_t d : it->second) {
+      auto* dim = sh->add_dim();
+      if (d >= 0) dim->set_dim_value(d);
+    }
+  }
+}
+}  // namespace
+
+bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
+                     const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                     std::string* why) {
   try {
-    onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(*model, (int)target);
+    onnx::ModelProto withShapes = *model;
+    setInputShapes(&withShapes, inputShapes);
+    try {
+      onnx::shape_inference::InferShapes(withShapes);
+    } catch (const std::exception&) {
+      // Shapes are only a help for the converter's adapters.
+    }
+    onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(withShapes, (int)target);
     // The converter may drop node names; keep the originals where the node count is unchanged.
     auto* dst = converted.mutable_graph();
     const auto& src = model->graph();

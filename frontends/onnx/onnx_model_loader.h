@@ -4,7 +4,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace atc {
 namespace onnxfe {
@@ -21,9 +23,13 @@ int64_t defaultOpset(const onnx::ModelProto& model);
 // True if some initializer or Constant holds data in an external file.
 bool usesExternalData(const onnx::ModelProto& model);
 
-// Tries to convert the model to `target` opset with onnx::version_conversion. Returns
-// false (and leaves `model` untouched) if the converter refuses or throws.
-bool tryConvertOpset(onnx::ModelProto* model, int64_t target, std::string* why);
+// Tries to convert the model to `target` opset with onnx::version_conversion. Some
+// adapters need tensor shapes, so the graph inputs named in `inputShapes` get those shapes
+// and ONNX shape inference runs first. Returns false (and leaves `model` untouched) if the
+// converter refuses or throws.
+bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
+                     const std::map<std::string, std::vector<int64_t>>& inputShapes,
+                     std::string* why);
 
 }  // namespace onnxfe
 }  // namespace atc

@@ -432,6 +432,17 @@ TEST_F(OnnxImporterTest, OpsetOutOfRange) {
   EXPECT_NE(msg.find("opset 18"), std::string::npos) << msg;
 }
 
+TEST_F(OnnxImporterTest, OldOpsetIsUpgradedTo7) {
+  addInput("x", onnx::TensorProto::FLOAT, {2});
+  addNode("Identity", {"x"}, {"y"}, "id");
+  addOutput("y");
+  model_.set_ir_version(3);
+  model_.mutable_opset_import(0)->set_version(6);
+  auto g = import();
+  EXPECT_EQ(g->opsetVersion, 7);
+  ASSERT_NE(g->findNode("id"), nullptr);  // node names survive the conversion
+}
+
 TEST_F(OnnxImporterTest, UnknownInputIsALoadError) {
   addInput("x", onnx::TensorProto::FLOAT, {2});
   addNode("Identity", {"nowhere"}, {"y"});
