@@ -105,6 +105,12 @@ KernelCall lowerConv(LowerCtx& c) {
   NB = ((NPIX + nblocks - 1) / nblocks + 15) / 16 * 16;
   nblocks = (NPIX + NB - 1) / NB;
   // Enough tasks for the thread pool: split output channels when there are few pixel blocks.
+  // Prefer more pixel blocks (down to 64 pixels) over channel blocks: splitting channels
+  // repeats the im2col of the block.
+  while (d.N * d.G * nblocks < 8 && NB > 64) {
+    NB = std::max<int64_t>(64, (NB / 2 + 15) / 16 * 16);
+    nblocks = (NPIX + NB - 1) / NB;
+  }
   int64_t mblocks = 1;
   int64_t base = d.N * d.G * nblocks;
   if (base < 8) mblocks = std::min<int64_t>(MP, (8 + base - 1) / base);
