@@ -29,6 +29,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Format.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -110,12 +111,17 @@ void retarget(llvm::Function& f, const TargetProfile& t) {
 class Worker {
  public:
   Worker(const TargetProfile& t, const CodegenOptions& o) : target_(t), opts_(o) {
+    auto t0 = std::chrono::steady_clock::now();
     auto buf = llvm::MemoryBuffer::getMemBuffer(
         llvm::StringRef(atc_kernels_bc_begin, (size_t)(atc_kernels_bc_end - atc_kernels_bc_begin)),
         "atc_kernels.bc", false);
     auto mod = llvm::parseBitcodeFile(buf->getMemBufferRef(), ctx_);
     if (!mod) cgError("cannot read the embedded kernel library: " + llvm::toString(mod.takeError()));
     lib_ = std::move(*mod);
+    if (timingEnabled())
+      llvm::errs() << "[codegen] parse kernel library: "
+                   << llvm::format("%.1f", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count())
+                   << " ms\n";
     std::string err;
     const llvm::Target* tgt = llvm::TargetRegistry::lookupTarget(target_.triple, err);
     if (!tgt) cgError("target triple " + target_.triple + ": " + err);
@@ -241,7 +247,9 @@ class Worker {
     }
     auto t3 = Clock::now();
     if (timingEnabled()) {
-      auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+      auto ms = [](auto a, auto b) {
+        return llvm::format("%.1f", std::chrono::duration<double, std::milli>(b - a).count());
+      };
       llvm::errs() << "[codegen] " << ki.symbol << " " << ki.kernel << ": clone " << ms(t0, t1)
                    << " ms, opt " << ms(t1, t2) << " ms, emit " << ms(t2, t3) << " ms\n";
     }
@@ -271,7 +279,15 @@ std::vector<uint8_t> compileKernels(const TargetProfile& target,
     if (inst[i].symbol == inst[i - 1].symbol) cgError("duplicate kernel symbol " + inst[i].symbol);
   if (inst.empty()) return {};
 
-  int workers = opts.workers > 0 ? opts.workers : (int)std::max(1u, std::thread::hardware_concurrency());
+  // Workers: CodegenOptions.workers, else $TE_PARALLEL_COMPILER, else the hardware threads;
+  // capped by $MAX_COMPILE_CORE_NUMBER (ATC's knobs for parallel kernel compilation).
+  auto envInt = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::atoi(v) : 0;
+  };
+  int workers = opts.workers > 0 ? opts.workers : envInt("TE_PARALLEL_COMPILER");
+  if (workers <= 0) workers = (int)std::max(1u, std::thread::hardware_concurrency());
+  if (envInt("MAX_COMPILE_CORE_NUMBER") > 0) workers = std::min(workers, envInt("MAX_COMPILE_CORE_NUMBER"));
   workers = std::max(1, std::min<int>(workers, (int)inst.size()));
   std::vector<std::vector<uint8_t>> objs(inst.size());
   std::atomic<size_t> next{0};
@@ -310,7 +326,7 @@ std::vector<uint8_t> compileKernels(const TargetProfile& target,
   std::vector<uint8_t> so = linkSharedObject(objs);
   if (timingEnabled())
     llvm::errs() << "[codegen] link: "
-                 << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+                 << llvm::format("%.1f", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count())
                  << " ms\n";
   return so;
 }
