@@ -35,7 +35,7 @@ static inline ATCK_INLINE void atck_elt_row(const int64_t* P, void** bufs, const
       C x = atck_ld<C>(in0, dts[0], o0 + i * s0);
       atck_st<C>(out, outdt, o + i, atck_unary<C>(op, x, prm));
     }
-  } else if (op == ATCK_E_WHERE) {
+  } else if (op == ATCK_E_WHERE || op == ATCK_E_CLIP3) {
     const void* in1 = bufs[bix[1]];
     const void* in2 = bufs[bix[2]];
     const int64_t o1 = off[1], s1 = istr[1], o2 = off[2], s2 = istr[2];
@@ -43,7 +43,12 @@ static inline ATCK_INLINE void atck_elt_row(const int64_t* P, void** bufs, const
       C c = atck_ld<C>(in0, dts[0], o0 + i * s0);
       C a = atck_ld<C>(in1, dts[1], o1 + i * s1);
       C b = atck_ld<C>(in2, dts[2], o2 + i * s2);
-      atck_st<C>(out, outdt, o + i, c != (C)0 ? a : b);
+      if (op == ATCK_E_WHERE) {
+        atck_st<C>(out, outdt, o + i, c != (C)0 ? a : b);
+      } else {  // CLIP3: c = x, a = min, b = max
+        C v = c < a ? a : c;
+        atck_st<C>(out, outdt, o + i, v > b ? b : v);
+      }
     }
   } else if (nin == 2) {
     const void* in1 = bufs[bix[1]];

@@ -71,6 +71,7 @@ enum AtckEltOp {
   ATCK_E_PRELU = 83,  // x0 < 0 ? x0 * x1 : x0
   // ---- ternary ----
   ATCK_E_WHERE = 96,  // x0 ? x1 : x2
+  ATCK_E_CLIP3 = 97,  // min(max(x0, x1), x2) with runtime bounds
 };
 
 // Parameter layout of kernel "eltwise":

@@ -78,7 +78,10 @@ static inline ATCK_INLINE C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
       C neg = (C)p.a * atck_m_expm1(x / (C)p.a);
       return x < zero ? neg : x;
     }
-    case ATCK_E_CLIP: return x < (C)p.a ? (C)p.a : (x > (C)p.b ? (C)p.b : x);
+    case ATCK_E_CLIP: {
+      C v = x < (C)p.a ? (C)p.a : x;
+      return v > (C)p.b ? (C)p.b : v;
+    }
     case ATCK_E_SIGMOID: return atck_m_sigmoid(x);
     case ATCK_E_HARDSIGMOID: {
       C v = (C)p.a * x + (C)p.b;
@@ -133,7 +136,10 @@ static inline ATCK_INLINE C atck_unary_i(int64_t op, C x, const AtckEltPrm& p) {
     case ATCK_E_CEIL:
     case ATCK_E_ROUND: return x;
     case ATCK_E_RELU: return sgn && x < zero ? zero : x;
-    case ATCK_E_CLIP: return x < (C)p.ia ? (C)p.ia : (x > (C)p.ib ? (C)p.ib : x);
+    case ATCK_E_CLIP: {
+      C v = x < (C)p.ia ? (C)p.ia : x;
+      return v > (C)p.ib ? (C)p.ib : v;
+    }
     case ATCK_E_NEG: return (C)(0 - (uint64_t)x);
     case ATCK_E_ABS: return sgn && x < zero ? (C)(0 - (uint64_t)x) : x;
     case ATCK_E_SIGN: return x > zero ? one : (sgn && x < zero ? (C)-1 : zero);

@@ -312,10 +312,12 @@ TEST(Eltwise, ClipForms) {
   expectNear(*runOp("Clip", {x})->out[0], {-5, -1, 0, 1, 5}, 0, 0);
   auto xi = makeT(DType::I32, {4}, {-100, 5, 50, 1000});
   expectNear(*runOp("Clip", {xi, makeT(DType::I32, {}, {0}), makeT(DType::I32, {}, {100})})->out[0], {0, 5, 50, 100}, 0, 0);
-  // Non-constant min is refused.
+  // min > max: every value becomes max (min(max(x, lo), hi)).
+  expectNear(*runOp("Clip", {x, makeT(DType::F32, {}, {2}), makeT(DType::F32, {}, {1})})->out[0], {1, 1, 1, 1, 1}, 0, 0);
+  // Non-scalar bounds are refused.
   Graph g;
   Value* in = g.newValue("x", TensorType(DType::F32, {4}));
-  Value* lo = g.newValue("lo", TensorType(DType::F32, {}));
+  Value* lo = g.newValue("lo", TensorType(DType::F32, {2}));
   Node* n = g.addNode("Clip", "clip", {in, lo}, {g.newValue("y")});
   EXPECT_THROW(inferNode(g, *n), AtcError);
 }
