@@ -35,6 +35,7 @@ struct CompileOptions {
   std::vector<std::string> printIrAfter;
   bool verifyEach = true;
   int stopAfterPasses = -1;     // >= 0: skip switchable passes after this many have run
+  bool disableReuseMemory = false;  // --disable_reuse_memory=1: no buffer reuse in the memory plan
 };
 
 }  // namespace atc

@@ -149,7 +149,7 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
       workspaceGroup[i] = (int)groups.size() - 1;
     }
   }
-  int64_t arenaSize = planArena(groups, true);
+  int64_t arenaSize = planArena(groups, !opts.disableReuseMemory);
 
   // ---- 4. Weights ---------------------------------------------------------------------------
   std::vector<uint8_t> weights;
