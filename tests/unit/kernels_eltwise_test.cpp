@@ -46,17 +46,17 @@ std::vector<double> randVec(size_t n, double lo, double hi, unsigned seed = 1) {
   return v;
 }
 
-struct Run {
+struct EltRun {
   Graph g;
   Node* n = nullptr;
   std::vector<TensorPtr> out;
 };
 
 // Builds one node with constant inputs, infers and evaluates it.
-std::unique_ptr<Run> runOp(const std::string& type, std::vector<TensorPtr> ins,
+std::unique_ptr<EltRun> runOp(const std::string& type, std::vector<TensorPtr> ins,
                            std::map<std::string, AttrValue> attrs = {}, int nout = 1,
                            int64_t opset = 17) {
-  auto r = std::make_unique<Run>();
+  auto r = std::make_unique<EltRun>();
   r->g.opsetVersion = opset;
   std::vector<Value*> vin, vout;
   for (size_t i = 0; i < ins.size(); ++i)
@@ -369,4 +369,83 @@ TEST(Eltwise, PReluSlopeBroadcast) {
   auto x = makeT(DType::F32, {1, 2, 2}, {-1, 1, -2, 2});
   auto s = makeT(DType::F32, {2, 1}, {0.1, 0.5});
   expectNear(*runOp("PRelu", {x, s})->out[0], {-0.1, 1, -1, 2}, 1e-7, 0);
+}
+
+// ---- The LLVM-specialised kernels (what runs in the .om) match the native ones ------------
+#include "kernels/codegen/codegen.h"
+#include "runtime/atc_rt_abi.h"
+#include "runtime/so_loader.h"
+#include "runtime/thread_pool.h"
+
+TEST(EltwiseCodegen, MatchesNative) {
+  std::vector<std::unique_ptr<EltRun>> cases;
+  auto add = [&](const std::string& type, std::vector<TensorPtr> ins,
+                 std::map<std::string, AttrValue> attrs = {}, int nout = 1, int64_t opset = 17) {
+    cases.push_back(runOp(type, ins, attrs, nout, opset));
+  };
+  auto big = makeT(DType::F32, {64, 1000}, randVec(64000, -4, 4, 21));
+  auto row = makeT(DType::F32, {1000}, randVec(1000, -1, 1, 22));
+  add("Add", {big, row});
+  add("Mul", {makeT(DType::F32, {64, 1}, randVec(64, -1, 1, 23)), big});
+  add("Erf", {big});
+  add("Tanh", {big});
+  add("Sigmoid", {big});
+  add("Exp", {big});
+  add("Relu", {big});
+  add("Clip", {big, makeT(DType::F32, {}, {0}), makeT(DType::F32, {}, {6})});
+  add("Pow", {big, makeT(DType::F32, {}, {2})});
+  add("Where", {makeT(DType::Bool, {64, 1}, {1, 0, 0}), big, row});
+  add("Cast", {big}, {{"to", (int64_t)10}});
+  add("Greater", {big, row});
+  add("Sum", {big, row, makeT(DType::F32, {}, {1})});
+  add("Div", {makeT(DType::I64, {5}, {7, -7, 9, 100, 3}), makeT(DType::I64, {1}, {2})});
+  add("ReduceMean", {big}, {{"axes", std::vector<int64_t>{-1}}}, 1, 11);
+  add("ReduceSum", {big}, {{"axes", std::vector<int64_t>{0}}}, 1, 11);
+  add("ReduceMax", {big}, {}, 1, 11);
+  add("ReduceLogSumExp", {big}, {{"axes", std::vector<int64_t>{1}}}, 1, 11);
+  add("ArgMax", {big}, {{"axis", (int64_t)1}});
+  add("ArgMin", {big}, {{"axis", (int64_t)0}});
+  add("Softmax", {big});
+  add("LogSoftmax", {big}, {{"axis", (int64_t)0}});
+  add("Hardmax", {big});
+  add("LayerNormalization", {big, row, row});
+  auto x4 = makeT(DType::F32, {2, 8, 9, 10}, randVec(1440, -2, 2, 24));
+  auto c8 = makeT(DType::F32, {8}, randVec(8, 0.5, 1.5, 25));
+  add("BatchNormalization", {x4, c8, c8, c8, c8}, {}, 1, 15);
+  add("InstanceNormalization", {x4, c8, c8});
+  add("MeanVarianceNormalization", {x4});
+  add("LpNormalization", {x4}, {{"axis", (int64_t)1}});
+
+  std::vector<KernelInstance> ki;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    LowerCtx ctx(cases[i]->g, *cases[i]->n);
+    KernelCall kc = OpRegistry::instance().find(cases[i]->n->type)->lower(ctx);
+    ki.push_back({kc.kernel, kc.params, "k" + std::to_string(i)});
+  }
+  std::vector<uint8_t> so = compileKernels(loadTargetProfile("native"), ki, CodegenOptions());
+  rt::SharedObject obj(so.data(), so.size());
+  rt::ThreadPool pool(2);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    Node& n = *cases[i]->n;
+    SCOPED_TRACE(n.type + " case " + std::to_string(i));
+    std::vector<void*> bufs;
+    for (auto* v : n.inputs) bufs.push_back(v ? const_cast<uint8_t*>(v->constant->data.data()) : nullptr);
+    std::vector<std::vector<uint8_t>> outs;
+    for (auto* o : n.outputs) outs.emplace_back((size_t)o->type.byteSize() + 1, 0xAB);
+    for (auto& o : outs) bufs.push_back(o.data());
+    auto fn = (AtcKernelEntry)obj.symbol(ki[i].symbol);
+    fn(bufs.data(), pool.rt());
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ASSERT_EQ(outs[k].back(), 0xAB) << "wrote past its output";
+      outs[k].pop_back();
+      Tensor got(n.outputs[k]->type);
+      got.data = outs[k];
+      const Tensor& want = *cases[i]->out[k];
+      for (int64_t e = 0; e < want.type.numel(); ++e) {
+        double w = want.floatAt(e), g = got.floatAt(e);
+        // FMA contraction in the specialised code: ulp-level differences.
+        ASSERT_NEAR(g, w, 2e-5 * (1 + std::fabs(w))) << "element " << e;
+      }
+    }
+  }
 }
