@@ -129,7 +129,7 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
     Node& n = *L.node;
     const OpDef* d = OpRegistry::instance().find(n.type);
     Value* in0 = n.input(0);
-    bool alias = d && d->aliasesInput0 && n.outputs.size() == 1 && in0 && !in0->isConstant() &&
+    bool alias = !opts.disableReuseMemory && d && d->aliasesInput0 && n.outputs.size() == 1 && in0 && !in0->isConstant() &&
                  !graphIn.count(in0) && !graphOut.count(in0) && groupOf.count(in0) && lastUse[in0] == i &&
                  n.outputs[0]->type.byteSize() == in0->type.byteSize() && !n.outputs[0]->isConstant() &&
                  L.call.workspaceBytes == 0;

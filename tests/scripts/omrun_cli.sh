@@ -84,5 +84,32 @@ printf '\x55' | dd of="$W/corrupt.om" bs=1 seek=400 conv=notrunc 2>/dev/null
 expect_error "corrupted model" "checksum" --model "$W/corrupt.om"
 "$BIN/omrun" > /dev/null 2>&1; [ $? -ne 0 ] && ok "missing --model is an error" || ko "missing --model is an error"
 
+# 4. 0-d and zero-size tensors through a model: s2 = Neg(s) (float32 scalar), e2 = Identity(e) (float32[0,3]).
+$PY - "$W" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto
+w = sys.argv[1]
+s = helper.make_tensor_value_info('s', TensorProto.FLOAT, [])
+e = helper.make_tensor_value_info('e', TensorProto.FLOAT, [0, 3])
+s2 = helper.make_tensor_value_info('s2', TensorProto.FLOAT, [])
+e2 = helper.make_tensor_value_info('e2', TensorProto.FLOAT, [0, 3])
+g = helper.make_graph([helper.make_node('Neg', ['s'], ['s2']), helper.make_node('Identity', ['e'], ['e2'])],
+                      'edge', [s, e], [s2, e2])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), w + '/edge.onnx')
+np.save(w + '/s.npy', np.array(2.5, dtype=np.float32))
+np.save(w + '/e.npy', np.zeros((0, 3), dtype=np.float32))
+PYEOF
+if "$BIN/atc" --model="$W/edge.onnx" --framework=5 --output="$W/edge" --soc_version=native > "$W/atc2.log" 2>&1 &&
+   "$BIN/omrun" --model "$W/edge.om" --input "$W/s.npy,$W/e.npy" --output "$W/out3" > "$W/run3.log" 2>&1 &&
+   $PY -c "
+import numpy as np
+s = np.load('$W/out3/output_0.npy'); e = np.load('$W/out3/output_1.npy')
+assert s.shape == () and s.dtype == np.float32 and s == -2.5, s
+assert e.shape == (0, 3) and e.dtype == np.float32, e.shape"; then
+  ok "0-d and zero-size tensors"
+else
+  ko "0-d and zero-size tensors"; cat "$W/atc2.log" "$W/run3.log"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
