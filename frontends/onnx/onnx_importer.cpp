@@ -47,10 +47,10 @@ class OnnxImporter {
     g_ = std::make_unique<Graph>();
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);
+    checkSupported();  // like ATC's parser: unknown ops are reported before anything else
     importInitializers();
     importInputs();
     applyInputShapes();
-    checkSupported();
     createNodeOutputs();
     createNodes();
     setOutputs();
