@@ -29,6 +29,8 @@ struct CompileOptions {
   std::vector<std::string> inputShapeOrder;
   // Parsed --out_nodes: (node or output name, index or -1 for an ONNX output name).
   std::vector<std::pair<std::string, int>> outNodeList;
+  // --enable_scope_fusion_passes (TF): non-general scope fusion passes to run.
+  std::vector<std::string> scopeFusionPasses;
   // Pass-manager debug switches (ATC_PRINT_IR_AFTER etc.; see docs/passes.md).
   std::vector<std::string> disabledPasses;
   bool printIrAfterAll = false;

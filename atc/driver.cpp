@@ -19,6 +19,7 @@
 #include "atc/om_builder.h"
 #include "atc/options.h"
 #include "frontends/onnx/onnx_importer.h"
+#include "frontends/tf/tf_importer.h"
 #include "ir/error.h"
 #include "kernels/codegen/codegen.h"
 #include "passes/pass_manager.h"
@@ -186,9 +187,9 @@ void runCompile(const CompileOptions& optsIn) {
   std::unique_ptr<Graph> g;
   {
     PhaseTimer t("import");
-    g = importOnnx(opts);
+    g = opts.framework == 3 ? importTf(opts) : importOnnx(opts);
   }
-  if (!g) internalError("the ONNX frontend returned no graph");
+  if (!g) internalError("the frontend returned no graph");
   logInfo("imported graph " + g->name + ": " + std::to_string(g->nodes().size()) + " nodes, " +
           std::to_string(g->inputs.size()) + " inputs, " + std::to_string(g->outputs.size()) + " outputs");
   checkStaticInputs(*g);

@@ -294,10 +294,9 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
                          "Convert the model to ONNX and use --framework=5.");
     if (fw == 1) invalid(f, "framework", "MindSpore models are not supported by this compiler.",
                          "Export the model to ONNX and use --framework=5.");
-    if (fw == 3) invalid(f, "framework", "TensorFlow (3) is recognised but not implemented yet in this version.",
-                         "Convert the model to ONNX and use --framework=5.");
-    if (fw != 5) invalid(f, "framework", "the value must be 5 (ONNX).", "Use --framework=5.");
-    opts.framework = 5;
+    if (fw != 5 && fw != 3)
+      invalid(f, "framework", "the value must be 3 (TensorFlow) or 5 (ONNX).", "Use --framework=3 or --framework=5.");
+    opts.framework = (int)fw;
   }
   opts.model = trim(val("model"));
   opts.output = val("output");
@@ -348,7 +347,30 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
     opts.inputShape = val("input_shape");
     parseInputShape(opts.inputShape, opts);
   }
-  if (isGiven("input_format")) opts.inputFormat = trim(val("input_format"));
+  if (isGiven("input_format")) {
+    opts.inputFormat = trim(val("input_format"));
+    std::vector<std::string> ok = opts.framework == 3 ? std::vector<std::string>{"NHWC", "NCHW", "ND", "NCDHW", "NDHWC"}
+                                                      : std::vector<std::string>{"NCHW", "ND", "NCDHW"};
+    bool known = false;
+    std::string list;
+    for (auto& k : ok) {
+      known = known || k == opts.inputFormat;
+      list += (list.empty() ? "" : ", ") + k;
+    }
+    if (!known)
+      invalid(opts.inputFormat, "input_format", "the value must be one of " + list + " for this framework.",
+              "Use --input_format=" + ok.front() + ".");
+  }
+  if (isGiven("enable_scope_fusion_passes")) {
+    if (opts.framework != 3)
+      invalid(val("enable_scope_fusion_passes"), "enable_scope_fusion_passes",
+              "scope fusion passes apply to TensorFlow models (--framework=3) only.",
+              "Remove --enable_scope_fusion_passes.");
+    for (auto& p : split(val("enable_scope_fusion_passes"), ',')) {
+      std::string t = trim(p);
+      if (!t.empty()) opts.scopeFusionPasses.push_back(t);
+    }
+  }
   if (isGiven("out_nodes")) {
     opts.outNodes = val("out_nodes");
     opts.outNodeList = parseOutNodes(opts.outNodes);

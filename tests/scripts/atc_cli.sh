@@ -108,7 +108,7 @@ expect_fail "truncated .onnx" E10041 "" -- "${BASE[@]}" --model="$T/truncated.on
 # ---- --framework -----------------------------------------------------------------------------
 expect_fail "framework 0 (Caffe)" E10001 "Caffe" -- "${BASE[@]}" --framework=0
 expect_fail "framework 1 (MindSpore)" E10001 "MindSpore" -- "${BASE[@]}" --framework=1
-expect_fail "framework 3 (TensorFlow)" E10001 "not implemented yet" -- "${BASE[@]}" --framework=3
+expect_fail "framework 3 with an ONNX model" E10041 "GraphDef" -- "${BASE[@]}" --framework=3
 expect_fail "framework 9" E10001 "[--framework]" -- "${BASE[@]}" --framework=9
 expect_fail "framework abc" E10001 "[--framework]" -- "${BASE[@]}" --framework=abc
 

@@ -1,0 +1,39 @@
+// GraphDef structure helpers: input references, node index, pruning to the requested
+// outputs with cycle detection, stable topological order.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontends/tf/tf_graph.pb.h"
+
+namespace atc {
+namespace tffe {
+
+struct InputRef {
+  std::string node;
+  int index = 0;
+  bool control = false;  // "^node"
+};
+InputRef parseInputRef(const std::string& s);
+
+// True for TF1 control-flow op types (Switch, Merge, Enter, Exit, NextIteration, LoopCond,
+// TensorArray*...).
+bool isControlFlowOp(const std::string& op);
+
+struct GraphIndex {
+  const tfproto::GraphDef* gd = nullptr;
+  std::map<std::string, int> byName;
+  // Throws E10041 on duplicate names.
+  explicit GraphIndex(const tfproto::GraphDef& g);
+  const tfproto::NodeDef* find(const std::string& name) const;
+};
+
+// Indices of the nodes the given output nodes need through data inputs (control
+// dependencies carry no data and are dropped), in a stable topological order (GraphDef order
+// where free). Throws E10041 for a missing input node or a cycle; E19010 when the cycle is a
+// TF1 while loop.
+std::vector<int> requiredNodesInOrder(const GraphIndex& idx, const std::vector<std::string>& outputs);
+
+}  // namespace tffe
+}  // namespace atc
