@@ -1,0 +1,141 @@
+// TF frontend: reading, structure, options and bad inputs (importTfFromBytes on pbtxt text).
+#include <gtest/gtest.h>
+
+#include "frontends/tf/tf_graph.pb.h"
+#include "frontends/tf/tf_importer.h"
+#include "ir/error.h"
+
+#include <google/protobuf/text_format.h>
+
+namespace atc {
+namespace {
+
+const char* kPh = R"(node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+)";
+
+std::string errCode(const std::string& text, CompileOptions opts = {}) {
+  try {
+    importTfFromBytes(text, opts);
+  } catch (const AtcError& e) {
+    return e.code() + " " + e.message();
+  }
+  return "ok";
+}
+
+TEST(TfImporter, ImportsTextGraphWithIdentityAndControlDeps) {
+  std::string t = std::string(kPh) + R"(
+node { name: "init" op: "NoOp" }
+node { name: "xi" op: "Identity" input: "x" input: "^init" }
+node { name: "y" op: "Relu" input: "xi:0" attr { key: "T" value { type: DT_FLOAT } } })";
+  auto g = importTfFromBytes(t, {});
+  ASSERT_EQ(g->inputs.size(), 1u);
+  EXPECT_EQ(g->inputs[0]->name, "x");
+  ASSERT_EQ(g->outputs.size(), 1u);
+  ASSERT_EQ(g->nodes().size(), 1u);
+  EXPECT_EQ(g->nodes().front()->type, "Relu");
+}
+
+TEST(TfImporter, SplatConstant) {
+  std::string t = R"(node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 2.5 } } } }
+node { name: "y" op: "Neg" input: "c" })";
+  auto g = importTfFromBytes(t, {});
+  auto* neg = g->nodes().front().get();
+  auto c = neg->inputs[0]->constant;
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->type.numel(), 4);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(c->as<float>()[i], 2.5f);
+}
+
+TEST(TfImporter, TruncatedBinaryIsE10041) {
+  tfproto::GraphDef gd;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(std::string(kPh) + R"(node { name: "y" op: "Relu" input: "x" })", &gd));
+  std::string bin = gd.SerializeAsString();
+  EXPECT_EQ(errCode(bin).substr(0, 6), "ok");
+  EXPECT_EQ(errCode(bin.substr(0, bin.size() - 5)).substr(0, 6), "E10041");
+}
+
+TEST(TfImporter, CycleIsE10041) {
+  std::string t = std::string(kPh) + R"(
+node { name: "a" op: "Add" input: "x" input: "b" }
+node { name: "b" op: "Relu" input: "a" })";
+  CompileOptions o;
+  o.outNodeList = {{"b", 0}};
+  std::string e = errCode(t, o);
+  EXPECT_EQ(e.substr(0, 6), "E10041") << e;
+  EXPECT_NE(e.find("cycle"), std::string::npos) << e;
+}
+
+TEST(TfImporter, MissingInputNodeIsE10041) {
+  std::string t = std::string(kPh) + R"(node { name: "y" op: "Add" input: "x" input: "nowhere:0" })";
+  std::string e = errCode(t);
+  EXPECT_EQ(e.substr(0, 6), "E10041") << e;
+  EXPECT_NE(e.find("nowhere"), std::string::npos) << e;
+}
+
+TEST(TfImporter, UnknownShapeNeedsInputShape) {
+  std::string t = R"(node { name: "in" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
+node { name: "y" op: "Relu" input: "in" })";
+  std::string e = errCode(t);
+  EXPECT_EQ(e.substr(0, 6), "E10001") << e;
+  EXPECT_NE(e.find("[in]"), std::string::npos) << e;
+  CompileOptions o;
+  o.inputShapes["in"] = {4, 3};
+  auto g = importTfFromBytes(t, o);
+  EXPECT_EQ(g->inputs[0]->type.shape, (Shape{4, 3}));
+}
+
+TEST(TfImporter, SwitchWithRuntimePredicateIsE19010) {
+  std::string t = std::string(kPh) + R"(
+node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape { } } } }
+node { name: "sw" op: "Switch" input: "x" input: "p" }
+node { name: "m" op: "Merge" input: "sw:0" input: "sw:1" })";
+  std::string e = errCode(t);
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("Switch [sw]"), std::string::npos) << e;
+}
+
+TEST(TfImporter, WhileLoopIsE19010) {
+  std::string t = std::string(kPh) + R"(
+node { name: "enter" op: "Enter" input: "x" }
+node { name: "merge" op: "Merge" input: "enter" input: "next" }
+node { name: "body" op: "Relu" input: "merge" }
+node { name: "next" op: "NextIteration" input: "body" }
+node { name: "exit" op: "Exit" input: "body" })";
+  CompileOptions o;
+  o.outNodeList = {{"exit", 0}};
+  std::string e = errCode(t, o);
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("control flow"), std::string::npos) << e;
+}
+
+TEST(TfImporter, OutNodesMissingIsE10016) {
+  std::string t = std::string(kPh) + R"(node { name: "y" op: "Relu" input: "x" })";
+  CompileOptions o;
+  o.outNodeList = {{"nope", 0}};
+  EXPECT_EQ(errCode(t, o).substr(0, 6), "E10016");
+  o.outNodeList = {{"y", 3}};
+  EXPECT_EQ(errCode(t, o).substr(0, 6), "E10016");
+}
+
+TEST(TfImporter, UnsupportedOpsListedTogether) {
+  std::string t = std::string(kPh) + R"(node { name: "a" op: "FancyOp" input: "x" }
+node { name: "b" op: "OtherOp" input: "a" })";
+  std::string e = errCode(t);
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("FancyOp, OtherOp"), std::string::npos) << e;
+}
+
+TEST(TfImporter, OutNodesCutTheGraph) {
+  std::string t = std::string(kPh) + R"(node { name: "a" op: "Relu" input: "x" }
+node { name: "b" op: "FancyOp" input: "a" })";
+  CompileOptions o;
+  o.outNodeList = {{"a", 0}};
+  auto g = importTfFromBytes(t, o);
+  EXPECT_EQ(g->nodes().size(), 1u);
+}
+
+}  // namespace
+}  // namespace atc
