@@ -38,6 +38,10 @@ struct CompileOptions {
   bool verifyEach = true;
   int stopAfterPasses = -1;     // >= 0: skip switchable passes after this many have run
   bool disableReuseMemory = false;  // --disable_reuse_memory=1: no buffer reuse in the memory plan
+  // Fusion switches (--fusion_switch_file, atc/fusion_switch.h): default-off passes switched on.
+  std::vector<std::string> enabledPasses;
+  std::string fusionSwitchFile;
+  int exportCompileStat = 1;    // --export_compile_stat: 0 none, 1 at normal exit, 2 after graph compile
 };
 
 }  // namespace atc

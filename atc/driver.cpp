@@ -16,6 +16,8 @@
 #include <sstream>
 
 #include "atc/console.h"
+#include "atc/fusion_result.h"
+#include "atc/fusion_switch.h"
 #include "atc/om_builder.h"
 #include "atc/options.h"
 #include "frontends/onnx/onnx_importer.h"
@@ -178,6 +180,7 @@ void runCompile(const CompileOptions& optsIn) {
   // Cheap checks first: a bad --output or model path must not cost a whole compile.
   checkOutputPath(opts.output);
   checkModelFile(opts.model);
+  if (!opts.fusionSwitchFile.empty()) applyFusionSwitches(loadFusionSwitchFile(opts.fusionSwitchFile), opts);
   TargetProfile target;
   {
     PhaseTimer t("target profile");
@@ -193,10 +196,12 @@ void runCompile(const CompileOptions& optsIn) {
   logInfo("imported graph " + g->name + ": " + std::to_string(g->nodes().size()) + " nodes, " +
           std::to_string(g->inputs.size()) + " inputs, " + std::to_string(g->outputs.size()) + " outputs");
   checkStaticInputs(*g);
+  std::vector<PassRecord> passRecords;
   {
     PhaseTimer t("passes");
-    runDefaultPipeline(*g, opts);
+    passRecords = runDefaultPipeline(*g, opts);
   }
+  if (opts.exportCompileStat == 2) writeFusionResult(passRecords);
   logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
   std::vector<uint8_t> om;
   {
@@ -208,6 +213,7 @@ void runCompile(const CompileOptions& optsIn) {
     writeFileAtomically(opts.output + ".om", om.data(), om.size());
   }
   logInfo("wrote " + opts.output + ".om (" + std::to_string(om.size()) + " bytes)");
+  if (opts.exportCompileStat == 1) writeFusionResult(passRecords);
 }
 
 int runAtcCommandLine(int argc, const char* const* argv, std::ostream& out) {

@@ -371,6 +371,19 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
       if (!t.empty()) opts.scopeFusionPasses.push_back(t);
     }
   }
+  if (isGiven("fusion_switch_file")) {
+    opts.fusionSwitchFile = trim(val("fusion_switch_file"));
+    if (opts.fusionSwitchFile.empty())
+      invalid(val("fusion_switch_file"), "fusion_switch_file", "the value is empty.",
+              "Set --fusion_switch_file to the path of a fusion switch file.", "E10004");
+  }
+  if (isGiven("export_compile_stat")) {
+    int64_t v = -1;
+    if (!parseInt64(val("export_compile_stat"), &v) || v < 0 || v > 2)
+      invalid(val("export_compile_stat"), "export_compile_stat", "the value must be 0, 1 or 2.",
+              "Use --export_compile_stat=0 (no fusion_result.json), 1 (default) or 2.");
+    opts.exportCompileStat = (int)v;
+  }
   if (isGiven("out_nodes")) {
     opts.outNodes = val("out_nodes");
     opts.outNodeList = parseOutNodes(opts.outNodes);

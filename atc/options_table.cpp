@@ -68,9 +68,9 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"optypelist_for_implmode", "precision", N, {}, "op types for --op_select_implmode"},
       {"allow_hf32", "precision", N, {}, "HF32 for cube ops"},
       // ---- fusion
-      {"fusion_switch_file", "fusion", N, {}, "fusion pass switches (JSON or Name:off lines)"},
+      {"fusion_switch_file", "fusion", I, {}, "fusion pass switches (JSON or Name:off lines)"},
       {"enable_scope_fusion_passes", "fusion", I, {}, "TF scope fusion passes to enable (comma list)"},
-      {"export_compile_stat", "fusion", N, {"0"}, "0: no fusion_result.json"},
+      {"export_compile_stat", "fusion", I, {}, "0: no fusion_result.json; 1 (default): written at normal exit; 2: right after graph compilation"},
       // ---- operator compilation and debug
       {"op_compiler_cache_mode", "debug", N, {}, "enable (default), disable, force"},
       {"op_compiler_cache_dir", "debug", N, {}, "kernel cache folder"},

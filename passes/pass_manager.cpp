@@ -65,7 +65,7 @@ PassManager::PassManager(const CompileOptions& opts) : opts_(opts) {
 
 void PassManager::addDefaultPipeline() {
   for (auto& p : allPasses())
-    if (p.defaultOn) addPass(p.name);
+    if (p.defaultOn || contains(opts_.enabledPasses, p.name)) addPass(p.name);
 }
 
 void PassManager::addPass(const std::string& name) {

@@ -138,6 +138,7 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
             }
             cube_tile(kc, Ap, Bp, ldb, out + m * NPIX + p0 + j, NPIX, mr, nr, init0,
                       hasBias ? Bias + g * M + m : 0);
+            if (k0 + kc >= K) cube_epilogue(P + CV_EPI, bufs, Y, out + m * NPIX + p0 + j, NPIX, mr, nr);
           }
         }
       }
@@ -204,6 +205,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
         } else {
           for (int64_t l = 0; l < nv; ++l) o[ow0 + l] = acc[l];
         }
+        cube_epilogue(P + CV_EPI, bufs, Y, o + ow0, 0, 1, nv);
       }
     }
   }

@@ -9,6 +9,7 @@
 // compiles natively with g++ and to bitcode with clang.
 #pragma once
 #include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/math_ops.h"
 
 #if defined(__clang__)
 #pragma clang diagnostic ignored "-Wpsabi"  // 32-byte vectors in inline helpers
@@ -136,3 +137,30 @@ static inline ATCK_INLINE float* cube_align(void* p) {
 static inline ATCK_INLINE int64_t cube_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline ATCK_INLINE int64_t cube_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline ATCK_INLINE int64_t cube_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Epilogue of a finished output tile (UB fusion, TbeCommonRules0FusionPass): E[0] = unary
+// AtckEltOp code + 1 (0: none), E[1]/E[2] its alpha/beta (double bits), E[3] = buffer index
+// + 1 of a residual input laid out like the output (0: none), added before the activation.
+// C is the tile inside output Y; the tile is still in L1 when this runs.
+static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, const float* Y, float* C,
+                                             int64_t ldc, int64_t mr, int64_t nr) {
+  const int64_t act = E[0] - 1, ri = E[3] - 1;
+  if (act < 0 && ri < 0) return;
+  const float* R = ri >= 0 ? (const float*)bufs[ri] + (C - Y) : 0;
+  AtckEltPrm prm;
+  prm.a = atck_d(E[1]);
+  prm.b = atck_d(E[2]);
+  prm.g = 0;
+  prm.ia = 0;
+  prm.ib = 0;
+  for (int64_t i = 0; i < mr; ++i) {
+    float* c = C + i * ldc;
+    const float* r = R ? R + i * ldc : 0;
+    for (int64_t j = 0; j < nr; ++j) {
+      float v = c[j];
+      if (ri >= 0) v += r[j];
+      if (act >= 0) v = atck_unary_f<float>(act, v, prm);
+      c[j] = v;
+    }
+  }
+}

@@ -20,7 +20,8 @@ enum CubeConvParam {
   CV_SLOT,       // workspace floats per task (excluding alignment)
   CV_PADH, CV_PADW,  // conv_dw: padded plane size in the workspace
   CV_YIDX,       // index of the output in bufs (= number of input slots)
-  CV_COUNT
+  CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
+  CV_COUNT = CV_EPI + 4
 };
 
 // gemm: batched C[b] = alpha * A[b] x B[b] + beta * Cin (broadcast), f32.
@@ -41,7 +42,8 @@ enum CubeGemmParam {
   GM_BATCH0,     // 6 batch dims
   GM_ABS0 = GM_BATCH0 + 6,  // 6 A batch strides
   GM_BBS0 = GM_ABS0 + 6,    // 6 B batch strides
-  GM_COUNT = GM_BBS0 + 6
+  GM_EPI = GM_BBS0 + 6,     // 4 words: epilogue (cube_epilogue in cube_gemm.h)
+  GM_COUNT = GM_EPI + 4
 };
 
 // pool: max / average / lp pooling, NC + 3 spatial dims (D,H,W).

@@ -108,6 +108,7 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
             }
           }
           cube_tile(kc, Ap, Bp, ldb, Yt, N, mr, nr, init, bias);
+          if (k0 + kc >= K) cube_epilogue(P + GM_EPI, bufs, Y, Yt, N, mr, nr);
         }
       }
     }

@@ -7,6 +7,7 @@
 #include "ir/op_registry.h"
 #include "kernels/lib/cube_params.h"
 #include "ops/cube/conv_geometry.h"
+#include "ops/cube/gemm_lowering.h"
 
 namespace atc {
 namespace {
@@ -81,6 +82,7 @@ KernelCall lowerConv(LowerCtx& c) {
   }
   P[CV_HAS_BIAS] = n.input(2) ? 1 : 0;
   P[CV_YIDX] = (int64_t)n.inputs.size();
+  setCubeEpilogue(n, P.data() + CV_EPI);
 
   // Depthwise (one input and one output channel per group), 1-D / 2-D.
   if (d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 && k[0] == 1) {
@@ -155,7 +157,7 @@ ATC_REGISTER_OP([] {
   d.type = "Conv";
   d.category = OpCategory::Cube;
   d.minInputs = 2;
-  d.maxInputs = 3;
+  d.maxInputs = 4;  // input 3: residual of a fused epilogue (TbeCommonRules0FusionPass)
   d.infer = inferConv;
   d.lower = lowerConv;
   return d;

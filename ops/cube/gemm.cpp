@@ -68,7 +68,7 @@ ATC_REGISTER_OP([] {
   d.type = "Gemm";
   d.category = OpCategory::Cube;
   d.minInputs = 2;
-  d.maxInputs = 3;
+  d.maxInputs = 4;  // input 3: epilogue residual (TbeCommonRules0FusionPass)
   d.infer = inferGemm;
   d.lower = lowerGemm;
   return d;

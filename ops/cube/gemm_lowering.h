@@ -19,6 +19,16 @@ struct GemmSpec {
   double alpha = 1.0, beta = 1.0;
 };
 
+// Epilogue words (kernels/lib/fused_params.h CubeEpilogueParam, cube_epilogue) from the
+// attributes TbeCommonRules0FusionPass sets: _epi_act (AtckEltOp unary code), _epi_alpha,
+// _epi_beta, _epi_res (input index of the residual).
+inline void setCubeEpilogue(const Node& n, int64_t* E) {
+  E[0] = n.hasAttr("_epi_act") ? n.attrInt("_epi_act", 0) + 1 : 0;
+  E[1] = paramFromDouble(n.attrFloat("_epi_alpha", 0.0));
+  E[2] = paramFromDouble(n.attrFloat("_epi_beta", 0.0));
+  E[3] = n.hasAttr("_epi_res") ? n.attrInt("_epi_res", 0) + 1 : 0;
+}
+
 // Original shape of input i, before lowering replaced it by a packed copy.
 inline Shape cubeOrigShape(const Node& n, size_t i) {
   std::string key = "_cube_shape" + std::to_string(i);
@@ -107,6 +117,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A
+  setCubeEpilogue(n, P.data() + GM_EPI);
   KernelCall kc{"gemm", P};
   kc.workspaceBytes = nbatch * mblocks * nblocks * P[GM_SLOT] * 4 + 64;
   return kc;

@@ -64,6 +64,10 @@ KernelCall lowerMatMul(LowerCtx& c) {
                    " is not supported by the kernel library (float32 only)");
   GemmSpec s;
   s.M = d.M; s.N = d.N; s.K = d.K;
+  if (n.input(2)) {  // bias over N (MatMulBiasAddFusionPass)
+    if (n.input(2)->type.numel() != d.N) opError(n, "bias must have N elements");
+    s.hasC = true; s.cRs = 0; s.cCs = 1; s.beta = 1.0;
+  }
   s.aRs = d.K; s.aCs = 1; s.bRs = d.N; s.bCs = 1;
   int64_t bBatchElems = 1;
   for (size_t i = 0; i + 2 < d.b.size(); ++i) bBatchElems *= d.b[i];
@@ -87,7 +91,7 @@ ATC_REGISTER_OP([] {
   d.type = "MatMul";
   d.category = OpCategory::Cube;
   d.minInputs = 2;
-  d.maxInputs = 2;
+  d.maxInputs = 4;  // 2: bias (MatMulBiasAddFusionPass), 3: epilogue residual
   d.infer = inferMatMul;
   d.lower = lowerMatMul;
   return d;

@@ -1,0 +1,61 @@
+#include "atc/fusion_result.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "atc/console.h"
+
+namespace atc {
+
+std::string fusionResultJson(const std::vector<PassRecord>& records, int session, int graph) {
+  // Sorted by pass name (nlohmann's default map order), as ATC writes it.
+  nlohmann::json gfs = nlohmann::json::object(), ubs = nlohmann::json::object();
+  for (auto& r : records) {
+    if (r.skipped || r.runs == 0) continue;
+    bool isGraph = r.group == "graph_fusion", isUb = r.group == "ub_fusion";
+    if (!isGraph && !isUb) continue;
+    nlohmann::json e = nlohmann::json::object();
+    e["effect_times"] = std::to_string(r.stats.effectTimes);
+    e["match_times"] = std::to_string(r.stats.matchTimes);
+    if (isUb) e["repository_hit_times"] = "0";  // no kernel cache yet
+    (isGraph ? gfs : ubs)[r.name] = e;
+  }
+  nlohmann::json body = nlohmann::json::object();
+  body["graph_fusion"] = gfs;
+  body["ub_fusion"] = ubs;
+  nlohmann::json root = nlohmann::json::object();
+  root["session_and_graph_id_" + std::to_string(session) + "_" + std::to_string(graph)] = body;
+  return root.dump(4) + "\n";
+}
+
+std::string fusionResultPath() {
+  const char* w = std::getenv("ASCEND_WORK_PATH");
+  if (!w || !*w) return "fusion_result.json";
+  std::string dir = std::string(w) + "/FE";
+  ::mkdir(w, 0755);
+  ::mkdir(dir.c_str(), 0755);
+  dir += "/" + std::to_string((long)::getpid());
+  ::mkdir(dir.c_str(), 0755);
+  return dir + "/fusion_result.json";
+}
+
+void writeFusionResult(const std::vector<PassRecord>& records) {
+  std::string path = fusionResultPath();
+  std::string text = fusionResultJson(records);
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (f) f << text;
+  if (!f) {
+    logWarning("cannot write " + path + ": " + std::strerror(errno));
+    return;
+  }
+  logInfo("wrote " + path);
+}
+
+}  // namespace atc

@@ -1,0 +1,61 @@
+// Small matching helpers shared by the graph-fusion passes.
+#pragma once
+#include <cmath>
+#include <string>
+
+#include "ir/graph.h"
+
+namespace atc {
+namespace fu {
+
+// The producer of v if it has type `type`.
+inline Node* producerOf(const Value* v, const char* type) {
+  return v && v->producer && v->producer->type == type ? v->producer : nullptr;
+}
+// The only user of v (nullptr when v has several users or is a graph output).
+inline Node* soleUser(const Graph& g, const Value* v) {
+  if (!v || g.isGraphOutput(v)) return nullptr;
+  auto us = g.users(v);
+  return us.size() == 1 ? us[0] : nullptr;
+}
+inline bool soleUserIs(const Graph& g, const Value* v, const Node* n) { return soleUser(g, v) == n; }
+// v is a constant with one element; its value in *d.
+inline bool scalarConst(const Value* v, double* d) {
+  if (!v || !v->isConstant() || !v->type.isStatic() || v->type.numel() != 1) return false;
+  *d = v->constant->floatAt(0);
+  return true;
+}
+inline bool near(double a, double b, double tol = 1e-3) { return std::fabs(a - b) <= tol * std::max(1.0, std::fabs(b)); }
+// For a binary node: the input that is not `v` (nullptr when neither or both are v).
+inline Value* otherInput(const Node* n, const Value* v) {
+  if (!n || n->inputs.size() != 2) return nullptr;
+  if (n->inputs[0] == v && n->inputs[1] != v) return n->inputs[1];
+  if (n->inputs[1] == v && n->inputs[0] != v) return n->inputs[0];
+  return nullptr;
+}
+// Binary node with one scalar-constant input equal to c (within tol); the other input.
+inline Value* binWithConst(const Node* n, const char* type, double c, double tol = 1e-3) {
+  if (!n || n->type != type || n->inputs.size() != 2) return nullptr;
+  double d;
+  if (scalarConst(n->inputs[1], &d) && near(d, c, tol)) return n->inputs[0];
+  if (scalarConst(n->inputs[0], &d) && near(d, c, tol)) return n->inputs[1];
+  return nullptr;
+}
+// Reduce axes of a ReduceXxx node (attribute or constant input 1); false when unknown.
+inline bool reduceAxes(const Node* n, std::vector<int64_t>* axes) {
+  if (n->hasAttr("axes")) *axes = n->attrInts("axes");
+  else if (n->input(1) && n->input(1)->isConstant()) *axes = n->input(1)->constant->toInts();
+  else return false;
+  int64_t r = n->inputs[0]->type.rank();
+  for (auto& a : *axes) if (a < 0) a += r;
+  return true;
+}
+// Single reduced axis = the last one, keepdims=1.
+inline bool reducesLastAxis(const Node* n) {
+  std::vector<int64_t> ax;
+  if (!reduceAxes(n, &ax) || ax.size() != 1) return false;
+  return ax[0] == n->inputs[0]->type.rank() - 1 && n->attrInt("keepdims", 1) == 1;
+}
+
+}  // namespace fu
+}  // namespace atc

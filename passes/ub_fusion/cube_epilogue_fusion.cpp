@@ -1,0 +1,112 @@
+// TbeCommonRules0FusionPass: a Conv / MatMul / Gemm followed by a residual Add (a tensor of
+// the output's shape) and/or an activation (Relu, Clip, LeakyRelu, Sigmoid, Tanh, Gelu,
+// HardSigmoid, HardSwish) becomes one cube kernel whose epilogue runs on each finished tile
+// (kernels/lib/cube_gemm.h cube_epilogue). The node keeps its type and gets attributes
+// _epi_act/_epi_alpha/_epi_beta and the residual as input 3 (_epi_res = 3).
+#include <limits>
+#include <map>
+
+#include "kernels/lib/math_eltwise_codes.h"
+#include "passes/fusion/fusion_util.h"
+#include "passes/pass.h"
+
+namespace atc {
+namespace {
+
+// Activation code and params of n, or false.
+bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
+  static const std::map<std::string, int64_t> codes = {
+      {"Relu", ATCK_E_RELU}, {"Sigmoid", ATCK_E_SIGMOID}, {"Tanh", ATCK_E_TANH},
+      {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Clip", ATCK_E_CLIP}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
+      {"HardSwish", ATCK_E_HARDSWISH}, {"Elu", ATCK_E_ELU}};
+  *a = *b = 0;
+  if (n.type == "Gelu") {
+    if (n.attrString("approximate", "none") != "none") return false;
+    *code = ATCK_E_GELU;
+    return true;
+  }
+  auto it = codes.find(n.type);
+  if (it == codes.end() || n.outputs[0]->type.dtype != DType::F32) return false;
+  *code = it->second;
+  if (n.type == "LeakyRelu") *a = n.attrFloat("alpha", 0.01);
+  if (n.type == "Elu") *a = n.attrFloat("alpha", 1.0);
+  if (n.type == "HardSigmoid") *a = n.attrFloat("alpha", 0.2), *b = n.attrFloat("beta", 0.5);
+  if (n.type == "Clip") {
+    *a = n.hasAttr("min") ? n.attrFloat("min", 0) : -std::numeric_limits<double>::infinity();
+    *b = n.hasAttr("max") ? n.attrFloat("max", 0) : std::numeric_limits<double>::infinity();
+    for (int i = 1; i < 3; ++i) {
+      Value* v = n.input(i);
+      if (!v) continue;
+      double d;
+      if (!fu::scalarConst(v, &d)) return false;
+      (i == 1 ? *a : *b) = d;
+    }
+  } else if (n.inputs.size() != 1) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool runCubeEpilogueFusion(Graph& g, PassContext& ctx) {
+  bool changed = false;
+  std::vector<Node*> cubes;
+  for (auto& up : g.nodes())
+    if ((up->type == "Conv" || up->type == "MatMul" || up->type == "Gemm") && up->inputs.size() <= 3 &&
+        !up->hasAttr("_epi_act") && up->outputs[0]->type.dtype == DType::F32)
+      cubes.push_back(up.get());
+  for (Node* c : cubes) {
+    Value* v = c->outputs[0];
+    Node* u = fu::soleUser(g, v);
+    if (!u) continue;
+    std::vector<Node*> absorbed;
+    Value* res = nullptr;
+    if (u->type == "Add") {
+      Value* r = fu::otherInput(u, v);
+      if (r && !r->isConstant() && r->type == v->type && u->outputs[0]->type == v->type) {
+        res = r;
+        absorbed.push_back(u);
+        u = fu::soleUser(g, u->outputs[0]);
+      }
+    }
+    int64_t code = -1;
+    double a = 0, b = 0;
+    if (u && activationOf(*u, &code, &a, &b)) absorbed.push_back(u);
+    else code = -1;
+    if (absorbed.empty()) continue;
+    ctx.stats.matchTimes++;
+    if (c->type == "Conv" && c->inputs[1]->type.dtype != DType::F32) {
+      ctx.debug(c->name + ": epilogue not fused (weights are not float32)");
+      continue;
+    }
+    Node* last = absorbed.back();
+    Value* out = last->outputs[0];
+    c->originalNames = {c->name};
+    for (Node* n : absorbed) c->originalNames.push_back(n->name);
+    for (Node* n : absorbed) g.removeNode(n);
+    if (code >= 0) {
+      c->attrs["_epi_act"] = code;
+      c->attrs["_epi_alpha"] = a;
+      c->attrs["_epi_beta"] = b;
+    }
+    if (res) {
+      while (c->inputs.size() < 3) c->inputs.push_back(nullptr);
+      c->inputs.push_back(res);
+      c->attrs["_epi_res"] = int64_t(3);
+    }
+    c->outputs[0] = out;
+    out->producer = c;
+    out->producerIndex = 0;
+    v->producer = nullptr;
+    ctx.stats.effectTimes++;
+    changed = true;
+  }
+  if (changed) {
+    g.topoSort();
+    g.pruneValues();
+  }
+  return changed;
+}
+
+}  // namespace atc

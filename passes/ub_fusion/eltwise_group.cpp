@@ -1,0 +1,248 @@
+#include "passes/ub_fusion/eltwise_group.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "ir/op_registry.h"
+
+namespace atc {
+
+int64_t appendGelu(FeProgram& p, int64_t x, bool tanhForm);  // ops/fused/gelu.cpp
+
+namespace {
+
+const std::map<std::string, int64_t>& unaryCodes() {
+  static const std::map<std::string, int64_t> m = {
+      {"Relu", ATCK_E_RELU}, {"Sigmoid", ATCK_E_SIGMOID}, {"Tanh", ATCK_E_TANH},
+      {"Erf", ATCK_E_ERF}, {"Exp", ATCK_E_EXP}, {"Log", ATCK_E_LOG}, {"Sqrt", ATCK_E_SQRT},
+      {"Reciprocal", ATCK_E_RECIPROCAL}, {"Neg", ATCK_E_NEG}, {"Abs", ATCK_E_ABS},
+      {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Elu", ATCK_E_ELU}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
+      {"HardSwish", ATCK_E_HARDSWISH}, {"Clip", ATCK_E_CLIP}, {"Gelu", ATCK_E_GELU}};
+  return m;
+}
+const std::map<std::string, int64_t>& binaryCodes() {
+  static const std::map<std::string, int64_t> m = {
+      {"Add", ATCK_E_ADD}, {"Sub", ATCK_E_SUB}, {"Mul", ATCK_E_MUL}, {"Div", ATCK_E_DIV},
+      {"Pow", ATCK_E_POW}, {"Max", ATCK_E_MAX}, {"Min", ATCK_E_MIN}};
+  return m;
+}
+
+bool isScalarConst(const Value* v) {
+  return v && v->isConstant() && v->type.isStatic() && v->type.numel() == 1 && isFloat(v->type.dtype);
+}
+
+bool clipBounds(const Node& n, double* lo, double* hi) {
+  *lo = -std::numeric_limits<double>::infinity();
+  *hi = std::numeric_limits<double>::infinity();
+  if (n.hasAttr("min")) *lo = n.attrFloat("min", *lo);
+  if (n.hasAttr("max")) *hi = n.attrFloat("max", *hi);
+  for (size_t i = 1; i < 3; ++i) {
+    Value* v = n.input(i);
+    if (!v) continue;
+    if (!isScalarConst(v)) return false;
+    (i == 1 ? *lo : *hi) = v->constant->floatAt(0);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool eltwiseFusible(const Node& n) {
+  if (n.type == "FusedEltwise") return true;
+  bool un = unaryCodes().count(n.type), bin = binaryCodes().count(n.type);
+  if (!un && !bin) return false;
+  if (n.outputs.size() != 1 || n.outputs[0]->type.dtype != DType::F32 || !n.outputs[0]->type.isStatic())
+    return false;
+  if (bin && n.inputs.size() != 2) return false;
+  if (un && n.type != "Clip" && n.inputs.size() != 1) return false;
+  for (auto* v : n.inputs) {
+    if (!v) continue;
+    if (!v->type.isStatic() || (v->type.dtype != DType::F32 && !isScalarConst(v))) return false;
+  }
+  if (n.type == "Clip") {
+    double lo, hi;
+    if (!clipBounds(n, &lo, &hi)) return false;
+  }
+  return true;
+}
+
+int64_t eltwiseOpCost(const Node& n) {
+  if (n.type == "FusedEltwise") return (int64_t)n.attrInts("program").size() / 4;
+  if (n.type == "Gelu") return 12;
+  int64_t c = 1;
+  for (auto* v : n.inputs)
+    if (isScalarConst(v)) ++c;
+  return c;
+}
+
+bool emitEltwiseNode(const Node& n, FeProgram& p, std::map<const Value*, int64_t>& regOf) {
+  auto reg = [&](const Value* v) -> int64_t {
+    auto it = regOf.find(v);
+    if (it != regOf.end()) return it->second;
+    if (isScalarConst(v)) return p.constant(v->constant->floatAt(0));
+    return -1;
+  };
+  int64_t r = -1;
+  if (n.type == "FusedEltwise") {
+    FeProgram sub = loadFeProgram(n);
+    std::vector<int64_t> map((size_t)sub.nextReg(), -1);
+    for (int64_t k = 0; k < sub.nin; ++k)
+      if ((map[k] = reg(n.inputs[k])) < 0) return false;
+    for (auto& o : sub.ops)
+      map[o.dst] = p.add(o.code, map[o.a], o.b < 0 ? -1 : map[o.b], o.alpha, o.beta);
+    r = map[sub.outReg];
+  } else if (n.type == "Gelu") {
+    int64_t x = reg(n.inputs[0]);
+    if (x < 0) return false;
+    r = appendGelu(p, x, n.attrString("approximate", "none") == "tanh");
+  } else if (n.type == "Clip") {
+    double lo, hi;
+    int64_t x = reg(n.inputs[0]);
+    if (x < 0 || !clipBounds(n, &lo, &hi)) return false;
+    r = p.add(ATCK_E_CLIP, x, -1, lo, hi);
+  } else if (unaryCodes().count(n.type)) {
+    int64_t x = reg(n.inputs[0]);
+    if (x < 0) return false;
+    double a = 0, b = 0;
+    if (n.type == "LeakyRelu") a = n.attrFloat("alpha", 0.01);
+    if (n.type == "Elu") a = n.attrFloat("alpha", 1.0);
+    if (n.type == "HardSigmoid") a = n.attrFloat("alpha", 0.2), b = n.attrFloat("beta", 0.5);
+    r = p.add(unaryCodes().at(n.type), x, -1, a, b);
+  } else if (binaryCodes().count(n.type)) {
+    int64_t code = binaryCodes().at(n.type);
+    if (code == ATCK_E_POW && isScalarConst(n.inputs[1])) {
+      double e = n.inputs[1]->constant->floatAt(0);
+      int64_t x = reg(n.inputs[0]);
+      if (x < 0) return false;
+      if (e == 2.0) r = p.add(ATCK_E_MUL, x, x);
+      else if (e == 1.0) r = p.add(ATCK_E_COPY, x);
+      else if (e == 0.5) r = p.add(ATCK_E_SQRT, x);
+      else r = p.add(ATCK_E_POW, x, p.constant(e));
+    } else {
+      int64_t a = reg(n.inputs[0]), b = reg(n.inputs[1]);
+      if (a < 0 || b < 0) return false;
+      r = p.add(code, a, b);
+    }
+  } else {
+    return false;
+  }
+  regOf[n.outputs[0]] = r;
+  p.outReg = r;
+  return true;
+}
+
+std::vector<Value*> groupInputs(const std::vector<Node*>& members) {
+  std::set<const Value*> inside;
+  for (auto* m : members) inside.insert(m->outputs[0]);
+  std::vector<Value*> ins;
+  for (auto* m : members)
+    for (auto* v : m->inputs) {
+      if (!v || inside.count(v) || isScalarConst(v)) continue;
+      if (std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
+    }
+  return ins;
+}
+
+Node* buildFusedEltwise(Graph& g, const std::vector<Node*>& members) {
+  std::vector<Value*> ins = groupInputs(members);
+  FeProgram p;
+  p.nin = (int64_t)ins.size();
+  std::map<const Value*, int64_t> regOf;
+  for (size_t k = 0; k < ins.size(); ++k) regOf[ins[k]] = (int64_t)k;
+  std::vector<std::string> types, names;
+  for (auto* m : members) {
+    if (!emitEltwiseNode(*m, p, regOf)) return nullptr;
+    if (m->type == "FusedEltwise") {
+      auto t = m->attrs.count("fused_ops") ? std::get<std::vector<std::string>>(m->attrs.at("fused_ops"))
+                                           : std::vector<std::string>{};
+      types.insert(types.end(), t.begin(), t.end());
+    } else {
+      types.push_back(m->type);
+    }
+    if (m->originalNames.empty()) names.push_back(m->name);
+    else names.insert(names.end(), m->originalNames.begin(), m->originalNames.end());
+  }
+  Node* root = members.back();
+  Value* out = root->outputs[0];
+  std::string name = root->name;
+  for (auto* m : members) g.removeNode(m);
+  Node* f = g.addNode("FusedEltwise", g.uniqueNodeName(name), ins, {out});
+  storeFeProgram(*f, p);
+  f->attrs["fused_ops"] = types;
+  f->originalNames = names;
+  return f;
+}
+
+bool runEltwiseGrouping(Graph& g, PassContext& ctx, bool chainsOnly) {
+  // Group id per node; members in topological order; the group's root is its last member.
+  std::map<Node*, int> groupOf;
+  std::vector<std::vector<Node*>> groups;
+  std::vector<int> mergedProducers;
+  for (auto& up : g.nodes()) {
+    Node* x = up.get();
+    if (!eltwiseFusible(*x)) continue;
+    int gid = (int)groups.size();
+    groups.push_back({});
+    mergedProducers.push_back(0);
+    groupOf[x] = gid;
+    std::vector<Node*> members;
+    for (auto* v : x->inputs) {
+      if (!v || !v->producer || !groupOf.count(v->producer)) continue;
+      Node* p = v->producer;
+      int pg = groupOf[p];
+      if (pg == gid || groups[pg].empty() || groups[pg].back() != p) continue;
+      bool onlyX = !g.isGraphOutput(v);
+      for (auto* u : g.users(v)) onlyX = onlyX && u == x;
+      if (!onlyX) {
+        ctx.debug("node " + p->name + " not fused into " + x->name + ": its output has other users");
+        continue;
+      }
+      if (chainsOnly && mergedProducers[gid] > 0) {
+        ctx.debug("node " + p->name + " not fused into " + x->name + ": not a chain (left to AutomaticUbFusion)");
+        continue;
+      }
+      // Size limits of the fused kernel.
+      std::vector<Node*> trial = groups[pg];
+      trial.insert(trial.end(), members.begin(), members.end());
+      trial.push_back(x);
+      int64_t cost = 0;
+      for (auto* m : trial) cost += eltwiseOpCost(*m);
+      int64_t nin = (int64_t)groupInputs(trial).size();
+      if (nin > FE_MAX_IN || nin + cost > FE_MAX_REG) {
+        ctx.debug("node " + p->name + " not fused into " + x->name + ": the fused kernel would exceed its size limits");
+        continue;
+      }
+      members.insert(members.end(), groups[pg].begin(), groups[pg].end());
+      for (auto* m : groups[pg]) groupOf[m] = gid;
+      groups[pg].clear();
+      mergedProducers[gid]++;
+    }
+    members.push_back(x);
+    // Keep topological order of the merged members (their relative node-list order).
+    groups[gid] = members;
+  }
+  bool changed = false;
+  std::vector<std::vector<Node*>> todo;
+  for (auto& grp : groups)
+    if (grp.size() >= 2) todo.push_back(grp);
+  // Members sorted by node-list position.
+  std::map<Node*, size_t> pos;
+  size_t i = 0;
+  for (auto& up : g.nodes()) pos[up.get()] = i++;
+  for (auto& grp : todo) {
+    std::sort(grp.begin(), grp.end(), [&](Node* a, Node* b) { return pos[a] < pos[b]; });
+    ctx.stats.matchTimes++;
+    if (!buildFusedEltwise(g, grp)) {
+      ctx.debug("group at " + grp.back()->name + " not fused: a member cannot be expressed");
+      continue;
+    }
+    ctx.stats.effectTimes++;
+    changed = true;
+  }
+  if (changed) g.topoSort();
+  return changed;
+}
+
+}  // namespace atc
