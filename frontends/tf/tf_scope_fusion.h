@@ -1,9 +1,8 @@
-// TF scope fusion on the imported IR: TensorFlow name scopes whose decomposed arithmetic is
-// one known op are replaced by that op. General passes always run; non-general ones run
-// when named in --enable_scope_fusion_passes (unknown names: a warning naming them).
+// TF scope fusion on the imported IR: decomposed arithmetic that TensorFlow emits for one
+// layer is replaced by that one IR op. Non-general passes run when named in
+// --enable_scope_fusion_passes (unknown names: a warning naming them on stderr).
 //   ScopeLayerNormPass (non-general): moments + batchnorm arithmetic -> LayerNormalization
-//   ScopeGeluPass (general): 0.5*x*(1+erf(x/sqrt2)) and the tanh form -> Gelu arithmetic kept
-//     as one scope (see docs/frontend-tf.md)
+// General scope passes (always on): none yet (a Gelu pass needs a Gelu IR op).
 #pragma once
 #include <string>
 #include <vector>

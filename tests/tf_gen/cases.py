@@ -14,9 +14,9 @@ def rnd(*s, lo=-1.0, hi=1.0):
 CASES = []
 
 
-def case(name, text=False):
+def case(name, text=False, args=()):
     def deco(fn):
-        CASES.append((name, fn, text))
+        CASES.append((name, fn, text, list(args)))
         return fn
     return deco
 
@@ -337,3 +337,30 @@ def _(g):
     g.placeholder("a_input", a.shape)
     g.op("Sub", "out", ["b_input", "a_input"])
     return {"a_input": a, "b_input": b}, [("out:0", b - a)]
+
+
+def layer_norm(g):
+    x, gamma, beta = rnd(2, 3, 8), rnd(8), rnd(8)
+    g.placeholder("x", x.shape)
+    g.const("axes", np.array([-1], np.int32))
+    g.const("gamma", gamma)
+    g.const("beta", beta)
+    g.const("eps", np.array(1e-3, np.float32))
+    g.op("Mean", "ln/moments/mean", ["x", "axes"], keep_dims=True, Tidx=np.int32)
+    g.op("StopGradient", "ln/moments/StopGradient", ["ln/moments/mean"])
+    g.op("SquaredDifference", "ln/moments/SquaredDifference", ["x", "ln/moments/StopGradient"])
+    g.op("Mean", "ln/moments/variance", ["ln/moments/SquaredDifference", "axes"], keep_dims=True, Tidx=np.int32)
+    g.op("AddV2", "ln/batchnorm/add", ["ln/moments/variance", "eps"])
+    g.op("Rsqrt", "ln/batchnorm/Rsqrt", ["ln/batchnorm/add"])
+    g.op("Mul", "ln/batchnorm/mul", ["ln/batchnorm/Rsqrt", "gamma"])
+    g.op("Mul", "ln/batchnorm/mul_1", ["x", "ln/batchnorm/mul"])
+    g.op("Mul", "ln/batchnorm/mul_2", ["ln/moments/mean", "ln/batchnorm/mul"])
+    g.op("Sub", "ln/batchnorm/sub", ["beta", "ln/batchnorm/mul_2"])
+    g.op("AddV2", "ln/batchnorm/add_1", ["ln/batchnorm/mul_1", "ln/batchnorm/sub"])
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return {"x": x}, [("ln/batchnorm/add_1:0", (x - m) / np.sqrt(v + 1e-3) * gamma + beta)]
+
+
+case("layer_norm_decomposed")(layer_norm)
+case("layer_norm_scope_fused", args=["--enable_scope_fusion_passes=ScopeLayerNormPass,NoSuchPass"])(layer_norm)

@@ -15,7 +15,7 @@ import cases  # noqa: E402
 import tfgen  # noqa: E402
 
 
-def run(bin_dir, name, fn, text, tmp):
+def run(bin_dir, name, fn, text, tmp, args=()):
     g = tfgen.Graph()
     inputs, outs = fn(g)
     model = os.path.join(tmp, name + (".pbtxt" if text else ".pb"))
@@ -28,7 +28,7 @@ def run(bin_dir, name, fn, text, tmp):
     om = os.path.join(tmp, name)
     cmd = [os.path.join(bin_dir, "atc"), "--model=" + model, "--framework=3", "--output=" + om,
            "--soc_version=native", "--precision_mode=must_keep_origin_dtype",
-           "--out_nodes=" + ";".join(o for o, _ in outs)]
+           "--out_nodes=" + ";".join(o for o, _ in outs)] + list(args)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         return "atc failed: " + (r.stdout + r.stderr).strip().splitlines()[-2:].__str__()
@@ -59,10 +59,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tfcases_")
     passed = failed = 0
     try:
-        for name, fn, text in cases.CASES:
+        for name, fn, text, args in cases.CASES:
             if filt not in name:
                 continue
-            why = run(bin_dir, name, fn, text, tmp)
+            why = run(bin_dir, name, fn, text, tmp, args)
             if why is None:
                 passed += 1
                 print("PASS", name)
