@@ -29,7 +29,7 @@ def run(bin_dir, name, fn, text, tmp, args=()):
     cmd = [os.path.join(bin_dir, "atc"), "--model=" + model, "--framework=3", "--output=" + om,
            "--soc_version=native", "--precision_mode=must_keep_origin_dtype",
            "--out_nodes=" + ";".join(o for o, _ in outs)] + list(args)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)  # atc writes fusion_result.json to cwd
     if r.returncode != 0:
         return "atc failed: " + (r.stdout + r.stderr).strip().splitlines()[-2:].__str__()
     od = os.path.join(tmp, name + "_out")
