@@ -54,7 +54,7 @@ def run(bin_dir, name, fn, text, tmp, args=()):
 
 
 def main():
-    bin_dir = sys.argv[1]
+    bin_dir = os.path.abspath(sys.argv[1])
     filt = sys.argv[2] if len(sys.argv) > 2 else ""
     tmp = tempfile.mkdtemp(prefix="tfcases_")
     passed = failed = 0
