@@ -2,6 +2,7 @@
 // command line; read by the driver, the passes and the code generator.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,19 @@ struct CompileOptions {
   std::vector<std::string> enabledPasses;
   std::string fusionSwitchFile;
   int exportCompileStat = 1;    // --export_compile_stat: 0 none, 1 at normal exit, 2 after graph compile
+  // Kernel cache (docs/cache.md).
+  std::string opCompilerCacheMode = "enable";  // enable, disable, force
+  std::string opCompilerCacheDir;               // --op_compiler_cache_dir (empty: env/default)
+  int opDebugLevel = 0;                         // --op_debug_level: != 0 bypasses the cache
+  std::string opDebugConfig;                    // --op_debug_config file
+  std::string graphCompilerCacheDir;            // --graph_compiler_cache_dir: whole-model cache
+  // Filled by the code generator: per graph node name, whether its kernel was served from the
+  // kernel cache (repository_hit_times in fusion_result.json), and the totals.
+  struct KernelCacheReport {
+    size_t unique = 0, hits = 0;
+    std::map<std::string, bool> nodeHit;
+  };
+  std::shared_ptr<KernelCacheReport> kernelCacheReport = std::make_shared<KernelCacheReport>();
 };
 
 }  // namespace atc

@@ -20,6 +20,8 @@
 #include "atc/fusion_switch.h"
 #include "atc/om_builder.h"
 #include "atc/options.h"
+#include "cache/entry_file.h"
+#include "cache/graph_cache.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/tf/tf_importer.h"
 #include "ir/error.h"
@@ -187,6 +189,22 @@ void runCompile(const CompileOptions& optsIn) {
     target = loadTargetProfile(opts.socVersion);
   }
   logInfo("target " + target.name + ": triple " + target.triple + ", cpu " + target.cpu);
+  // Whole-model cache (--graph_compiler_cache_dir, docs/cache.md).
+  std::string graphEntry;
+  if (!opts.graphCompilerCacheDir.empty()) {
+    std::string key = cache::graphCacheKey(opts.model, opts.cmdline,
+                                           target.triple + "|" + target.cpu + "|" + target.features, codegenVersionTag());
+    if (!key.empty()) graphEntry = cache::graphCacheEntryPath(opts.graphCompilerCacheDir, key);
+    std::vector<uint8_t> cached;
+    cache::ReadResult r = graphEntry.empty() ? cache::ReadResult::Missing : cache::readEntry(graphEntry, cached);
+    if (r == cache::ReadResult::Ok) {
+      PhaseTimer t("write");
+      writeFileAtomically(opts.output + ".om", cached.data(), cached.size());
+      logInfo("whole-model cache hit " + graphEntry + ": wrote " + opts.output + ".om");
+      return;
+    }
+    if (r == cache::ReadResult::Corrupt) cache::warnOnce("whole-model cache entry " + graphEntry + " fails its checksum; rebuilding it");
+  }
   std::unique_ptr<Graph> g;
   {
     PhaseTimer t("import");
@@ -213,6 +231,10 @@ void runCompile(const CompileOptions& optsIn) {
     writeFileAtomically(opts.output + ".om", om.data(), om.size());
   }
   logInfo("wrote " + opts.output + ".om (" + std::to_string(om.size()) + " bytes)");
+  if (!graphEntry.empty()) {
+    std::string err = cache::writeEntry(graphEntry, om);
+    if (!err.empty()) cache::warnOnce("cannot store the model into --graph_compiler_cache_dir (" + err + ")");
+  }
   if (opts.exportCompileStat == 1) writeFusionResult(passRecords);
 }
 

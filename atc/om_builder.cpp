@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atc/plan_memory.h"
+#include "cache/driver_glue.h"
 #include "ir/error.h"
 #include "ir/op_registry.h"
 #include "runtime/cpu_check.h"
@@ -191,6 +192,11 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
       instances.push_back({L.call.kernel, L.call.params, sym});
       it = instanceSym.emplace(key, sym).first;
     }
+    {  // the nodes an instance serves (op_debug_list, kernel cache hit report)
+      KernelInstance& ki = instances[std::stoul(it->second.substr(1))];
+      ki.nodes.push_back(L.node->name);
+      ki.opTypes.push_back(L.node->type);
+    }
     json args = json::array();
     for (auto* in : L.node->inputs) args.push_back(bufOf(in, true));
     for (auto* o : L.node->outputs) args.push_back(bufOf(o));
@@ -302,7 +308,11 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
   // ---- 7. Kernels and serialisation --------------------------------------------------------------
   CodegenOptions co;
   co.workers = opts.threads;
+  configureKernelCache(opts, co);
+  std::vector<uint8_t> cacheHits;
+  co.hitsOut = &cacheHits;
   std::vector<uint8_t> so = compileKernels(target, instances, co);
+  reportKernelCacheHits(opts, instances, cacheHits);
 
   om::Header h;
   h.name = g.name;

@@ -1,11 +1,13 @@
 #include "atc/options.h"
 
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
 
 #include <cctype>
 #include <map>
 #include <sstream>
 
+#include "cache/kernel_cache.h"
 #include "ir/error.h"
 
 namespace atc {
@@ -176,6 +178,48 @@ std::string atcHelpText() {
   }
   os << "  --help, --h                       show this help\n";
   return os.str();
+}
+
+// --op_compiler_cache_mode/_dir, --op_debug_level, --op_debug_config, --graph_compiler_cache_dir.
+template <class IsGiven, class Val>
+static void parseCacheOptions(CompileOptions& opts, IsGiven isGiven, Val val) {
+  if (isGiven("op_compiler_cache_mode")) {
+    std::string v = trim(val("op_compiler_cache_mode"));
+    if (v != "enable" && v != "disable" && v != "force")
+      invalid(v, "op_compiler_cache_mode", "the value must be enable, disable or force.",
+              "Use --op_compiler_cache_mode=enable (default), disable or force.");
+    opts.opCompilerCacheMode = v;
+  }
+  if (isGiven("op_compiler_cache_dir")) {
+    std::string v = trim(val("op_compiler_cache_dir"));
+    bool ok = !v.empty();
+    for (char c : v) ok = ok && (std::isalnum((unsigned char)c) || std::string("_-./~").find(c) != std::string::npos);
+    if (!ok)
+      invalid(v, "op_compiler_cache_dir", "a folder path of letters, digits, '_', '-', '.' and '/' is expected.",
+              "Give a folder path such as /home/me/atc_data (it is created when missing).");
+    opts.opCompilerCacheDir = v;
+  }
+  if (isGiven("op_debug_level")) {
+    std::string v = trim(val("op_debug_level"));
+    int64_t l = -1;
+    if (!parseInt64(v, &l) || l < 0 || l > 4)
+      invalid(v, "op_debug_level", "the value must be 0, 1, 2, 3 or 4.", "Use --op_debug_level=0 (default).");
+    opts.opDebugLevel = (int)l;
+  }
+  if (isGiven("op_debug_config")) {
+    std::string v = trim(val("op_debug_config"));
+    if (v.empty()) invalid(v, "op_debug_config", "the value is empty.", "Give the path of a .cfg file.");
+    cache::parseOpDebugConfig(v);  // checked early: E10001 when missing or malformed
+    opts.opDebugConfig = v;
+  }
+  if (isGiven("graph_compiler_cache_dir")) {
+    std::string v = trim(val("graph_compiler_cache_dir"));
+    struct stat st;
+    if (v.empty() || ::stat(v.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      invalid(v, "graph_compiler_cache_dir", "the folder does not exist.",
+              "Create the folder first, or remove --graph_compiler_cache_dir.");
+    opts.graphCompilerCacheDir = v;
+  }
 }
 
 bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, std::ostream& helpOut) {
@@ -371,6 +415,7 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
       if (!t.empty()) opts.scopeFusionPasses.push_back(t);
     }
   }
+  parseCacheOptions(opts, [&](const std::string& n) { return isGiven(n); }, val);
   if (isGiven("fusion_switch_file")) {
     opts.fusionSwitchFile = trim(val("fusion_switch_file"));
     if (opts.fusionSwitchFile.empty())

@@ -38,6 +38,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "cache/sha256.h"
 #include "ir/error.h"
 #include "kernels/codegen/lld_link.h"
 
@@ -135,7 +136,9 @@ class Worker {
     if (!tm_) cgError("cannot create a target machine for " + target_.triple + " / " + target_.cpu);
   }
 
-  std::vector<uint8_t> compile(const KernelInstance& ki) {
+  // Compiles one instance; its entry is named entrySymbol (the cache key's name, so that the
+  // object does not depend on the model; the link aliases the instance symbol to it).
+  std::vector<uint8_t> compile(const KernelInstance& ki, const std::string& entrySymbol) {
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     std::string ntName = "atck_" + ki.kernel + "_ntasks", taskName = "atck_" + ki.kernel + "_task";
@@ -177,8 +180,8 @@ class Worker {
     }
     // void SYMBOL(ptr bufs, ptr rt)
     auto* entryTy = llvm::FunctionType::get(voidTy, {ptr, ptr}, false);
-    auto* entry = llvm::Function::Create(entryTy, llvm::GlobalValue::ExternalLinkage, ki.symbol, m.get());
-    entry->setVisibility(llvm::GlobalValue::DefaultVisibility);
+    auto* entry = llvm::Function::Create(entryTy, llvm::GlobalValue::ExternalLinkage, entrySymbol, m.get());
+    entry->setVisibility(llvm::GlobalValue::HiddenVisibility);
     {
       auto* bbEntry = llvm::BasicBlock::Create(c, "entry", entry);
       auto* bbDirect = llvm::BasicBlock::Create(c, "direct", entry);
@@ -268,16 +271,88 @@ class Worker {
 
 std::string llvmVersionString() { return LLVM_VERSION_STRING; }
 
+// Bump when this file changes the code it generates for the same kernel library.
+static constexpr int kCodegenScheme = 2;
+
+std::string codegenVersionTag() {
+  static const std::string tag = [] {
+    std::string bc = cache::sha256Hex(atc_kernels_bc_begin, (size_t)(atc_kernels_bc_end - atc_kernels_bc_begin));
+    return std::string("atc ") + ATC_VERSION + "; codegen " + std::to_string(kCodegenScheme) + "; llvm " +
+           LLVM_VERSION_STRING + "; kernels " + bc.substr(0, 16);
+  }();
+  return tag;
+}
+
+std::string kernelCacheKey(const TargetProfile& target, const KernelInstance& ki, const CodegenOptions& opts) {
+  std::string d = "atc-kernel/1\n" + codegenVersionTag() + "\ntriple=" + target.triple + "\ncpu=" + target.cpu +
+                  "\nfeatures=" + target.features + "\nopt=" + std::to_string(opts.optLevel) +
+                  "\nkernel=" + ki.kernel + "\nparams=";
+  for (size_t i = 0; i < ki.params.size(); ++i) d += (i ? "," : "") + std::to_string(ki.params[i]);
+  return cache::sha256Hex(d);
+}
+
 std::vector<uint8_t> compileKernels(const TargetProfile& target,
                                     const std::vector<KernelInstance>& instancesIn,
                                     const CodegenOptions& opts) {
   initLlvmOnce();
-  std::vector<KernelInstance> inst = instancesIn;
-  std::sort(inst.begin(), inst.end(),
-            [](const KernelInstance& a, const KernelInstance& b) { return a.symbol < b.symbol; });
-  for (size_t i = 1; i < inst.size(); ++i)
-    if (inst[i].symbol == inst[i - 1].symbol) cgError("duplicate kernel symbol " + inst[i].symbol);
-  if (inst.empty()) return {};
+  std::vector<size_t> order(instancesIn.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return instancesIn[a].symbol < instancesIn[b].symbol; });
+  for (size_t i = 1; i < order.size(); ++i)
+    if (instancesIn[order[i]].symbol == instancesIn[order[i - 1]].symbol)
+      cgError("duplicate kernel symbol " + instancesIn[order[i]].symbol);
+  if (order.empty()) {
+    if (opts.hitsOut) opts.hitsOut->clear();
+    return {};
+  }
+
+  // Unique kernels by content key, in symbol order (deterministic whatever the workers).
+  struct Unique {
+    std::string key, entry;
+    const KernelInstance* ki;
+    bool recompile = false;  // named by op_debug_list: compiled, not looked up or stored
+    bool hit = false;
+    std::vector<uint8_t> obj;
+  };
+  std::vector<Unique> uniq;
+  std::map<std::string, size_t> byKey;
+  std::vector<size_t> uniqOf(instancesIn.size());
+  std::vector<std::pair<std::string, std::string>> aliases;  // instance symbol -> entry symbol
+  for (size_t i : order) {
+    const KernelInstance& ki = instancesIn[i];
+    std::string key = kernelCacheKey(target, ki, opts);
+    auto it = byKey.find(key);
+    if (it == byKey.end()) {
+      it = byKey.emplace(key, uniq.size()).first;
+      uniq.push_back({key, "atck_e_" + key, &ki});
+    }
+    Unique& u = uniq[it->second];
+    for (size_t n = 0; n < ki.nodes.size(); ++n)
+      if (cache::debugListMatches(opts.cache.recompile, ki.nodes[n], n < ki.opTypes.size() ? ki.opTypes[n] : ""))
+        u.recompile = true;
+    uniqOf[i] = it->second;
+    aliases.push_back({ki.symbol, u.entry});
+  }
+
+  // Cache lookups.
+  const cache::CacheSettings& cs = opts.cache;
+  std::unique_ptr<cache::KernelCache> kc;
+  if (cs.mode != cache::CacheMode::Disable && !cs.bypassAll)
+    kc = std::make_unique<cache::KernelCache>(cs, target.name, codegenVersionTag());
+  std::vector<size_t> pending;
+  size_t hits = 0, done = 0;
+  for (size_t u = 0; u < uniq.size(); ++u) {
+    if (kc && kc->usable() && !uniq[u].recompile && kc->load(uniq[u].key, uniq[u].obj)) {
+      uniq[u].hit = true;
+      ++hits;
+    } else {
+      pending.push_back(u);
+    }
+  }
+  std::mutex progMu;
+  done = hits;
+  if (opts.progress) opts.progress(done, uniq.size(), hits);
 
   // Workers: CodegenOptions.workers, else $TE_PARALLEL_COMPILER, else the hardware threads;
   // capped by $MAX_COMPILE_CORE_NUMBER (ATC's knobs for parallel kernel compilation).
@@ -288,8 +363,7 @@ std::vector<uint8_t> compileKernels(const TargetProfile& target,
   int workers = opts.workers > 0 ? opts.workers : envInt("TE_PARALLEL_COMPILER");
   if (workers <= 0) workers = (int)std::max(1u, std::thread::hardware_concurrency());
   if (envInt("MAX_COMPILE_CORE_NUMBER") > 0) workers = std::min(workers, envInt("MAX_COMPILE_CORE_NUMBER"));
-  workers = std::max(1, std::min<int>(workers, (int)inst.size()));
-  std::vector<std::vector<uint8_t>> objs(inst.size());
+  workers = std::max(1, std::min<int>(workers, (int)pending.size()));
   std::atomic<size_t> next{0};
   std::mutex errMu;
   std::exception_ptr firstErr;
@@ -298,22 +372,28 @@ std::vector<uint8_t> compileKernels(const TargetProfile& target,
     try {
       Worker w(target, opts);
       for (;;) {
-        size_t i = next.fetch_add(1);
-        if (i >= inst.size()) break;
+        size_t p = next.fetch_add(1);
+        if (p >= pending.size()) break;
+        Unique& u = uniq[pending[p]];
         try {
-          objs[i] = w.compile(inst[i]);
+          u.obj = w.compile(*u.ki, u.entry);
+          if (kc && !u.recompile) kc->store(u.key, u.obj);
+          std::lock_guard<std::mutex> g(progMu);
+          ++done;
+          if (opts.progress) opts.progress(done, uniq.size(), hits);
         } catch (...) {
           std::lock_guard<std::mutex> g(errMu);
-          if (i < firstErrIdx) firstErrIdx = i, firstErr = std::current_exception();
+          if (p < firstErrIdx) firstErrIdx = p, firstErr = std::current_exception();
         }
       }
     } catch (...) {
       std::lock_guard<std::mutex> g(errMu);
       if (!firstErr) firstErr = std::current_exception();
-      next.store(inst.size());
+      next.store(pending.size());
     }
   };
-  if (workers == 1) {
+  if (pending.empty()) {
+  } else if (workers == 1) {
     work();
   } else {
     std::vector<std::thread> ts;
@@ -321,9 +401,16 @@ std::vector<uint8_t> compileKernels(const TargetProfile& target,
     for (auto& t : ts) t.join();
   }
   if (firstErr) std::rethrow_exception(firstErr);
+  if (kc) kc->age();
+  if (opts.hitsOut) {
+    opts.hitsOut->assign(instancesIn.size(), 0);
+    for (size_t i = 0; i < instancesIn.size(); ++i) (*opts.hitsOut)[i] = uniq[uniqOf[i]].hit ? 1 : 0;
+  }
 
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<uint8_t> so = linkSharedObject(objs);
+  std::vector<std::vector<uint8_t>> objs;
+  for (auto& u : uniq) objs.push_back(std::move(u.obj));
+  std::vector<uint8_t> so = linkSharedObject(objs, aliases);
   if (timingEnabled())
     llvm::errs() << "[codegen] link: "
                  << llvm::format("%.1f", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count())

@@ -1,10 +1,13 @@
 // Kernel code generation with LLVM: the only module that includes LLVM headers.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "cache/kernel_cache.h"
 
 namespace atc {
 
@@ -25,11 +28,20 @@ struct KernelInstance {
   std::string kernel;            // library kernel name (atck_<kernel>_ntasks/_task)
   std::vector<int64_t> params;   // baked in as a constant
   std::string symbol;            // exported entry symbol in the shared object
+  // The graph nodes this instance serves (names and op types): --op_debug_config's
+  // op_debug_list selects instances by them, and cache hits are reported per node.
+  std::vector<std::string> nodes, opTypes;
 };
 
 struct CodegenOptions {
   int optLevel = 3;
-  int workers = 0;  // 0 = number of cores
+  int workers = 0;  // 0 = $TE_PARALLEL_COMPILER, else the number of cores
+  // The disk kernel cache (docs/cache.md); mode Disable = no cache.
+  cache::CacheSettings cache;
+  // Called (serialised) after each unique kernel is served: (done, total, cache hits).
+  std::function<void(size_t, size_t, size_t)> progress;
+  // When set: receives, per input instance (input order), 1 if served from the cache.
+  std::vector<uint8_t>* hitsOut = nullptr;
 };
 
 // Specialises each instance, compiles it for the target and links all of them into one
@@ -40,5 +52,13 @@ std::vector<uint8_t> compileKernels(const TargetProfile& target,
                                     const CodegenOptions& opts);
 
 std::string llvmVersionString();
+
+// Versions that determine the machine code besides a kernel's own description: atc, the
+// codegen scheme, LLVM, and the hash of the embedded kernel bitcode.
+std::string codegenVersionTag();
+// The content key (SHA-256 hex) of one kernel instance's object: its description (kernel
+// name + params), the target (triple, CPU, features), the codegen options and the versions.
+// Independent of the instance's symbol and of the model.
+std::string kernelCacheKey(const TargetProfile& target, const KernelInstance& ki, const CodegenOptions& opts);
 
 }  // namespace atc

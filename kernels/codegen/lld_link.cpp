@@ -54,7 +54,8 @@ void writeFile(const std::string& path, const std::vector<uint8_t>& data) {
 
 }  // namespace
 
-std::vector<uint8_t> linkSharedObject(const std::vector<std::vector<uint8_t>>& objects) {
+std::vector<uint8_t> linkSharedObject(const std::vector<std::vector<uint8_t>>& objects,
+                                      const std::vector<std::pair<std::string, std::string>>& aliases) {
   static std::mutex lldMutex;  // lld keeps global state: one link at a time
   TempDir dir;
   std::vector<std::string> objPaths;
@@ -66,6 +67,9 @@ std::vector<uint8_t> linkSharedObject(const std::vector<std::vector<uint8_t>>& o
   std::vector<const char*> args = {"ld.lld", "-shared", "--build-id=none", "--hash-style=gnu",
                                    "-z", "noexecstack", "-z", "relro", "-z", "now",
                                    "--strip-debug", "-O1", "-o", out.c_str()};
+  std::vector<std::string> defsyms;
+  for (auto& a : aliases) defsyms.push_back("--defsym=" + a.first + "=" + a.second);
+  for (auto& d : defsyms) args.push_back(d.c_str());
   for (auto& p : objPaths) args.push_back(p.c_str());
   std::string errText, outText;
   int rc;

@@ -286,6 +286,8 @@ def main():
         print("no cases found under %s" % args.data, file=sys.stderr)
         return 2
     tmp_root = tempfile.mkdtemp(prefix="atc_conformance_")
+    # The kernel cache is on by default: keep it in the temporary folder, not $HOME/atc_data.
+    os.environ.setdefault("ASCEND_CACHE_PATH", os.path.join(tmp_root, "atc_cache"))
     results = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:

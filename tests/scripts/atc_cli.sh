@@ -19,6 +19,7 @@ if [ ! -x "$ATC" ]; then
 fi
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/atc_cli.XXXXXX")
+export ASCEND_CACHE_PATH="$T/atc_cache"  # the kernel cache stays out of $HOME
 trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
 OUT="$T/out"
 mkdir -p "$OUT"

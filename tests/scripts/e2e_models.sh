@@ -7,6 +7,7 @@ set -u
 BIN=$1
 SRC=$2
 TMP=$(mktemp -d)
+export ASCEND_CACHE_PATH="$TMP/atc_cache"  # the kernel cache stays out of $HOME
 trap 'rm -rf "$TMP"' EXIT
 pass=0
 fail=0

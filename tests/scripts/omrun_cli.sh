@@ -8,6 +8,7 @@ if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
   exit 0
 fi
 W=$(mktemp -d)
+export ASCEND_CACHE_PATH="$W/atc_cache"  # the kernel cache stays out of $HOME
 trap 'rm -rf "$W"' EXIT
 pass=0
 fail=0

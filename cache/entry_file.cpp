@@ -1,0 +1,113 @@
+#include "cache/entry_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+#include "cache/sha256.h"
+
+namespace atc::cache {
+namespace {
+constexpr char kMagic[8] = {'A', 'T', 'C', 'C', 'E', '0', '0', '1'};
+constexpr size_t kHeader = 8 + 8 + 32;
+std::atomic<void (*)(const std::string&)> g_info{nullptr};
+
+bool readAll(int fd, std::vector<uint8_t>& out) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return false;
+  out.resize((size_t)st.st_size);
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  out.resize(got);
+  return true;
+}
+}  // namespace
+
+ReadResult readEntry(const std::string& path, std::vector<uint8_t>& payload) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ReadResult::Missing;
+  std::vector<uint8_t> all;
+  bool ok = readAll(fd, all);
+  ::close(fd);
+  if (!ok || all.size() < kHeader || std::memcmp(all.data(), kMagic, 8) != 0) return ReadResult::Corrupt;
+  uint64_t n = 0;
+  for (int i = 0; i < 8; ++i) n |= (uint64_t)all[8 + i] << (8 * i);
+  if (n != all.size() - kHeader) return ReadResult::Corrupt;
+  auto h = sha256(all.data() + kHeader, (size_t)n);
+  if (std::memcmp(h.data(), all.data() + 16, 32) != 0) return ReadResult::Corrupt;
+  payload.assign(all.begin() + kHeader, all.end());
+  return ReadResult::Ok;
+}
+
+std::string writeEntry(const std::string& path, const std::vector<uint8_t>& payload) {
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = path + ".tmp." + std::to_string((long)::getpid()) + "." + std::to_string(counter++);
+  std::vector<uint8_t> all(kHeader);
+  std::memcpy(all.data(), kMagic, 8);
+  for (int i = 0; i < 8; ++i) all[8 + i] = (uint8_t)((uint64_t)payload.size() >> (8 * i));
+  auto h = sha256(payload.data(), payload.size());
+  std::memcpy(all.data() + 16, h.data(), 32);
+  all.insert(all.end(), payload.begin(), payload.end());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot create " + tmp + ": " + std::strerror(errno);
+  std::string err;
+  size_t done = 0;
+  while (done < all.size() && err.empty()) {
+    ssize_t w = ::write(fd, all.data() + done, all.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) err = std::string("write failed: ") + std::strerror(errno);
+    else done += (size_t)w;
+  }
+  if (err.empty() && ::fsync(fd) != 0) err = std::string("fsync failed: ") + std::strerror(errno);
+  if (::close(fd) != 0 && err.empty()) err = std::string("close failed: ") + std::strerror(errno);
+  if (err.empty() && ::rename(tmp.c_str(), path.c_str()) != 0)
+    err = std::string("rename failed: ") + std::strerror(errno);
+  if (!err.empty()) ::unlink(tmp.c_str());
+  return err;
+}
+
+void warnOnce(const std::string& text) {
+  static std::mutex mu;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> g(mu);
+  if (!seen.insert(text).second) return;
+  std::string line = "[WARNING] " + text + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
+
+void setInfoSink(void (*sink)(const std::string&)) { g_info = sink; }
+void info(const std::string& text) {
+  if (auto s = g_info.load()) s(text);
+}
+
+std::string makeDirs(const std::string& path) {
+  if (path.empty()) return "empty path";
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    size_t next = path.find('/', pos + 1);
+    cur = path.substr(0, next);
+    pos = next;
+    if (cur.empty() || cur == "/") continue;
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      return "cannot create " + cur + ": " + std::strerror(errno);
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return path + " is not a folder";
+  return "";
+}
+
+}  // namespace atc::cache
