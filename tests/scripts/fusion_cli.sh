@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# atc fusion CLI: fusion_result.json for BERT-tiny and ResNet-18 (expected fusions), outputs
+# match with fusion and with an ALL-off switch file, --export_compile_stat, ASCEND_WORK_PATH,
+# switch-file errors and unknown-name warnings. Usage: fusion_cli.sh BIN_DIR SRC_DIR
+set -u
+BIN=$(cd "$1" && pwd); SRC=$(cd "$2" && pwd)
+M="$SRC/../shared/models/onnx"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail=0
+ok() { echo "PASS $1"; }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+build() {  # dir model [extra args]
+  local d=$1 m=$2; shift 2
+  mkdir -p "$d" && (cd "$d" && "$BIN/atc" --model="$M/$m.onnx" --framework=5 --output="$d/$m" --soc_version=native "$@" > "$d/log" 2>&1)
+}
+check_out() {  # dir model
+  "$BIN/omrun" --model="$1/$2.om" --input="$M/$2.in.npy" --output="$1/out" > /dev/null 2>&1 &&
+    /usr/bin/python3 "$SRC/scripts/compare_npy.py" "$1/out/output_0.npy" "$M/$2.out.npy" > /dev/null
+}
+printf '{"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}}' > "$T/off.cfg"
+if [ -f "$M/bert_tiny.onnx" ]; then
+  build "$T/b" bert_tiny && check_out "$T/b" bert_tiny && ok "bert_tiny fused matches" || bad "bert_tiny fused"
+  for p in LayerNormFusionPass GeluFusionPass MatMulBiasAddFusionPass TbeCommonRules0FusionPass; do
+    /usr/bin/python3 -c "import json,sys; d=json.load(open('$T/b/fusion_result.json'))['session_and_graph_id_0_0']; e={**d['graph_fusion'],**d['ub_fusion']}; sys.exit(0 if int(e['$p']['effect_times'])>0 else 1)" \
+      && ok "bert_tiny $p applied" || bad "bert_tiny $p"
+  done
+  build "$T/boff" bert_tiny --fusion_switch_file="$T/off.cfg" && check_out "$T/boff" bert_tiny && ok "bert_tiny ALL-off matches" || bad "bert_tiny ALL-off"
+  grep -q '"graph_fusion": {}' "$T/boff/fusion_result.json" && ok "ALL-off: no pass in fusion_result.json" || bad "ALL-off json"
+fi
+if [ -f "$M/resnet18.onnx" ]; then
+  build "$T/r" resnet18 && check_out "$T/r" resnet18 && ok "resnet18 fused matches" || bad "resnet18 fused"
+  grep -q TbeCommonRules0FusionPass "$T/r/fusion_result.json" && ok "resnet18 conv epilogues" || bad "resnet18 epilogues"
+  build "$T/roff" resnet18 --fusion_switch_file="$T/off.cfg" && check_out "$T/roff" resnet18 && ok "resnet18 ALL-off matches" || bad "resnet18 ALL-off"
+fi
+S="$SRC/samples/models/squeezenet1_1.onnx"
+run() { (cd "$1" && shift && "$BIN/atc" --model="$S" --framework=5 --output="$T/sq" --soc_version=native "$@" 2>&1); }
+mkdir -p "$T/s0" "$T/s2" "$T/w"
+run "$T/s0" --export_compile_stat=0 > /dev/null; [ ! -f "$T/s0/fusion_result.json" ] && ok "export_compile_stat=0" || bad "export_compile_stat=0"
+run "$T/s2" --export_compile_stat=2 > /dev/null; [ -f "$T/s2/fusion_result.json" ] && ok "export_compile_stat=2" || bad "export_compile_stat=2"
+run "$T/s0" --export_compile_stat=3 | grep -q E10001 && ok "export_compile_stat=3 refused" || bad "export_compile_stat=3"
+(cd "$T/s0" && ASCEND_WORK_PATH="$T/w" "$BIN/atc" --model="$S" --framework=5 --output="$T/sq" --soc_version=native > /dev/null 2>&1)
+ls "$T"/w/FE/*/fusion_result.json > /dev/null 2>&1 && ok "ASCEND_WORK_PATH/FE/<pid>" || bad "ASCEND_WORK_PATH"
+printf 'TbePool2dQuantFusionPass:off\nGeluFusionPass:off\n' > "$T/lines.cfg"
+run "$T/s0" --fusion_switch_file="$T/lines.cfg" | grep -q "WARNING.*TbePool2dQuantFusionPass" && ok "unknown name warns" || bad "unknown name warning"
+printf 'GeluFusionPass:maybe\n' > "$T/badv.cfg"
+run "$T/s0" --fusion_switch_file="$T/badv.cfg" | grep -q E10003 && ok "bad value E10003" || bad "bad value"
+printf '{"Switch":{' > "$T/badj.cfg"
+run "$T/s0" --fusion_switch_file="$T/badj.cfg" | grep -q E10003 && ok "malformed JSON E10003" || bad "malformed JSON"
+echo "$fail failed"
+[ "$fail" -eq 0 ]
