@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Latency of our compiled models against PyTorch on the CPU, in one run, as ratios.
 
-For each model: cold-compiles the ONNX file with atc (timed), runs it with omrun
+For each model: cold-compiles the ONNX file with atc (kernel cache disabled, timed), runs it with omrun
 (--loop/--warmup/--threads, median latency from --summary), and times the same architecture in
 PyTorch (Debian python3-torch: torch.jit.freeze + optimize_for_inference, same thread count,
 batch 1). PyTorch latency does not depend on the weight values, so the PyTorch models use
@@ -110,7 +110,8 @@ def time_ours(name, bindir, threads, loop, warmup, tmp):
     t0 = time.perf_counter()
     subprocess.run([os.path.join(bindir, "atc"), "--model=" + model, "--framework=5",
                     "--output=" + out, "--soc_version=native",
-                    "--precision_mode=must_keep_origin_dtype"],
+                    "--precision_mode=must_keep_origin_dtype",
+                    "--op_compiler_cache_mode=disable"],  # a true cold compile
                    check=True, stdout=subprocess.DEVNULL)
     compile_s = time.perf_counter() - t0
     summary = os.path.join(tmp, name + ".json")

@@ -9,6 +9,7 @@ BIN=$1
 SRC=$2
 PY=/usr/bin/python3
 TMP=$(mktemp -d)
+export ASCEND_CACHE_PATH="$TMP/atc_cache"  # the kernel cache stays out of $HOME
 trap 'rm -rf "$TMP"' EXIT
 pass=0
 fail=0
