@@ -2,6 +2,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -66,13 +69,34 @@ struct Model::Impl {
   struct Step {
     AtcKernelEntry fn;
     size_t argBegin, argCount;
+    std::string symbol;
+    std::string label;   // "symbol kernel node" for ATC_PROFILE
+    double seconds = 0;  // ATC_PROFILE: total time in this step
   };
   std::vector<Step> steps;
   std::vector<void*> args;  // all steps' argument arrays, back to back
+  bool profile = false;     // ATC_PROFILE=1: time every step, print a table when unloaded
+  int64_t runs = 0;
+  void printProfile() const;
 };
 
+// ATC_PROFILE report: per step (sorted by time) the mean time per run and the share.
+void Model::Impl::printProfile() const {
+  if (!profile || runs == 0) return;
+  double total = 0;
+  for (auto& s : steps) total += s.seconds;
+  std::vector<size_t> order(steps.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return steps[a].seconds > steps[b].seconds; });
+  fprintf(stderr, "[ATC_PROFILE] %s: %lld runs, %.3f ms per run in %zu steps\n", name.c_str(), (long long)runs,
+          total * 1e3 / runs, steps.size());
+  for (size_t i : order)
+    fprintf(stderr, "[ATC_PROFILE] step %3zu %9.4f ms %5.1f%%  %s\n", i, steps[i].seconds * 1e3 / runs,
+            total > 0 ? 100.0 * steps[i].seconds / total : 0.0, steps[i].label.c_str());
+}
+
 Model::Model() : impl_(new Impl) {}
-Model::~Model() = default;
+Model::~Model() { impl_->printProfile(); }
 
 std::unique_ptr<Model> Model::load(const std::string& path, int threads) {
   std::vector<uint8_t> bytes;
@@ -162,7 +186,9 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
     }
     for (auto& s : steps) {
       Impl::Step st;
-      st.fn = (AtcKernelEntry)I.so->symbol(s.at("symbol").get<std::string>());
+      st.symbol = s.at("symbol").get<std::string>();
+      st.fn = (AtcKernelEntry)I.so->symbol(st.symbol);
+      st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
       st.argBegin = I.args.size();
       for (auto& a : s.at("args")) I.args.push_back(a.is_null() ? nullptr : (void*)bufPtr[bufId(a)]);
       st.argCount = I.args.size() - st.argBegin;
@@ -174,6 +200,8 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
     throw RuntimeError(e.what());
   }
   I.pool.reset(new ThreadPool(threads > 0 ? threads : defaultThreads()));
+  const char* prof = getenv("ATC_PROFILE");
+  I.profile = prof && *prof && std::strcmp(prof, "0") != 0;
   return m;
 }
 
@@ -195,7 +223,16 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   for (size_t i = 0; i < inputs.size(); ++i)
     if (I.inputs[i].bytes && inputs[i] != I.inPtr[i]) std::memcpy(I.inPtr[i], inputs[i], I.inputs[i].bytes);
   const AtcRt* rt = I.pool->rt();
-  for (auto& s : I.steps) s.fn(I.args.data() + s.argBegin, rt);
+  if (I.profile) {
+    for (auto& s : I.steps) {
+      auto t0 = std::chrono::steady_clock::now();
+      s.fn(I.args.data() + s.argBegin, rt);
+      s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    I.runs++;
+  } else {
+    for (auto& s : I.steps) s.fn(I.args.data() + s.argBegin, rt);
+  }
   for (size_t i = 0; i < outputs.size(); ++i)
     if (I.outputs[i].bytes) std::memcpy(outputs[i], I.outPtr[i], I.outputs[i].bytes);
 }

@@ -1,0 +1,116 @@
+// attention: fused multi-head scaled dot-product attention (AttentionFusionPass).
+// Per (batch, head, block of QB query rows), all in cache:
+//   S = scale * Q_blk K^T (+ mask)   Q block packed into 6-row panels (scale folded in),
+//                                    K^T packed once per head as 16-column rows [D][Skp]
+//   P = softmax(S) per row           written straight into 6-row panels for the next product
+//   O_blk = P V                      V rows read in place when contiguous, else packed
+// with the 6x16 cube microkernel (cube_gemm.h). Q, K, V, O and the mask are strided views
+// (kernels/lib/attention_params.h), so the QKV split and the head transposes cost nothing.
+// Work items (b, h, q-block) are shared out over at most AT_NTASKS tasks, each with its own
+// workspace slot; a task reuses its packed K^T / V while consecutive items stay on one head.
+// bufs: inputs (q, k, v, mask as indexed by the params), output, workspace.
+#include "kernels/lib/attention_params.h"
+#include "kernels/lib/cube_gemm.h"
+
+ATC_KERNEL(attention)
+
+int64_t atck_attention_ntasks(const int64_t* P) { return P[AT_NTASKS]; }
+
+static inline ATCK_INLINE int64_t at_r16(int64_t x) { return (x + 15) / 16 * 16; }
+
+void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t H = P[AT_H], SQ = P[AT_SQ], SK = P[AT_SK], D = P[AT_D], DV = P[AT_DV];
+  const int64_t QB = P[AT_QB], NQB = (SQ + QB - 1) / QB, NITEMS = P[AT_NITEMS], NT = P[AT_NTASKS];
+  const int64_t SKP = at_r16(SK), DVP = at_r16(DV), NPAN = QB / CUBE_MR;
+  const float scale = (float)atck_d(P[AT_SCALE]);
+  const float* Q = (const float*)bufs[P[AT_QIDX]] + P[AT_Q_OFF];
+  const float* K = (const float*)bufs[P[AT_KIDX]] + P[AT_K_OFF];
+  const float* V = (const float*)bufs[P[AT_VIDX]] + P[AT_V_OFF];
+  const float* M = P[AT_MIDX] >= 0 ? (const float*)bufs[P[AT_MIDX]] + P[AT_M_OFF] : 0;
+  float* O = (float*)bufs[P[AT_OIDX]] + P[AT_O_OFF];
+  // V rows usable in place: unit dim stride and whole 16-column tiles.
+  const int vDirect = P[AT_V_SD] == 1 && DV % CUBE_NR == 0;
+  const int oDirect = P[AT_O_SD] == 1;
+  for (int64_t task = begin; task < end; ++task) {
+    float* ws = cube_align(bufs[P[AT_OIDX] + 1]) + task * P[AT_SLOT];
+    float* Kt = ws;                       // [D][SKP]
+    float* Qp = Kt + D * SKP;             // NPAN x [D][6]
+    float* S = Qp + NPAN * D * CUBE_MR;   // [QB][SKP]
+    float* Pp = S + QB * SKP;             // NPAN x [SK][6]
+    float* Vp = Pp + NPAN * SK * CUBE_MR; // [SK][DVP] (when packed)
+    float* Ot = Vp + SK * DVP;            // [QB][DVP] (when O has a non-unit dim stride)
+    const int64_t i0 = task * NITEMS / NT, i1 = (task + 1) * NITEMS / NT;
+    int64_t packedHead = -1;
+    for (int64_t item = i0; item < i1; ++item) {
+      const int64_t qb = item % NQB, bh = item / NQB, h = bh % H, b = bh / H;
+      const float* Qh = Q + b * P[AT_Q_SB] + h * P[AT_Q_SH];
+      const float* Kh = K + b * P[AT_K_SB] + h * P[AT_K_SH];
+      const float* Vh = V + b * P[AT_V_SB] + h * P[AT_V_SH];
+      float* Oh = O + b * P[AT_O_SB] + h * P[AT_O_SH];
+      const int64_t KSS = P[AT_K_SS], KSD = P[AT_K_SD], VSS = P[AT_V_SS], VSD = P[AT_V_SD];
+      if (packedHead != bh) {
+        for (int64_t j = 0; j < SK; ++j)
+          for (int64_t d = 0; d < D; ++d) Kt[d * SKP + j] = Kh[j * KSS + d * KSD];
+        for (int64_t d = 0; d < D; ++d)
+          for (int64_t j = SK; j < SKP; ++j) Kt[d * SKP + j] = 0.0f;
+        if (!vDirect)
+          for (int64_t j = 0; j < SK; ++j)
+            for (int64_t d = 0; d < DVP; ++d) Vp[j * DVP + d] = d < DV ? Vh[j * VSS + d * VSD] : 0.0f;
+        packedHead = bh;
+      }
+      const int64_t q0 = qb * QB, qn = cube_min(QB, SQ - q0);
+      const int64_t npan = (qn + CUBE_MR - 1) / CUBE_MR;
+      // S = scale * Q K^T
+      for (int64_t p = 0; p < npan; ++p) {
+        const int64_t mr = cube_min(CUBE_MR, qn - p * CUBE_MR);
+        float* qp = Qp + p * D * CUBE_MR;
+        cube_pack_a_f32(Qh, P[AT_Q_SS], P[AT_Q_SD], q0 + p * CUBE_MR, mr, 0, D, scale, qp);
+        for (int64_t n = 0; n < SKP; n += CUBE_NR)
+          cube_tile(D, qp, Kt + n, SKP, S + p * CUBE_MR * SKP + n, SKP, mr, CUBE_NR, CUBE_INIT_ZERO, 0);
+      }
+      // P = softmax(S (+ mask)) row by row, stored k-major into the 6-row panels.
+      for (int64_t i = 0; i < qn; ++i) {
+        float* s = S + i * SKP;
+        if (M) {
+          const float* m = M + b * P[AT_M_SB] + h * P[AT_M_SH] + (q0 + i) * P[AT_M_SQ];
+          const int64_t mk = P[AT_M_SK];
+          for (int64_t j = 0; j < SK; ++j) s[j] += m[j * mk];
+        }
+        float mx = s[0];
+        for (int64_t j = 1; j < SK; ++j) mx = s[j] > mx ? s[j] : mx;
+        if (!(mx - mx == 0.0f)) mx = mx != mx ? mx : (mx > 0 ? mx : 0.0f);
+        float sum = 0.0f;
+        for (int64_t j = 0; j < SK; ++j) {
+          float e = atck_m_exp(s[j] - mx);
+          s[j] = e;
+          sum += e;
+        }
+        const float inv = 1.0f / sum;
+        float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);
+        for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = s[j] * inv;
+      }
+      for (int64_t i = qn; i < npan * CUBE_MR; ++i) {  // zero rows of the last panel
+        float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);
+        for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = 0.0f;
+      }
+      // O = P V
+      const float* Vb = vDirect ? Vh : Vp;
+      const int64_t ldv = vDirect ? VSS : DVP;
+      for (int64_t p = 0; p < npan; ++p) {
+        const int64_t mr = cube_min(CUBE_MR, qn - p * CUBE_MR);
+        for (int64_t n = 0; n < DV; n += CUBE_NR) {
+          const int64_t nr = cube_min(CUBE_NR, DV - n);
+          if (oDirect)
+            cube_tile(SK, Pp + p * SK * CUBE_MR, Vb + n, ldv, Oh + (q0 + p * CUBE_MR) * P[AT_O_SS] + n,
+                      P[AT_O_SS], mr, nr, CUBE_INIT_ZERO, 0);
+          else
+            cube_tile(SK, Pp + p * SK * CUBE_MR, Vb + n, ldv, Ot + p * CUBE_MR * DVP + n, DVP, mr, nr,
+                      CUBE_INIT_ZERO, 0);
+        }
+      }
+      if (!oDirect)
+        for (int64_t i = 0; i < qn; ++i)
+          for (int64_t d = 0; d < DV; ++d) Oh[(q0 + i) * P[AT_O_SS] + d * P[AT_O_SD]] = Ot[i * DVP + d];
+    }
+  }
+}
