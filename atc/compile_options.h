@@ -49,6 +49,11 @@ struct CompileOptions {
   int opDebugLevel = 0;                         // --op_debug_level: != 0 bypasses the cache
   std::string opDebugConfig;                    // --op_debug_config file
   std::string graphCompilerCacheDir;            // --graph_compiler_cache_dir: whole-model cache
+  // Implementation modes (atc/implmode_options.h, docs/implmode.md).
+  std::string opSelectImplmode;                     // --op_select_implmode ("" = high_performance)
+  std::vector<std::string> optypelistForImplmode;   // --optypelist_for_implmode
+  std::string opPrecisionModeFile;                  // --op_precision_mode ini ("" = not given)
+  std::map<std::string, std::pair<std::string, int>> implByOpType, implByNodeName;  // ini: mode, line
   // Filled by the code generator: per graph node name, whether its kernel was served from the
   // kernel cache (repository_hit_times in fusion_result.json), and the totals.
   struct KernelCacheReport {

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "atc/implmode_options.h"
 #include "cache/kernel_cache.h"
 #include "ir/error.h"
 
@@ -416,6 +417,7 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
     }
   }
   parseCacheOptions(opts, [&](const std::string& n) { return isGiven(n); }, val);
+  parseImplModeOptions(isGiven, val, opts);  // atc/implmode_options.cpp
   if (isGiven("fusion_switch_file")) {
     opts.fusionSwitchFile = trim(val("fusion_switch_file"));
     if (opts.fusionSwitchFile.empty())

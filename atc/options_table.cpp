@@ -63,9 +63,9 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"modify_mixlist", "precision", N, {}, "mixed-precision list changes (JSON)"},
       {"keep_dtype", "precision", N, {}, "ops that keep their original dtype (.cfg)"},
       {"customize_dtypes", "precision", N, {}, "per-op dtypes (.cfg)"},
-      {"op_precision_mode", "precision", N, {}, "per-op implementation mode (.ini)"},
-      {"op_select_implmode", "precision", N, {}, "high_performance, high_precision, ..."},
-      {"optypelist_for_implmode", "precision", N, {}, "op types for --op_select_implmode"},
+      {"op_precision_mode", "precision", I, {}, "per-op implementation mode .ini ([ByOpType] / [ByNodeName] name=mode)"},
+      {"op_select_implmode", "precision", I, {}, "high_performance (default), high_precision, high_performance_for_all, high_precision_for_all"},
+      {"optypelist_for_implmode", "precision", I, {}, "\"OpType1,OpType2\": op types for --op_select_implmode high_precision/high_performance"},
       {"allow_hf32", "precision", N, {}, "HF32 for cube ops"},
       // ---- fusion
       {"fusion_switch_file", "fusion", I, {}, "fusion pass switches (JSON or Name:off lines)"},

@@ -2,6 +2,7 @@
 // n-ary folds, Where, Cast). Params: see math_eltwise_codes.h. The lowering collapses the
 // output shape (adjacent dims with the same broadcast pattern merge), so the innermost dim
 // is the longest contiguous run; each input's innermost stride is 0 (broadcast scalar) or 1.
+// Bits 8..15 of the compute-type param select an implementation variant (math_impl.h).
 // Work items are blocks of ATCK_ELT_BLOCK output elements; a block walks rows of the
 // innermost dim, and the row loop is what LLVM vectorises once the params are constants.
 #include "kernels/lib/kernel_abi.h"
@@ -31,6 +32,27 @@ static inline ATCK_INLINE void atck_elt_row(const int64_t* P, void** bufs, const
   const void* in0 = bufs[bix[0]];
   const int64_t o0 = off[0], s0 = istr[0];
   if (op <= ATCK_E_UNARY_END) {
+    if constexpr (sizeof(C) == 4 && AtckIsFloat<C>::value) {
+      // Implementation variants (math_impl.h), float32 compute type only.
+      const int64_t iv = atck_iv_of(P[ATCK_EP_CT]);
+      if (iv == ATCK_IV_PREC) {
+        for (int64_t i = 0; i < n; ++i) {
+          double x = atck_ld<double>(in0, dts[0], o0 + i * s0);
+          atck_st<double>(out, outdt, o + i, atck_unary_f<double>(op, x, prm));
+        }
+        return;
+      }
+      if (iv == ATCK_IV_SUPER) {
+        for (int64_t i = 0; i < n; ++i)
+          atck_st<float>(out, outdt, o + i, atck_unary_sp(op, atck_ld<float>(in0, dts[0], o0 + i * s0), prm));
+        return;
+      }
+      if (iv == ATCK_IV_FP16) {
+        for (int64_t i = 0; i < n; ++i)
+          atck_st<float>(out, outdt, o + i, atck_unary_kf16(op, atck_ld<float>(in0, dts[0], o0 + i * s0), prm));
+        return;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) {
       C x = atck_ld<C>(in0, dts[0], o0 + i * s0);
       atck_st<C>(out, outdt, o + i, atck_unary<C>(op, x, prm));
@@ -121,7 +143,7 @@ void atck_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
   int64_t hi = end * ATCK_ELT_BLOCK;
   if (hi > P[ATCK_EP_TOTAL]) hi = P[ATCK_EP_TOTAL];
   if (lo >= hi) return;
-  switch (P[ATCK_EP_CT]) {
+  switch (atck_iv_base(P[ATCK_EP_CT])) {
     case ATCK_CT_F32: atck_elt_run<float>(P, bufs, lo, hi); break;
     case ATCK_CT_F64: atck_elt_run<double>(P, bufs, lo, hi); break;
     case ATCK_CT_I64: atck_elt_run<int64_t>(P, bufs, lo, hi); break;

@@ -8,6 +8,7 @@
 #include "kernels/lib/math_dtype.h"
 #include "kernels/lib/math_eltwise_codes.h"
 #include "kernels/lib/math_fast.h"
+#include "kernels/lib/math_impl.h"
 
 template <class C>
 struct AtckIsFloat {
@@ -24,7 +25,7 @@ static inline ATCK_INLINE float atck_m_erf(float x) { return atck_erff(x); }
 static inline ATCK_INLINE double atck_m_erf(double x) { return erf(x); }
 static inline ATCK_INLINE float atck_m_sigmoid(float x) { return atck_sigmoidf(x); }
 static inline ATCK_INLINE double atck_m_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
-static inline ATCK_INLINE float atck_m_log(float x) { return logf(x); }
+static inline ATCK_INLINE float atck_m_log(float x) { return atck_logf(x); }
 static inline ATCK_INLINE double atck_m_log(double x) { return log(x); }
 static inline ATCK_INLINE float atck_m_log1p(float x) { return log1pf(x); }
 static inline ATCK_INLINE double atck_m_log1p(double x) { return log1p(x); }
@@ -235,4 +236,37 @@ static inline ATCK_INLINE C atck_binary(int64_t op, C a, C b, const AtckEltPrm& 
     case ATCK_E_PRELU: return a < zero ? a * b : a;
     default: return a;
   }
+}
+
+// ---- implementation variants of the unary ops (math_impl.h) ----
+
+// Ops whose kernel has more than one implementation (keep in sync with
+// passes/implmode/implmode_select.cpp).
+static inline ATCK_INLINE bool atck_unary_has_variants(int64_t op) {
+  return op == ATCK_E_EXP || op == ATCK_E_LOG || op == ATCK_E_TANH || op == ATCK_E_SIGMOID ||
+         op == ATCK_E_ERF || op == ATCK_E_GELU;
+}
+
+// super_performance: cheaper approximations for the ops above, the default elsewhere.
+static inline ATCK_INLINE float atck_unary_sp(int64_t op, float x, const AtckEltPrm& p) {
+  switch (op) {
+    case ATCK_E_EXP: return atck_sp_expf(x);
+    case ATCK_E_LOG: return atck_sp_logf(x);
+    case ATCK_E_TANH: return atck_sp_tanhf(x);
+    case ATCK_E_SIGMOID: return atck_sp_sigmoidf(x);
+    case ATCK_E_ERF: return atck_sp_erff(x);
+    case ATCK_E_GELU: return atck_sp_geluf(x);
+    default: return atck_unary_f<float>(op, x, p);
+  }
+}
+
+// keep_fp16: the input and every intermediate result rounded to float16.
+static inline ATCK_INLINE float atck_unary_kf16(int64_t op, float x, const AtckEltPrm& p) {
+  x = atck_r16(x);
+  if (op == ATCK_E_GELU) {
+    float h = atck_r16(x * 0.5f);
+    float e = atck_r16(atck_erff(atck_r16(x * 0.70710678f)));
+    return atck_r16(h * atck_r16(1.0f + e));
+  }
+  return atck_r16(atck_unary_f<float>(op, x, p));
 }

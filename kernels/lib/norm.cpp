@@ -102,7 +102,7 @@ static inline ATCK_INLINE C atck_nm_sum(const void* x, int64_t dt, int64_t base,
 
 template <class C>
 static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
-  const int64_t kind = P[ATCK_NP_KIND], dt = P[ATCK_NP_DT];
+  const int64_t kind = atck_iv_base(P[ATCK_NP_KIND]), dt = P[ATCK_NP_DT];
   const int64_t K = P[ATCK_NP_K], R = P[ATCK_NP_R], nred = P[ATCK_NP_NRED];
   const C eps = (C)atck_d(P[ATCK_NP_EPS]);
   const int64_t affine = P[ATCK_NP_AFFINE], Cn = P[ATCK_NP_C], dta = P[ATCK_NP_DTAFFINE];
@@ -167,6 +167,8 @@ void atck_normalize_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
   int64_t hi = end * P[ATCK_NP_PER_TASK];
   if (hi > P[ATCK_NP_NOUT]) hi = P[ATCK_NP_NOUT];
   if (lo >= hi) return;
-  if (P[ATCK_NP_DT] == ATCK_F64) atck_nm_run<double>(P, bufs, lo, hi);
+  // high_precision (math_impl.h): statistics and scaling in double for float data.
+  if (P[ATCK_NP_DT] == ATCK_F64 || atck_iv_of(P[ATCK_NP_KIND]) == ATCK_IV_PREC)
+    atck_nm_run<double>(P, bufs, lo, hi);
   else atck_nm_run<float>(P, bufs, lo, hi);
 }

@@ -156,7 +156,7 @@ int64_t atck_reduce_ntasks(const int64_t* P) {
 
 template <class C>
 static inline ATCK_INLINE void atck_reduce_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
-  const int64_t op = P[ATCK_RP_OP], indt = P[ATCK_RP_INDT], outdt = P[ATCK_RP_OUTDT];
+  const int64_t op = atck_iv_base(P[ATCK_RP_OP]), indt = P[ATCK_RP_INDT], outdt = P[ATCK_RP_OUTDT];
   const int64_t nred = P[ATCK_RP_NRED], K = P[ATCK_RP_KRANK], R = P[ATCK_RP_RRANK];
   const int64_t inner = P[ATCK_RP_INNER];
   const int64_t* ks = P + ATCK_RP_HEADER;
@@ -205,7 +205,11 @@ void atck_reduce_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
   if (hi > P[ATCK_RP_NOUT]) hi = P[ATCK_RP_NOUT];
   if (lo >= hi) return;
   switch (P[ATCK_RP_CT]) {
-    case ATCK_CT_F32: atck_reduce_run<float>(P, bufs, lo, hi); break;
+    case ATCK_CT_F32:
+      // high_precision: float data accumulated in double (math_impl.h).
+      if (atck_iv_of(P[ATCK_RP_OP]) == ATCK_IV_PREC) atck_reduce_run<double>(P, bufs, lo, hi);
+      else atck_reduce_run<float>(P, bufs, lo, hi);
+      break;
     case ATCK_CT_F64: atck_reduce_run<double>(P, bufs, lo, hi); break;
     case ATCK_CT_I64: atck_reduce_run<int64_t>(P, bufs, lo, hi); break;
     default: atck_reduce_run<uint64_t>(P, bufs, lo, hi); break;

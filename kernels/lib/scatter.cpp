@@ -51,14 +51,20 @@ void atck_scatter_nd_task(const int64_t* P, void** bufs, int64_t begin, int64_t 
   int64_t slice = P[0], es = P[1], dtype = P[2], red = P[3], dt = P[4], n = P[5], k = P[6];
   const int64_t* dims = P + 8;
   const int64_t* strides = P + 8 + k;
+  const int64_t check = P[8 + 2 * k];  // support_out_of_bound_index: skip out-of-range updates
   const void* ind = bufs[1];
   const char* upd = (const char*)bufs[2];
   char* out = (char*)bufs[3];
   if (out != bufs[0]) memcpy(out, bufs[0], (size_t)P[7]);
   for (int64_t t = 0; t < n; ++t) {
     int64_t off = 0;
-    for (int64_t j = 0; j < k; ++j)
-      off += fixIndex(atck_index_at(ind, dt, t * k + j), dims[j]) * strides[j];
+    bool ok = true;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t raw = atck_index_at(ind, dt, t * k + j);
+      ok = ok && (!check || (raw >= -dims[j] && raw < dims[j]));
+      off += fixIndex(raw, dims[j]) * strides[j];
+    }
+    if (!ok) continue;
     if (red == 0) {
       memcpy(out + off * es, upd + t * slice * es, (size_t)(slice * es));
     } else {
@@ -74,7 +80,7 @@ void atck_scatter_elements_task(const int64_t* P, void** bufs, int64_t begin, in
   int64_t es = P[0], dtype = P[1], red = P[2], dt = P[3], r = P[4], axis = P[5];
   const int64_t* dims = P + 7;
   const int64_t* dstr = P + 7 + r;
-  int64_t axisDim = P[7 + 2 * r];
+  int64_t axisDim = P[7 + 2 * r], check = P[8 + 2 * r];
   const void* ind = bufs[1];
   const char* upd = (const char*)bufs[2];
   char* out = (char*)bufs[3];
@@ -85,8 +91,13 @@ void atck_scatter_elements_task(const int64_t* P, void** bufs, int64_t begin, in
   for (int64_t d = 0; d < r; ++d) idx[d] = 0;
   for (int64_t lin = 0; lin < n; ++lin) {
     int64_t off = 0;
+    int64_t raw = atck_index_at(ind, dt, lin);
     for (int64_t d = 0; d < r; ++d)
-      off += (d == axis ? fixIndex(atck_index_at(ind, dt, lin), axisDim) : idx[d]) * dstr[d];
+      off += (d == axis ? fixIndex(raw, axisDim) : idx[d]) * dstr[d];
+    if (check && !(raw >= -axisDim && raw < axisDim)) {
+      atck_odometer_next(idx, dims, r);
+      continue;
+    }
     combine(out + off * es, upd + lin * es, es, dtype, red);
     atck_odometer_next(idx, dims, r);
   }

@@ -54,7 +54,7 @@ static inline ATCK_INLINE void atck_sm_row(int64_t mode, const void* x, void* y,
   if (!(m - m == (C)0)) m = m != m ? m : (m > 0 ? m : (C)0);  // inf/NaN: keep NaN semantics
   C ps[16];
   for (int j = 0; j < 16; ++j) ps[j] = (C)0;
-  const bool stash = mode == 0 && dt == ATCK_F32;  // keep exp(x - m) in y, scale later
+  const bool stash = mode == 0 && dt == ATCK_F32 && sizeof(C) == 4;  // keep exp(x - m) in y, scale later
   for (i = 0; i + 16 <= n; i += 16)
     for (int j = 0; j < 16; ++j) {
       C e = atck_m_exp(atck_ld<C>(x, dt, base + i + j) - m);
@@ -124,7 +124,7 @@ static inline ATCK_INLINE void atck_sm_seg(int64_t mode, const void* x, void* y,
 
 template <class C>
 static inline ATCK_INLINE void atck_sm_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
-  const int64_t mode = P[ATCK_SP_MODE], dt = P[ATCK_SP_DT];
+  const int64_t mode = atck_iv_base(P[ATCK_SP_MODE]), dt = P[ATCK_SP_DT];
   const int64_t n = P[ATCK_SP_N], inner = P[ATCK_SP_INNER];
   const void* x = bufs[0];
   void* y = bufs[P[ATCK_SP_OUTBUF]];
@@ -149,6 +149,8 @@ void atck_softmax_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
   int64_t lo = begin * k, hi = end * k;
   if (hi > lanes) hi = lanes;
   if (lo >= hi || P[ATCK_SP_N] <= 0) return;
-  if (P[ATCK_SP_DT] == ATCK_F64) atck_sm_run<double>(P, bufs, lo, hi);
+  // high_precision (math_impl.h): exp and sums in double for float data.
+  if (P[ATCK_SP_DT] == ATCK_F64 || atck_iv_of(P[ATCK_SP_MODE]) == ATCK_IV_PREC)
+    atck_sm_run<double>(P, bufs, lo, hi);
   else atck_sm_run<float>(P, bufs, lo, hi);
 }

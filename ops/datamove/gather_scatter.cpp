@@ -1,6 +1,7 @@
 // Gather, GatherElements, GatherND, ScatterND, ScatterElements (and opset-9 Scatter).
 // Indices are int32 or int64; negative indices count from the end.
 #include "ops/datamove/datamove_util.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 namespace {
@@ -36,7 +37,8 @@ KernelCall lowerGather(LowerCtx& c) {
   int64_t es = (int64_t)dtypeSize(n.inputs[0]->type.dtype);
   int64_t post = prod(data, (size_t)axis + 1, data.size()) * es;
   return KernelCall{"gather", {post, prod(data, 0, (size_t)axis), data[(size_t)axis],
-                               n.inputs[1]->type.numel(), (int64_t)indexType(n, 1)}};
+                               n.inputs[1]->type.numel(), (int64_t)indexType(n, 1),
+                               (int64_t)implChecksIndices(n)}};
 }
 
 // ---- GatherElements ----
@@ -61,6 +63,7 @@ KernelCall lowerGatherElements(LowerCtx& c) {
   for (auto d : ind) k.params.push_back(d);
   for (auto s : dm::stridesOf(data)) k.params.push_back(s);
   k.params.push_back(data[(size_t)axis]);
+  k.params.push_back((int64_t)implChecksIndices(n));  // support_out_of_bound_index
   return k;
 }
 
@@ -93,6 +96,7 @@ KernelCall lowerGatherND(LowerCtx& c) {
                prod(data, 0, b), prod(ind, b, ind.size() - 1), (int64_t)k, prod(data, b, b + k)};
   for (size_t i = 0; i < k; ++i) kc.params.push_back(data[b + i]);
   for (size_t i = 0; i < k; ++i) kc.params.push_back(prod(data, b + i + 1, b + k));
+  kc.params.push_back((int64_t)implChecksIndices(n));  // support_out_of_bound_index
   return kc;
 }
 
@@ -133,6 +137,7 @@ KernelCall lowerScatterND(LowerCtx& c) {
   for (size_t i = 0; i < k; ++i) kc.params.push_back(data[i]);
   auto st = dm::stridesOf(data);
   for (size_t i = 0; i < k; ++i) kc.params.push_back(st[i]);
+  kc.params.push_back((int64_t)implChecksIndices(n));  // support_out_of_bound_index
   return kc;
 }
 
@@ -160,6 +165,7 @@ KernelCall lowerScatterElements(LowerCtx& c) {
   for (auto d : ind) kc.params.push_back(d);
   for (auto s : dm::stridesOf(data)) kc.params.push_back(s);
   kc.params.push_back(data[(size_t)axis]);
+  kc.params.push_back((int64_t)implChecksIndices(n));  // support_out_of_bound_index
   return kc;
 }
 

@@ -2,6 +2,8 @@
 
 #include "ir/error.h"
 #include "kernels/lib/math_dtype.h"
+#include "kernels/lib/math_ops.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 
@@ -57,6 +59,8 @@ KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Va
   const size_t nin = inputs.size();
   if (nin == 0 || nin > ATCK_ELT_MAX_IN) internalError("eltwise: bad input count");
   if (ct < 0) ct = eltComputeType(inputs[0]->type.dtype);
+  // Implementation mode (docs/implmode.md): variant in bits 8..15 of the compute type.
+  if (ct == ATCK_CT_F32 && atck_unary_has_variants(op)) ct |= implVariantOf(n) << ATCK_IV_SHIFT;
   const Shape& os = out.shape;
   const size_t R = os.size();
   // Per-input element strides aligned to the output dims (0 where broadcast).

@@ -2,6 +2,7 @@
 // Lowered to the fused_eltwise kernel.
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/fused/fused_program.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 
@@ -40,6 +41,9 @@ void inferGelu(Graph& g, Node& n) {
 
 KernelCall lowerGelu(LowerCtx& c) {
   const Node& n = c.node;
+  // A non-default implementation mode (docs/implmode.md): the eltwise kernel's variants.
+  if (!geluTanh(n) && implVariantOf(n) != ATCK_IV_PERF)
+    return makeEltwiseCall(n, ATCK_E_GELU, {n.inputs[0]}, n.outputs[0]->type);
   if (n.inputs[0]->type.dtype != DType::F32) {
     if (geluTanh(n)) opError(n, "Gelu tanh form supports float32 only");
     return makeEltwiseCall(n, ATCK_E_GELU, {n.inputs[0]}, n.outputs[0]->type);  // erf form

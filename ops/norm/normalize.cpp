@@ -9,6 +9,7 @@
 #include "kernels/lib/math_norm_codes.h"
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/reduce/reduce_layout.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 namespace {
@@ -34,6 +35,7 @@ KernelCall makeNormCall(const Node& n, const std::vector<int64_t>& sortedAxes, c
   auto& p = c.params;
   p.resize(ATCK_NP_HEADER, 0);
   p[ATCK_NP_KIND] = s.kind;
+  if (implVariantOf(n) == ATCK_IV_PREC) p[ATCK_NP_KIND] |= ATCK_IV_PREC << ATCK_IV_SHIFT;  // docs/implmode.md
   p[ATCK_NP_DT] = (int64_t)in.dtype;
   p[ATCK_NP_K] = (int64_t)L.keptShape.size();
   p[ATCK_NP_R] = (int64_t)L.redShape.size();

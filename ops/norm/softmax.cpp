@@ -4,6 +4,7 @@
 #include "ir/error.h"
 #include "kernels/lib/math_norm_codes.h"
 #include "ops/elementwise/eltwise_common.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 namespace {
@@ -28,6 +29,7 @@ KernelCall lowerSoftmax(const Graph& g, const Node& n, int64_t mode) {
   KernelCall c;
   c.kernel = "softmax";
   c.params = {mode, (int64_t)in.dtype, outer, len, inner, (int64_t)n.inputs.size()};
+  if (implVariantOf(n) == ATCK_IV_PREC) c.params[0] |= ATCK_IV_PREC << ATCK_IV_SHIFT;  // docs/implmode.md
   return c;
 }
 

@@ -8,6 +8,8 @@
 #include "kernels/lib/math_reduce_codes.h"
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/reduce/reduce_layout.h"
+#include "kernels/lib/math_dtype.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 namespace {
@@ -81,6 +83,9 @@ KernelCall lowerReduce(const Node& n, int64_t code) {
   auto& p = c.params;
   p.resize(ATCK_RP_HEADER, 0);
   p[ATCK_RP_OP] = code;
+  // high_precision (docs/implmode.md): float32 data accumulated in double.
+  if (eltComputeType(in.dtype) == ATCK_CT_F32 && implVariantOf(n) == ATCK_IV_PREC)
+    p[ATCK_RP_OP] |= ATCK_IV_PREC << ATCK_IV_SHIFT;
   p[ATCK_RP_CT] = eltComputeType(in.dtype);
   p[ATCK_RP_INDT] = (int64_t)in.dtype;
   p[ATCK_RP_OUTDT] = (int64_t)n.outputs[0]->type.dtype;

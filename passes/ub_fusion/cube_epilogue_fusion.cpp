@@ -9,6 +9,7 @@
 #include "kernels/lib/math_eltwise_codes.h"
 #include "passes/fusion/fusion_util.h"
 #include "passes/pass.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 namespace {
@@ -20,6 +21,7 @@ bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
       {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Clip", ATCK_E_CLIP}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
       {"HardSwish", ATCK_E_HARDSWISH}, {"Elu", ATCK_E_ELU}};
   *a = *b = 0;
+  if (implKeepsOwnKernel(n)) return false;  // docs/implmode.md
   if (n.type == "Gelu") {
     if (n.attrString("approximate", "none") != "none") return false;
     *code = ATCK_E_GELU;

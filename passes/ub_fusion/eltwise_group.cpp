@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/op_registry.h"
+#include "passes/implmode/impl_variant.h"
 
 namespace atc {
 
@@ -51,6 +52,7 @@ bool clipBounds(const Node& n, double* lo, double* hi) {
 
 bool eltwiseFusible(const Node& n) {
   if (n.type == "FusedEltwise") return true;
+  if (implKeepsOwnKernel(n)) return false;  // docs/implmode.md
   bool un = unaryCodes().count(n.type), bin = binaryCodes().count(n.type);
   if (!un && !bin) return false;
   if (n.outputs.size() != 1 || n.outputs[0]->type.dtype != DType::F32 || !n.outputs[0]->type.isStatic())
