@@ -22,6 +22,8 @@ struct CompileOptions {
   LogLevel log = LogLevel::Null;
   std::string precisionMode;    // must_keep_origin_dtype (others: later issue)
   std::string precisionModeV2;  // origin
+  // Precision options (atc/precision_options.h, docs/precision.md): raw values / file paths.
+  std::string modifyMixlist, keepDtype, customizeDtypes, inputFp16Nodes, outputType;
   std::string om, json;         // modes 1 and 6
   std::string cmdline;          // the whole command line, stored in the model
   int threads = 0;              // codegen workers (0 = default)

@@ -26,6 +26,7 @@
 #include "frontends/tf/tf_importer.h"
 #include "ir/error.h"
 #include "kernels/codegen/codegen.h"
+#include "atc/mode_json.h"
 #include "passes/pass_manager.h"
 
 namespace atc {
@@ -175,6 +176,10 @@ void writeFileAtomically(const std::string& path, const void* data, size_t size)
 void runCompile(const CompileOptions& optsIn) {
   CompileOptions opts = optsIn;
   applyPassDebugEnv(opts);
+  if (opts.mode == 1) {
+    writeOmJson(opts.om, opts.json);  // atc/mode_json.h
+    return;
+  }
   if (opts.mode != 0)
     throw AtcError("E10001", "Value [" + std::to_string(opts.mode) +
                                  "] for parameter [--mode] is invalid. Reason: only mode 0 is implemented.",
@@ -221,6 +226,7 @@ void runCompile(const CompileOptions& optsIn) {
   }
   if (opts.exportCompileStat == 2) writeFusionResult(passRecords);
   logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
+  if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));
   std::vector<uint8_t> om;
   {
     PhaseTimer t("build om");

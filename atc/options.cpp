@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "atc/precision_options.h"
 #include "atc/implmode_options.h"
 #include "cache/kernel_cache.h"
 #include "ir/error.h"
@@ -298,7 +299,7 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
     int64_t m = -1;
     if (!parseInt64(val("mode"), &m) || (m != 0 && m != 1 && m != 3 && m != 6))
       invalid(val("mode"), "mode", "the value must be 0, 1, 3 or 6.", "Use --mode=0 to build an .om.");
-    if (m != 0)
+    if (m != 0 && m != 1)
       invalid(val("mode"), "mode", "mode " + std::to_string(m) + " is recognised but not implemented yet in this version.",
               "Use --mode=0 (build an .om).");
     opts.mode = (int)m;
@@ -315,6 +316,17 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
             std::string("Remove --") + s.name + " from the command line" +
                 (s.acceptedValues.empty() ? std::string(".")
                                           : " or set it to " + s.acceptedValues.front() + "."));
+  }
+
+  // --mode=1: --om (an .om) and --json only (atc/mode_json.h).
+  if (opts.mode == 1) {
+    if (!isGiven("om") || trim(val("om")).empty())
+      throw AtcError("E10007", "Argument [--om] is required with --mode=1.", "Set --om to the .om to convert.");
+    if (!isGiven("json") || trim(val("json")).empty())
+      throw AtcError("E10007", "Argument [--json] is required with --mode=1.", "Set --json to the JSON file to write.");
+    opts.om = trim(val("om"));
+    opts.json = trim(val("json"));
+    return true;
   }
 
   // Required options.
@@ -364,9 +376,6 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
                                    "cube_fp16in_fp32out, must_keep_origin_dtype, allow_mix_precision, "
                                    "allow_mix_precision_fp16, allow_mix_precision_bf16, allow_fp32_to_bf16.",
               "Use --precision_mode=must_keep_origin_dtype.");
-    if (v != "must_keep_origin_dtype")
-      invalid(v, "precision_mode", "precision mode " + v + " is recognised but not implemented yet in this version.",
-              "Use --precision_mode=must_keep_origin_dtype.");
     opts.precisionMode = v;
   }
   if (isGiven("precision_mode_v2")) {
@@ -382,11 +391,11 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
       invalid(v, "precision_mode_v2", "the value must be one of fp16, origin, cube_fp16in_fp32out, mixed_float16, "
                                       "mixed_bfloat16.",
               "Use --precision_mode_v2=origin.");
-    if (v != "origin")
-      invalid(v, "precision_mode_v2", "precision mode " + v + " is recognised but not implemented yet in this version.",
-              "Use --precision_mode_v2=origin.");
     opts.precisionModeV2 = v;
   }
+  // Neither given: ATC's offline-inference default (docs/precision.md).
+  if (!isGiven("precision_mode") && !isGiven("precision_mode_v2")) opts.precisionMode = "force_fp16";
+  parsePrecisionCliOptions(isGiven, val, opts);  // atc/precision_options.cpp
 
   if (isGiven("input_shape")) {
     opts.inputShape = val("input_shape");

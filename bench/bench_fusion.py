@@ -15,7 +15,7 @@ MODELS = ["resnet18", "mobilenet_v2", "bert_tiny"]
 
 
 def compile_model(atc, onnx, out, switch, workdir):
-    cmd = [atc, "--model=" + onnx, "--framework=5", "--output=" + out, "--soc_version=native",
+    cmd = [atc, "--model=" + onnx, "--framework=5", "--output=" + out, "--soc_version=native", "--precision_mode=must_keep_origin_dtype",
            "--export_compile_stat=1"]
     if switch:
         cmd.append("--fusion_switch_file=" + switch)

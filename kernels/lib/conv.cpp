@@ -15,7 +15,8 @@ int64_t atck_conv_ntasks(const int64_t* P) {
 
 // Fills dst[kk][ldb] (kk < kc) with im2col rows k0..k0+kc of output pixels p0..p0+np,
 // zero padding columns np..round_up(np, 16).
-static inline ATCK_INLINE void conv_im2col(const int64_t* P, const float* in, int64_t k0,
+// `X` + `inOff` elements: the input plane of (n, group); its dtype is P[CV_DTYPE] (f32/f16/bf16).
+static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int64_t inOff, int64_t k0,
                                            int64_t kc, int64_t p0, int64_t np, float* dst,
                                            int64_t ldb) {
   const int64_t ID = P[CV_ID], IH = P[CV_IH], IW = P[CV_IW];
@@ -31,7 +32,8 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const float* in, in
     int64_t kh = t % KH;
     t /= KH;
     int64_t kd = t % KD, ic = t / KD;
-    const float* src = in + ic * ID * IH * IW;
+    const int64_t xdt = P[CV_DTYPE];
+    const int64_t src = inOff + ic * ID * IH * IW;
     float* d = dst + kk * ldb;
     int64_t ow = p0 % OW, oh = (p0 / OW) % OH, od = p0 / (OW * OH);
     int64_t j = 0;
@@ -42,7 +44,7 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const float* in, in
       if (id < 0 || id >= ID || ih < 0 || ih >= IH) {
         for (int64_t l = 0; l < seg; ++l) dj[l] = 0.0f;
       } else {
-        const float* row = src + (id * IH + ih) * IW;
+        const int64_t row = src + (id * IH + ih) * IW;
         int64_t iw0 = ow * SW - PW + kw * DW;
         // l in [lo, hi) reads inside the row.
         int64_t lo = iw0 >= 0 ? 0 : (-iw0 + SW - 1) / SW;
@@ -51,11 +53,11 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const float* in, in
         if (hi > seg) hi = seg;
         if (hi < lo) hi = lo;
         for (int64_t l = 0; l < lo; ++l) dj[l] = 0.0f;
-        const float* r = row + iw0;
+        const int64_t r = row + iw0;
         if (SW == 1) {
-          for (int64_t l = lo; l < hi; ++l) dj[l] = r[l];
+          for (int64_t l = lo; l < hi; ++l) dj[l] = cube_ldx(X, xdt, r + l);
         } else {
-          for (int64_t l = lo; l < hi; ++l) dj[l] = r[l * SW];
+          for (int64_t l = lo; l < hi; ++l) dj[l] = cube_ldx(X, xdt, r + l * SW);
         }
         for (int64_t l = hi; l < seg; ++l) dj[l] = 0.0f;
       }
@@ -93,7 +95,8 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     const int64_t mb = t % MBLOCKS;
     t /= MBLOCKS;
     const int64_t g = t % G, n = t / G;
-    const float* in = X + (n * C + g * Cg) * IPIX;
+    const int64_t inOff = (n * C + g * Cg) * IPIX;
+    const float* in = X + inOff;  // direct path only (float32 input)
     float* out = Y + (n * OC + g * M) * NPIX;
     const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
     const int64_t p0 = nb * NB, np = cube_min(NPIX, p0 + NB) - p0;
@@ -104,9 +107,9 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
       const int64_t kc = cube_min(KC, K - k0);
       const int64_t nfull = P[CV_DIRECT] ? (np / CUBE_NR) * CUBE_NR : 0;
       if (P[CV_DIRECT]) {
-        if (nfull < np) conv_im2col(P, in, k0, kc, p0 + nfull, np - nfull, wsB, CUBE_NR);
+        if (nfull < np) conv_im2col(P, X, inOff, k0, kc, p0 + nfull, np - nfull, wsB, CUBE_NR);
       } else {
-        conv_im2col(P, in, k0, kc, p0, np, wsB, LDB);
+        conv_im2col(P, X, inOff, k0, kc, p0, np, wsB, LDB);
       }
       const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
       for (int64_t ms = m0; ms < mEnd; ms += MSUB) {

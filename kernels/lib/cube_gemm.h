@@ -127,6 +127,28 @@ static inline ATCK_INLINE void cube_pack_a_f16(const uint16_t* A, int64_t rs, in
   }
 }
 
+// Element i of a float32 / float16 / bfloat16 buffer as float (precision modes: reduced
+// inputs are storage types, converted on load/pack; dt is a baked-in kernel param).
+static inline ATCK_INLINE float cube_ldx(const void* p, int64_t dt, int64_t i) {
+  if (dt == ATCK_F16) return atck_h2f(((const uint16_t*)p)[i]);
+  if (dt == ATCK_BF16) return atck_bf2f(((const uint16_t*)p)[i]);
+  return ((const float*)p)[i];
+}
+
+// cube_pack_a_f32 for any of float32 / float16 / bfloat16.
+static inline ATCK_INLINE void cube_pack_a_dt(const void* A, int64_t dt, int64_t rs, int64_t cs,
+                                              int64_t m0, int64_t mr, int64_t k0, int64_t kc,
+                                              float alpha, float* dst) {
+  if (dt == ATCK_F32) {
+    cube_pack_a_f32((const float*)A, rs, cs, m0, mr, k0, kc, alpha, dst);
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t i = 0; i < CUBE_MR; ++i)
+      dst[k * CUBE_MR + i] = i < mr ? alpha * cube_ldx(A, dt, (m0 + i) * rs + (k0 + k) * cs) : 0.0f;
+  }
+}
+
 // 64-byte aligned pointer into a workspace.
 static inline ATCK_INLINE float* cube_align(void* p) {
   uintptr_t u = (uintptr_t)p;

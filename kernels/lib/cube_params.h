@@ -5,7 +5,8 @@
 
 // conv (implicit-GEMM convolution, 1-3 spatial dims normalised to 3: D,H,W) and conv_dw.
 enum CubeConvParam {
-  CV_DTYPE = 0, CV_N, CV_G, CV_C, CV_OC,
+  CV_DTYPE = 0,  // dtype of X (f32, f16, bf16); W packed f32 or same as X; Y always f32
+  CV_N, CV_G, CV_C, CV_OC,
   CV_ID, CV_IH, CV_IW, CV_OD, CV_OH, CV_OW, CV_KD, CV_KH, CV_KW,
   CV_SD, CV_SH, CV_SW, CV_DD, CV_DH, CV_DW, CV_PD, CV_PH, CV_PW,
   CV_HAS_BIAS,   // input 2 present
@@ -43,7 +44,8 @@ enum CubeGemmParam {
   GM_ABS0 = GM_BATCH0 + 6,  // 6 A batch strides
   GM_BBS0 = GM_ABS0 + 6,    // 6 B batch strides
   GM_EPI = GM_BBS0 + 6,     // 4 words: epilogue (cube_epilogue in cube_gemm.h)
-  GM_COUNT = GM_EPI + 4
+  GM_BDT = GM_EPI + 4,      // dtype of B (GM_DTYPE: dtype of A); Y is always f32
+  GM_COUNT
 };
 
 // pool: max / average / lp pooling, NC + 3 spatial dims (D,H,W).

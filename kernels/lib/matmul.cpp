@@ -30,6 +30,8 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int hasC = (int)P[GM_HAS_C];
   const int64_t CRS = P[GM_C_RS], CCS = P[GM_C_CS];
   const float alpha = (float)atck_d(P[GM_ALPHA]), beta = (float)atck_d(P[GM_BETA]);
+  // A / B element types (f32, f16, bf16): P[GM_DTYPE] / P[GM_BDT]; packed copies are f32.
+  const int64_t adt = P[GM_DTYPE], bdt = P[GM_BDT];
   const float* A = (const float*)bufs[0];
   const float* B = (const float*)bufs[1];
   const float* Cin = hasC ? (const float*)bufs[2] : 0;
@@ -66,7 +68,8 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
       const int64_t kc = cube_min(KC, K - k0);
       if (!P[GM_A_PACKED]) {
         for (int64_t m = m0; m < mEnd; m += CUBE_MR)
-          cube_pack_a_f32(Ab, ARS, ACS, m, cube_min(CUBE_MR, mEnd - m), k0, kc, alpha,
+          cube_pack_a_dt(adt == ATCK_F32 ? (const void*)Ab : (const void*)((const uint16_t*)bufs[0] + aOff), adt,
+                         ARS, ACS, m, cube_min(CUBE_MR, mEnd - m), k0, kc, alpha,
                           wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR);
       }
       for (int64_t n = n0; n < nEnd; n += CUBE_NR) {
@@ -76,14 +79,14 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
         if (P[GM_B_PACKED]) {
           Bp = B + ((n / CUBE_NR) * K + k0) * CUBE_NR;
           ldb = CUBE_NR;
-        } else if (BCS == 1 && nr == CUBE_NR) {
+        } else if (bdt == ATCK_F32 && BCS == 1 && nr == CUBE_NR) {
           Bp = Bb + k0 * BRS + n;
           ldb = BRS;
         } else {
           for (int64_t k = 0; k < kc; ++k) {
-            const float* src = Bb + (k0 + k) * BRS + n * BCS;
+            const int64_t src = bOff + (k0 + k) * BRS + n * BCS;
             float* d = wsB + k * CUBE_NR;
-            for (int64_t l = 0; l < CUBE_NR; ++l) d[l] = l < nr ? src[l * BCS] : 0.0f;
+            for (int64_t l = 0; l < CUBE_NR; ++l) d[l] = l < nr ? cube_ldx(bufs[1], bdt, src + l * BCS) : 0.0f;
           }
           Bp = wsB;
           ldb = CUBE_NR;

@@ -54,7 +54,9 @@ void inferConv(Graph&, Node& n) {
     opError(n, "bias B must be 1-D with one value per output channel");
   Shape out = {d.N, d.OC};
   for (int64_t o : d.g.out) out.push_back(o);
-  n.outputs[0]->type = TensorType(xt.dtype, out);
+  // _out_dtype (precision pass): the cube kernels read f16/bf16 X but always write f32.
+  DType od = n.hasAttr("_out_dtype") ? (DType)n.attrInt("_out_dtype", 1) : xt.dtype;
+  n.outputs[0]->type = TensorType(od, out);
 }
 
 // Pads a spatial vector to 3 dims (D, H, W) with `fill` in front.
@@ -67,14 +69,18 @@ std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
 KernelCall lowerConv(LowerCtx& c) {
   Node& n = c.node;
   ConvDims d = convDims(n);
-  if (n.inputs[0]->type.dtype != DType::F32)
-    opError(n, std::string("Conv supports float32 only (got ") + dtypeName(n.inputs[0]->type.dtype) +
-                   "); run with a precision mode that keeps float32 for Conv");
+  const DType xdt = n.inputs[0]->type.dtype;
+  if ((xdt != DType::F32 && xdt != DType::F16 && xdt != DType::BF16) || n.outputs[0]->type.dtype != DType::F32)
+    opError(n, std::string("Conv reads float32/float16/bfloat16 X and writes float32 (got ") + dtypeName(xdt) + " -> " +
+                   dtypeName(n.outputs[0]->type.dtype) + ")");
+  if (n.input(2) && n.input(2)->type.dtype != DType::F32) opError(n, "Conv bias must be float32");
+  if (n.inputs[1]->type.dtype != DType::F32 && !n.inputs[1]->isConstant() && !n.hasAttr("_cube_wshape"))
+    opError(n, "Conv: float16/bfloat16 weights must be constant");
   const WindowGeom& g = d.g;
   std::vector<int64_t> in = to3(g.in, 1), out = to3(g.out, 1), k = to3(g.kernel, 1),
                        s = to3(g.stride, 1), dl = to3(g.dil, 1), pb = to3(g.padBegin, 0);
   std::vector<int64_t> P(CV_COUNT, 0);
-  P[CV_DTYPE] = (int64_t)DType::F32;
+  P[CV_DTYPE] = (int64_t)xdt;
   P[CV_N] = d.N; P[CV_G] = d.G; P[CV_C] = d.C; P[CV_OC] = d.OC;
   for (int i = 0; i < 3; ++i) {
     P[CV_ID + i] = in[i]; P[CV_OD + i] = out[i]; P[CV_KD + i] = k[i];
@@ -85,7 +91,8 @@ KernelCall lowerConv(LowerCtx& c) {
   setCubeEpilogue(n, P.data() + CV_EPI);
 
   // Depthwise (one input and one output channel per group), 1-D / 2-D.
-  if (d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 && k[0] == 1) {
+  if (xdt == DType::F32 && n.inputs[1]->type.dtype == DType::F32 && d.G == d.C && d.OC == d.C && d.G > 1 &&
+      in[0] == 1 && k[0] == 1) {
     int64_t owp = (out[2] + 15) / 16 * 16;
     P[CV_PADH] = (out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
     P[CV_PADW] = (owp - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
@@ -120,7 +127,7 @@ KernelCall lowerConv(LowerCtx& c) {
   mblocks = (MP + MBp - 1) / MBp;
   int64_t MSUB = std::max<int64_t>(6, 24576 / KC / 6 * 6);
   bool direct = k[0] == 1 && k[1] == 1 && k[2] == 1 && s[0] == 1 && s[1] == 1 && s[2] == 1 &&
-                g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin;
+                g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin && xdt == DType::F32;
   int64_t LDB = (NB / 16) % 2 ? NB : NB + 16;
   P[CV_MB] = MBp * 6; P[CV_NB] = NB; P[CV_KC] = KC; P[CV_MSUB] = MSUB;
   P[CV_MBLOCKS] = mblocks; P[CV_NBLOCKS] = nblocks;
@@ -132,9 +139,9 @@ KernelCall lowerConv(LowerCtx& c) {
   Value* w = n.inputs[1];
   if (n.hasAttr("_cube_wshape")) {
     P[CV_W_PACKED] = 1;  // already packed by an earlier lowering of this node
-  } else if (w->isConstant() && w->type.dtype == DType::F32) {
+  } else if (w->isConstant()) {
     auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {d.G * MP * K * 6}));
-    const float* src = w->constant->as<float>();
+    std::vector<float> src = cubeFloats(*w->constant);  // f16/bf16 weights: exact values
     float* dst = pk->as<float>();
     for (int64_t gi = 0; gi < d.G; ++gi)
       for (int64_t p = 0; p < MP; ++p)

@@ -35,7 +35,8 @@ void inferGemm(Graph&, Node& n) {
       if (cs[i] != 1 && cs[i] != want) opError(n, "C cannot be broadcast to [M, N]");
     }
   }
-  n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, {d.M, d.N});
+  DType od = n.hasAttr("_out_dtype") ? (DType)n.attrInt("_out_dtype", 1) : n.inputs[0]->type.dtype;
+  n.outputs[0]->type = TensorType(od, {d.M, d.N});
 }
 
 KernelCall lowerGemm(LowerCtx& c) {

@@ -30,6 +30,14 @@ inline void setCubeEpilogue(const Node& n, int64_t* E) {
 }
 
 // Original shape of input i, before lowering replaced it by a packed copy.
+// Values of a constant cube operand as float (f32, or f16/bf16 weights chosen by the
+// precision pass: exact, since every f16/bf16 value is a float).
+inline std::vector<float> cubeFloats(const Tensor& t) {
+  std::vector<float> v((size_t)t.type.numel());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = (float)t.floatAt((int64_t)i);
+  return v;
+}
+
 inline Shape cubeOrigShape(const Node& n, size_t i) {
   std::string key = "_cube_shape" + std::to_string(i);
   if (n.hasAttr(key)) return n.attrInts(key);
@@ -38,13 +46,20 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
 
 inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   Node& n = c.node;
+  // A and B: f32, f16 or bf16 (precision modes; converted on pack); C and Y: f32.
+  auto okDt = [&](size_t i) {
+    DType t = n.inputs[i]->type.dtype;
+    return t == DType::F32 || (i < 2 && (t == DType::F16 || t == DType::BF16));
+  };
+  if (n.outputs[0]->type.dtype != DType::F32) opError(n, std::string(n.type) + " writes float32 only");
   for (size_t i = 0; i < n.inputs.size() && i < 3; ++i)
-    if (n.inputs[i] && n.inputs[i]->type.dtype != DType::F32)
+    if (n.inputs[i] && !okDt(i))
       opError(n, std::string(n.type) + " supports float32 only in this version (input " +
                      std::to_string(i) + " is " + dtypeName(n.inputs[i]->type.dtype) + ")");
   if (s.batch.size() > 6) opError(n, "more than 6 batch dimensions");
   std::vector<int64_t> P(GM_COUNT, 0);
-  P[GM_DTYPE] = (int64_t)DType::F32;
+  P[GM_DTYPE] = (int64_t)n.inputs[0]->type.dtype;
+  P[GM_BDT] = (int64_t)n.inputs[1]->type.dtype;
   P[GM_M] = s.M; P[GM_N] = s.N; P[GM_K] = s.K;
   P[GM_A_RS] = s.aRs; P[GM_A_CS] = s.aCs; P[GM_B_RS] = s.bRs; P[GM_B_CS] = s.bCs;
   P[GM_HAS_C] = s.hasC; P[GM_C_RS] = s.cRs; P[GM_C_CS] = s.cCs;
@@ -84,7 +99,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   // Compile-time packing of constant, batch-invariant operands.
   if (n.hasAttr("_cube_apacked")) P[GM_A_PACKED] = 1;
   else if (n.inputs[0]->isConstant() && aBatchInv && s.M > 0 && s.K > 0) {
-    const float* a = n.inputs[0]->constant->as<float>();
+    std::vector<float> a = cubeFloats(*n.inputs[0]->constant);
     int64_t MP = (s.M + 5) / 6;
     auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {MP * s.K * 6}));
     float* d = pk->as<float>();
@@ -101,7 +116,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   }
   if (n.hasAttr("_cube_bpacked")) P[GM_B_PACKED] = 1;
   else if (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0) {
-    const float* b = n.inputs[1]->constant->as<float>();
+    std::vector<float> b = cubeFloats(*n.inputs[1]->constant);
     int64_t NP = (s.N + 15) / 16;
     auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {NP * s.K * 16}));
     float* d = pk->as<float>();

@@ -39,7 +39,8 @@ void inferMatMul(Graph&, Node& n) {
   Shape out = d.batch;
   if (!d.aVec) out.push_back(d.M);
   if (!d.bVec) out.push_back(d.N);
-  n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, out);
+  DType od = n.hasAttr("_out_dtype") ? (DType)n.attrInt("_out_dtype", 1) : n.inputs[0]->type.dtype;
+  n.outputs[0]->type = TensorType(od, out);
 }
 
 // Strides of the batch dims of a contiguous operand `s` (rank >= 2), right-aligned to

@@ -114,7 +114,8 @@ expect_fail "framework 9" E10001 "[--framework]" -- "${BASE[@]}" --framework=9
 expect_fail "framework abc" E10001 "[--framework]" -- "${BASE[@]}" --framework=abc
 
 # ---- --mode ------------------------------------------------------------------------------------
-expect_fail "mode 1 not implemented" E10001 "not implemented yet" -- "${BASE[@]}" --mode=1
+expect_fail "mode 1 without --om" E10007 "--om" -- "${BASE[@]}" --mode=1
+expect_fail "mode 3 not implemented" E10001 "not implemented yet" -- "${BASE[@]}" --mode=3
 expect_fail "mode 7 invalid" E10001 "[--mode]" -- "${BASE[@]}" --mode=7
 
 # ---- --log ---------------------------------------------------------------------------------------
@@ -131,8 +132,7 @@ expect_fail "out_nodes empty entry" E10001 "[--out_nodes]" -- "${BASE[@]}" --out
 # ---- precision ----------------------------------------------------------------------------------------
 expect_fail "both precision options" E10056 "precision_mode_v2" -- "${BASE[@]}" \
   --precision_mode=must_keep_origin_dtype --precision_mode_v2=origin
-expect_fail "precision_mode force_fp16" E10001 "force_fp16" -- "${BASE[@]}" --precision_mode=force_fp16
-expect_fail "precision_mode_v2 fp16" E10001 "not implemented yet" -- "${BASE[@]}" --precision_mode_v2=fp16
+expect_fail "precision_mode_v2 hif8" E10001 "HiFloat8" -- "${BASE[@]}" --precision_mode_v2=mixed_hif8
 expect_fail "precision_mode junk" E10001 "[--precision_mode]" -- "${BASE[@]}" --precision_mode=junk
 
 # ---- recognised but not implemented, unknown ------------------------------------------------------------
@@ -211,7 +211,7 @@ m.ir_version = 7
 onnx.save(m, sys.argv[1])
 PYEOF
     log=$(ATC_PRINT_IR_AFTER=dead_code_elimination "$ATC" --model="$T/flat.onnx" --framework=5 --output="$OUT/flat" \
-          --soc_version=$SOC 2>&1); rc=$?
+          --soc_version=$SOC --precision_mode=must_keep_origin_dtype 2>&1); rc=$?
     if [ $rc -eq 0 ] && grep -q '%c: int64\[2\] = const \[2, -1\]' <<<"$log" && grep -q '%y: float32\[2,48\] = Reshape(%r, %c)' <<<"$log" &&
        ! grep -qE '= (Shape|Gather|Concat|Unsqueeze|Identity|Neg)\(' <<<"$log"; then
       ok "Shape->Gather->Unsqueeze->Concat->Reshape folds; Identity and dead Neg removed"

@@ -21,7 +21,7 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 run_in() {
   local d=$1; shift
   mkdir -p "$d"
-  (cd "$d" && "$BIN/atc" --model="$M" --framework=5 --output=net --soc_version=native "$@" > log 2>&1)
+  (cd "$d" && "$BIN/atc" --model="$M" --framework=5 --output=net --soc_version=native --precision_mode=must_keep_origin_dtype "$@" > log 2>&1)
 }
 entries() { find "$1" -name '*.kce' 2>/dev/null | wc -l; }
 hits() { sed -n 's/.*kernels: [0-9]* unique, \([0-9]*\) from the kernel cache.*/\1/p' "$1/log" | tail -1; }
@@ -116,7 +116,7 @@ pids=()
 for i in 1 2 3 4; do run_in "$T/s$i" & pids+=($!); done
 run_in "$T/sf1" --op_compiler_cache_mode=force & pids+=($!)
 if [ -f "$M2" ]; then
-  (mkdir -p "$T/sm" && cd "$T/sm" && "$BIN/atc" --model="$M2" --framework=5 --output=net --soc_version=native > log 2>&1) & pids+=($!)
+  (mkdir -p "$T/sm" && cd "$T/sm" && "$BIN/atc" --model="$M2" --framework=5 --output=net --soc_version=native --precision_mode=must_keep_origin_dtype > log 2>&1) & pids+=($!)
 fi
 run_in "$T/sf2" --op_compiler_cache_mode=force & pids+=($!)
 sfail=0

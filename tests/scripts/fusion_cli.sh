@@ -11,7 +11,7 @@ ok() { echo "PASS $1"; }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 build() {  # dir model [extra args]
   local d=$1 m=$2; shift 2
-  mkdir -p "$d" && (cd "$d" && "$BIN/atc" --model="$M/$m.onnx" --framework=5 --output="$d/$m" --soc_version=native "$@" > "$d/log" 2>&1)
+  mkdir -p "$d" && (cd "$d" && "$BIN/atc" --model="$M/$m.onnx" --framework=5 --output="$d/$m" --soc_version=native --precision_mode=must_keep_origin_dtype "$@" > "$d/log" 2>&1)
 }
 check_out() {  # dir model
   "$BIN/omrun" --model="$1/$2.om" --input="$M/$2.in.npy" --output="$1/out" > /dev/null 2>&1 &&
@@ -33,12 +33,12 @@ if [ -f "$M/resnet18.onnx" ]; then
   build "$T/roff" resnet18 --fusion_switch_file="$T/off.cfg" && check_out "$T/roff" resnet18 && ok "resnet18 ALL-off matches" || bad "resnet18 ALL-off"
 fi
 S="$SRC/samples/models/squeezenet1_1.onnx"
-run() { (cd "$1" && shift && "$BIN/atc" --model="$S" --framework=5 --output="$T/sq" --soc_version=native "$@" 2>&1); }
+run() { (cd "$1" && shift && "$BIN/atc" --model="$S" --framework=5 --output="$T/sq" --soc_version=native --precision_mode=must_keep_origin_dtype "$@" 2>&1); }
 mkdir -p "$T/s0" "$T/s2" "$T/w"
 run "$T/s0" --export_compile_stat=0 > /dev/null; [ ! -f "$T/s0/fusion_result.json" ] && ok "export_compile_stat=0" || bad "export_compile_stat=0"
 run "$T/s2" --export_compile_stat=2 > /dev/null; [ -f "$T/s2/fusion_result.json" ] && ok "export_compile_stat=2" || bad "export_compile_stat=2"
 run "$T/s0" --export_compile_stat=3 | grep -q E10001 && ok "export_compile_stat=3 refused" || bad "export_compile_stat=3"
-(cd "$T/s0" && ASCEND_WORK_PATH="$T/w" "$BIN/atc" --model="$S" --framework=5 --output="$T/sq" --soc_version=native > /dev/null 2>&1)
+(cd "$T/s0" && ASCEND_WORK_PATH="$T/w" "$BIN/atc" --model="$S" --framework=5 --output="$T/sq" --soc_version=native --precision_mode=must_keep_origin_dtype > /dev/null 2>&1)
 ls "$T"/w/FE/*/fusion_result.json > /dev/null 2>&1 && ok "ASCEND_WORK_PATH/FE/<pid>" || bad "ASCEND_WORK_PATH"
 printf 'TbePool2dQuantFusionPass:off\nGeluFusionPass:off\n' > "$T/lines.cfg"
 run "$T/s0" --fusion_switch_file="$T/lines.cfg" | grep -q "WARNING.*TbePool2dQuantFusionPass" && ok "unknown name warns" || bad "unknown name warning"

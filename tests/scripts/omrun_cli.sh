@@ -35,7 +35,7 @@ np.arange(6, dtype=np.float32).tofile(w + '/x.bin')
 np.zeros(5, dtype=np.float32).tofile(w + '/x_short.bin')
 PYEOF
 
-if "$BIN/atc" --model="$W/m.onnx" --framework=5 --output="$W/m" --soc_version=native > "$W/atc.log" 2>&1; then
+if "$BIN/atc" --model="$W/m.onnx" --framework=5 --output="$W/m" --soc_version=native --precision_mode=must_keep_origin_dtype > "$W/atc.log" 2>&1; then
   ok "atc compiles the test model"
 else
   ko "atc compiles the test model"; cat "$W/atc.log"
@@ -100,7 +100,7 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), w +
 np.save(w + '/s.npy', np.array(2.5, dtype=np.float32))
 np.save(w + '/e.npy', np.zeros((0, 3), dtype=np.float32))
 PYEOF
-if "$BIN/atc" --model="$W/edge.onnx" --framework=5 --output="$W/edge" --soc_version=native > "$W/atc2.log" 2>&1 &&
+if "$BIN/atc" --model="$W/edge.onnx" --framework=5 --output="$W/edge" --soc_version=native --precision_mode=must_keep_origin_dtype > "$W/atc2.log" 2>&1 &&
    "$BIN/omrun" --model "$W/edge.om" --input "$W/s.npy,$W/e.npy" --output "$W/out3" > "$W/run3.log" 2>&1 &&
    $PY -c "
 import numpy as np

@@ -1,0 +1,79 @@
+// --mode=1 and the precision summary (atc/mode_json.h).
+#include "atc/mode_json.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "ir/error.h"
+#include "runtime/om_format.h"
+
+namespace atc {
+
+using json = nlohmann::json;
+
+json omToJson(const std::string& omPath) {
+  json md;
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = om::readFileBytes(omPath);
+    om::OmView v = om::parseOm(bytes.data(), bytes.size(), omPath);
+    md = json::parse(v.partString(om::kModelDef));
+    json parts = json::array();
+    for (auto& p : v.partitions) parts.push_back({{"type", p.type}, {"size", p.size}});
+    md["partitions"] = parts;
+  } catch (const AtcError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw AtcError("E10041", "Failed to load the model [" + omPath + "]: " + e.what(),
+                   "Pass an .om built by this version of atc to --om.");
+  }
+  json dec = json::array();
+  if (md.contains("graph") && md["graph"].contains("nodes"))
+    for (auto& n : md["graph"]["nodes"]) {
+      const json& a = n.value("attrs", json::object());
+      if (!a.contains("_precision_reason")) continue;
+      json d;
+      d["name"] = n.value("name", "");
+      d["type"] = n.value("type", "");
+      if (n.contains("original_names")) d["original_names"] = n["original_names"];
+      d["dtype_in"] = a.value("_dtype_in", "");
+      d["dtype_out"] = a.value("_dtype_out", "");
+      d["impl_mode"] = a.value("_impl_mode", "");
+      d["reason"] = a.value("_precision_reason", "");
+      dec.push_back(d);
+    }
+  md["precision_decisions"] = dec;
+  return md;
+}
+
+void writeOmJson(const std::string& omPath, const std::string& jsonPath) {
+  json j = omToJson(omPath);
+  std::ofstream f(jsonPath, std::ios::binary | std::ios::trunc);
+  if (!f)
+    throw AtcError("E10001", "Value [" + jsonPath + "] for parameter [--json] is invalid. Reason: cannot write the file.",
+                   "Pass a writable path.");
+  f << j.dump(2) << "\n";
+  if (!f) throw AtcError("E10001", "Value [" + jsonPath + "] for parameter [--json] is invalid. Reason: write failed.",
+                         "Pass a writable path.");
+}
+
+std::string precisionSummaryTable(const Graph& g) {
+  std::ostringstream os;
+  os << "precision decisions:\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-32s %-20s %-9s %-9s %-16s %s\n", "node", "type", "in", "out", "impl_mode",
+                "reason");
+  os << line;
+  for (auto& n : g.nodes()) {
+    if (!n->hasAttr("_precision_reason")) continue;
+    std::snprintf(line, sizeof line, "  %-32s %-20s %-9s %-9s %-16s %s\n", n->name.c_str(), n->type.c_str(),
+                  n->attrString("_dtype_in", "-").c_str(), n->attrString("_dtype_out", "-").c_str(),
+                  n->attrString("_impl_mode", "-").c_str(), n->attrString("_precision_reason", "").c_str());
+    os << line;
+  }
+  std::string s = os.str();
+  if (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+}  // namespace atc

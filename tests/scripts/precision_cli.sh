@@ -1,0 +1,71 @@
+#!/bin/bash
+# Precision modes end to end: ResNet-18 and BERT-tiny under every mode; origin within 1e-4
+# of the fp32 build, force_fp16 cosine >= 0.999 but different; allow_mix_precision keeps
+# black-listed ops in fp32 in the --mode=1 JSON; --modify_mixlist changes JSON and outputs.
+# Usage: precision_cli.sh <bin dir> <repo root>
+BIN=$(cd "$1" && pwd); ROOT=$(cd "${2:-.}" && pwd)
+M=/work/shared/models/onnx
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+export ASCEND_CACHE_PATH="$T/cache"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "$2" ] && echo "$2" | tail -5; }
+build() {  # name model out args...
+  local n=$1 m=$2 o=$3; shift 3
+  (cd "$T" && "$BIN/atc" --model="$m" --framework=5 --output="$T/$o" --soc_version=native "$@" > "$T/$o.log" 2>&1) ||
+    { bad "$n build" "$(cat "$T/$o.log")"; return 1; }
+}
+runom() {  # om name -> $T/<name>.out/output_0.npy
+  "$BIN/omrun" --model="$T/$1.om" --input="$M/$2.in.npy" --output="$T/$1.out" > "$T/$1.run.log" 2>&1 ||
+    { bad "$1 omrun" "$(cat "$T/$1.run.log")"; return 1; }
+}
+cmp_out() {  # kind a.npy ref.npy: kind origin (max abs <= 1e-4) | reduced (cosine >= 0.999, differs) | differ
+  /usr/bin/python3 - "$@" <<'PY'
+import sys, numpy as np
+k, a, b = sys.argv[1], np.load(sys.argv[2]).astype(np.float64).ravel(), np.load(sys.argv[3]).astype(np.float64).ravel()
+d = np.abs(a - b).max(); cos = a.dot(b) / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30)
+print("max_abs_diff %.3g cosine %.6f" % (d, cos))
+ok = d <= 1e-4 if k == "origin" else (cos >= 0.999 and d > 0) if k == "reduced" else d > 0
+sys.exit(0 if ok else 1)
+PY
+}
+# errors
+(cd "$T" && "$BIN/atc" --model=$M/resnet18.onnx --framework=5 --output=$T/e --soc_version=native --precision_mode=force_fp16 --modify_mixlist=/dev/null 2>&1) | grep -q E10001 && ok "modify_mixlist without mixed mode: E10001" || bad "modify_mixlist E10001"
+(cd "$T" && "$BIN/atc" --model=$M/resnet18.onnx --framework=5 --output=$T/e --soc_version=native --precision_mode=force_fp16 --precision_mode_v2=fp16 2>&1) | grep -q E10056 && ok "both precision options: E10056" || bad "E10056"
+for model in resnet18 bert_tiny; do
+  f=$M/$model.onnx; [ -f "$f" ] || f=
+  [ -z "$f" ] && { echo "SKIP $model (no model)"; continue; }
+  build "$model origin" "$f" ${model}_origin --precision_mode=must_keep_origin_dtype || continue
+  for mode in force_fp16 allow_fp32_to_fp16 force_fp32 allow_mix_precision allow_mix_precision_bf16 allow_fp32_to_bf16; do
+    build "$model $mode" "$f" ${model}_$mode --precision_mode=$mode && ok "$model builds under $mode"
+  done
+  for mode in origin fp16 cube_fp16in_fp32out mixed_float16 mixed_bfloat16; do
+    build "$model v2 $mode" "$f" ${model}_v2_$mode --precision_mode_v2=$mode && ok "$model builds under v2 $mode"
+  done
+  ref="$M/$model.out.npy"
+  runom ${model}_origin $model && cmp_out origin "$T/${model}_origin.out/output_0.npy" "$ref" && ok "$model origin within 1e-4"
+  runom ${model}_force_fp16 $model && cmp_out reduced "$T/${model}_force_fp16.out/output_0.npy" "$ref" &&
+    ok "$model force_fp16 cosine >= 0.999 and differs" || bad "$model force_fp16 accuracy"
+  printf '{"black-list":{"to-remove":["Softmax","ReduceMean"]},"white-list":{"to-remove":["MatMul","Conv","Gemm"]}}' > "$T/mix.json"
+  build "$model mixlist" "$f" ${model}_mix2 --precision_mode=allow_mix_precision --modify_mixlist="$T/mix.json" &&
+    runom ${model}_mix2 $model && runom ${model}_allow_mix_precision $model &&
+    cmp_out differ "$T/${model}_mix2.out/output_0.npy" "$T/${model}_allow_mix_precision.out/output_0.npy" &&
+    ok "$model --modify_mixlist changes the outputs" || bad "$model modify_mixlist outputs"
+  (cd "$T" && "$BIN/atc" --mode=1 --om="$T/${model}_mix2.om" --json="$T/${model}_mix2.json" > /dev/null 2>&1) &&
+    ! cmp -s <(/usr/bin/python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['precision_decisions'])" "$T/${model}_mix2.json") \
+             <(cd "$T" && "$BIN/atc" --mode=1 --om="$T/${model}_allow_mix_precision.om" --json="$T/m1.json" >/dev/null 2>&1 &&
+               /usr/bin/python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['precision_decisions'])" "$T/m1.json") &&
+    ok "$model --modify_mixlist changes the JSON" || bad "$model modify_mixlist JSON"
+  (cd "$T" && "$BIN/atc" --mode=1 --om="$T/${model}_allow_mix_precision.om" --json="$T/${model}_mix.json" > /dev/null 2>&1) &&
+    /usr/bin/python3 - "$T/${model}_mix.json" <<'PY' && ok "$model --mode=1 JSON shows black-list ops in float32" || bad "$model mix JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = j["precision_decisions"]
+black = [x for x in d if x["reason"] == "black list"]
+white = [x for x in d if x["reason"] == "white list"]
+assert white and all(x["dtype_out"] == "float16" for x in white), white[:2]
+assert all(x["dtype_out"] == "float32" for x in black)
+PY
+done
+echo "precision_cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]
