@@ -26,6 +26,13 @@ std::vector<int64_t> permOf(const Node* t) {
   return p;
 }
 
+std::vector<std::string> mergedNames(const Node* p, const Node* n) {
+  std::vector<std::string> r = p->originalNames.empty() ? std::vector<std::string>{p->name} : p->originalNames;
+  if (n->originalNames.empty()) r.push_back(n->name);
+  else r.insert(r.end(), n->originalNames.begin(), n->originalNames.end());
+  return r;
+}
+
 void dropIfDead(Graph& g, Node* n) {
   for (Value* o : n->outputs)
     if (g.isGraphOutput(o) || !g.users(o).empty()) return;
@@ -60,23 +67,21 @@ bool runTransposeReshapeFolding(Graph& g, PassContext& ctx) {
       }
       n->inputs[0] = p->inputs[0];
       n->attrs["perm"] = c;
-      n->originalNames = {p->name, n->name};
+      n->originalNames = mergedNames(p, n);
       dropIfDead(g, p);
       ctx.stats.effectTimes++;
       changed = true;
     } else if (isReshapeLike(n) && isReshapeLike(p)) {
       ctx.stats.matchTimes++;
       Value* x = p->inputs[0];
-      Value* y = n->outputs[0];
-      const Shape& s = y->type.shape;
+      const Shape& s = n->outputs[0]->type.shape;
       auto t = std::make_shared<Tensor>(TensorType(DType::I64, {(int64_t)s.size()}));
       for (size_t i = 0; i < s.size(); ++i) std::memcpy(t->data.data() + 8 * i, &s[i], 8);
       Value* shp = g.newConstant(n->name + "_shape", t);
-      std::string name = n->name;
-      std::vector<std::string> orig = {p->name, n->name};
-      g.removeNode(n);
-      Node* r = g.addNode("Reshape", g.uniqueNodeName(name), {x, shp}, {y});
-      r->originalNames = orig;
+      n->originalNames = mergedNames(p, n);
+      n->type = "Reshape";
+      n->attrs.clear();
+      n->inputs = {x, shp};
       dropIfDead(g, p);
       ctx.stats.effectTimes++;
       changed = true;
