@@ -24,6 +24,7 @@
 #include "cache/graph_cache.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/tf/tf_importer.h"
+#include "frontends/tf/tf_scope_fusion.h"
 #include "ir/error.h"
 #include "kernels/codegen/codegen.h"
 #include "atc/mode_json.h"
@@ -224,6 +225,17 @@ void runCompile(const CompileOptions& optsIn) {
     PhaseTimer t("passes");
     passRecords = runDefaultPipeline(*g, opts);
   }
+  if (opts.framework == 3)  // TF scope fusion passes that ran in the frontend report as graph fusions
+    for (const auto& s : tffe::lastScopeFusionStats()) {
+      PassRecord r;
+      r.name = s.name;
+      r.group = "graph_fusion";
+      r.stats.matchTimes = s.matchTimes;
+      r.stats.effectTimes = s.effectTimes;
+      r.runs = 1;
+      r.changedRuns = s.effectTimes ? 1 : 0;
+      passRecords.push_back(r);
+    }
   if (opts.exportCompileStat == 2) writeFusionResult(passRecords);
   logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
   if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));

@@ -14,9 +14,10 @@ def rnd(*s, lo=-1.0, hi=1.0):
 CASES = []
 
 
-def case(name, text=False, args=()):
+def case(name, text=False, args=(), expect=None):
+    """expect: {pass name: effect_times} that fusion_result.json must report (graph_fusion)."""
     def deco(fn):
-        CASES.append((name, fn, text, list(args)))
+        CASES.append((name, fn, text, list(args), expect or {}))
         return fn
     return deco
 
@@ -234,6 +235,8 @@ def _(g):
     outs.append(("padv2:0", np.pad(x, ((0, 0), (1, 2), (2, 1)), constant_values=1.5)))
     g.op("MirrorPad", "mirror", ["x", "pads"], mode="REFLECT")
     outs.append(("mirror:0", np.pad(x, ((0, 0), (1, 2), (2, 1)), mode="reflect")))
+    g.op("MirrorPad", "mirror_sym", ["x", "pads"], mode="SYMMETRIC")
+    outs.append(("mirror_sym:0", np.pad(x, ((0, 0), (1, 2), (2, 1)), mode="symmetric")))
     g.const("perm", np.array([2, 0, 1], np.int32))
     g.op("Transpose", "transpose", ["x", "perm"])
     outs.append(("transpose:0", x.transpose(2, 0, 1)))
@@ -364,3 +367,88 @@ def layer_norm(g):
 
 case("layer_norm_decomposed")(layer_norm)
 case("layer_norm_scope_fused", args=["--enable_scope_fusion_passes=ScopeLayerNormPass,NoSuchPass"])(layer_norm)
+
+
+@case("mirror_pad_symmetric_full")
+def _(g):
+    # SYMMETRIC allows pads up to the dim size (REFLECT only up to size - 1); NCHW-like 4-D image.
+    x = rnd(1, 2, 3, 4)
+    g.placeholder("x", x.shape)
+    g.const("pads", np.array([[0, 0], [2, 1], [3, 0], [1, 4]], np.int32))
+    g.op("MirrorPad", "out", ["x", "pads"], mode="SYMMETRIC", Tpaddings=np.int32)
+    return {"x": x}, [("out:0", np.pad(x, ((0, 0), (2, 1), (3, 0), (1, 4)), mode="symmetric"))]
+
+
+# Gelu as TensorFlow decomposes it, inside a dense layer (BERT feed-forward style).
+def gelu_graph(g, form):
+    x, w, b = rnd(2, 8), rnd(8, 16), rnd(16)
+    g.placeholder("x", x.shape)
+    g.const("w", w)
+    g.const("b", b)
+    g.op("MatMul", "dense/MatMul", ["x", "w"], transpose_a=False, transpose_b=False)
+    g.op("BiasAdd", "dense/BiasAdd", ["dense/MatMul", "b"])
+    h = "dense/BiasAdd"
+    s = "gelu/"
+    if form == "tf_erf":  # tf.nn.gelu(approximate=False): 0.5 * x * (1 + erf(x / 1.4142135))
+        g.const(s + "half", np.array(0.5, np.float32))
+        g.const(s + "sqrt2", np.array(1.4142135623730951, np.float32))
+        g.const(s + "one", np.array(1.0, np.float32))
+        g.op("Mul", s + "mul", [s + "half", h])
+        g.op("RealDiv", s + "truediv", [h, s + "sqrt2"])
+        g.op("Erf", s + "Erf", [s + "truediv"])
+        g.op("AddV2", s + "add", [s + "one", s + "Erf"])
+        g.op("Mul", s + "mul_1", [s + "mul", s + "add"])
+    elif form == "bert_erf":  # cdf = 0.5 * (1 + erf(x / tf.sqrt(2.0))); x * cdf
+        g.const(s + "two", np.array(2.0, np.float32))
+        g.op("Sqrt", s + "Sqrt", [s + "two"])
+        g.const(s + "half", np.array(0.5, np.float32))
+        g.const(s + "one", np.array(1.0, np.float32))
+        g.op("RealDiv", s + "truediv", [h, s + "Sqrt"])
+        g.op("Erf", s + "Erf", [s + "truediv"])
+        g.op("AddV2", s + "add", [s + "one", s + "Erf"])
+        g.op("Mul", s + "mul", [s + "half", s + "add"])
+        g.op("Mul", s + "mul_1", [h, s + "mul"])
+    elif form == "tf_tanh":  # tf.nn.gelu(approximate=True)
+        g.const(s + "half", np.array(0.5, np.float32))
+        g.const(s + "c", np.array(0.7978845608028654, np.float32))
+        g.const(s + "k", np.array(0.044715, np.float32))
+        g.const(s + "three", np.array(3.0, np.float32))
+        g.const(s + "one", np.array(1.0, np.float32))
+        g.op("Mul", s + "mul", [s + "half", h])
+        g.op("Pow", s + "Pow", [h, s + "three"])
+        g.op("Mul", s + "mul_1", [s + "k", s + "Pow"])
+        g.op("AddV2", s + "add", [h, s + "mul_1"])
+        g.op("Mul", s + "mul_2", [s + "c", s + "add"])
+        g.op("Tanh", s + "Tanh", [s + "mul_2"])
+        g.op("AddV2", s + "add_1", [s + "one", s + "Tanh"])
+        g.op("Mul", s + "mul_3", [s + "mul", s + "add_1"])
+    else:  # keras/BERT tanh with x * x * x: x * (0.5 * (1 + tanh(c * (x + 0.044715 * x^3))))
+        g.const(s + "half", np.array(0.5, np.float32))
+        g.const(s + "c", np.array(0.7978845608028654, np.float32))
+        g.const(s + "k", np.array(0.044715, np.float32))
+        g.const(s + "one", np.array(1.0, np.float32))
+        g.op("Mul", s + "x2", [h, h])
+        g.op("Mul", s + "x3", [s + "x2", h])
+        g.op("Mul", s + "mul_1", [s + "x3", s + "k"])
+        g.op("AddV2", s + "add", [s + "mul_1", h])
+        g.op("Mul", s + "mul_2", [s + "add", s + "c"])
+        g.op("Tanh", s + "Tanh", [s + "mul_2"])
+        g.op("AddV2", s + "add_1", [s + "Tanh", s + "one"])
+        g.op("Mul", s + "mul", [s + "add_1", s + "half"])
+        g.op("Mul", s + "mul_3", [h, s + "mul"])
+    out = g.gd.node[-1].name
+    g.op("Relu", "out", [out])  # something after the Gelu
+    z = (x.astype(np.float64) @ w + b)
+    if "erf" in form:
+        y = 0.5 * z * (1 + erf(z / np.sqrt(2)))
+    else:
+        y = 0.5 * z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z ** 3)))
+    return {"x": x}, [("out:0", np.maximum(y, 0))]
+
+
+for form in ("tf_erf", "bert_erf", "tf_tanh", "keras_tanh"):
+    case(f"gelu_{form}")(lambda g, f=form: gelu_graph(g, f))
+    case(f"gelu_{form}_scope_fused", args=["--enable_scope_fusion_passes=ScopeGeluPass"],
+         expect={"ScopeGeluPass": "1"})(lambda g, f=form: gelu_graph(g, f))
+
+import kws_models  # noqa: E402,F401  (keyword-spotting / speech-commands graphs, registered into CASES)

@@ -15,7 +15,7 @@ import cases  # noqa: E402
 import tfgen  # noqa: E402
 
 
-def run(bin_dir, name, fn, text, tmp, args=()):
+def run(bin_dir, name, fn, text, tmp, args=(), expect=None):
     g = tfgen.Graph()
     inputs, outs = fn(g)
     model = os.path.join(tmp, name + (".pbtxt" if text else ".pb"))
@@ -32,6 +32,14 @@ def run(bin_dir, name, fn, text, tmp, args=()):
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)  # atc writes fusion_result.json to cwd
     if r.returncode != 0:
         return "atc failed: " + (r.stdout + r.stderr).strip().splitlines()[-2:].__str__()
+    if expect:
+        import json
+        with open(os.path.join(tmp, "fusion_result.json")) as f:
+            gf = next(iter(json.load(f).values())).get("graph_fusion", {})
+        for p, times in expect.items():
+            got = gf.get(p, {}).get("effect_times")
+            if got != times:
+                return f"fusion_result.json: {p} effect_times {got}, expected {times}"
     od = os.path.join(tmp, name + "_out")
     r = subprocess.run([os.path.join(bin_dir, "omrun"), "--model=" + om + ".om", "--input=" + ",".join(files),
                         "--output=" + od], capture_output=True, text=True)
@@ -59,10 +67,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tfcases_")
     passed = failed = 0
     try:
-        for name, fn, text, args in cases.CASES:
+        for name, fn, text, args, expect in cases.CASES:
             if filt not in name:
                 continue
-            why = run(bin_dir, name, fn, text, tmp, args)
+            why = run(bin_dir, name, fn, text, tmp, args, expect)
             if why is None:
                 passed += 1
                 print("PASS", name)

@@ -181,6 +181,28 @@ Outs stridedSlice(TfCtx& c) {
   return {y};
 }
 
+// MirrorPad SYMMETRIC (the edge cell repeated: [a b c] pad 2,2 -> [b a | a b c | c b]): one
+// Gather with constant indices per padded dim (no Pad mode needed). Needs the input shape.
+Value* mirrorPadSymmetric(TfCtx& c, const std::vector<int64_t>& p) {
+  Value* x = c.in.at(0);
+  if (!x->type.isStatic()) c.unsupported("MirrorPad SYMMETRIC needs the input shape (give --input_shape)");
+  const Shape& s = x->type.shape;
+  if (p.size() != 2 * s.size()) c.invalid("paddings must have shape [rank, 2]");
+  Value* y = x;
+  for (size_t k = 0; k < s.size(); ++k) {
+    int64_t b = p[2 * k], e = p[2 * k + 1], n = s[k];
+    if (b == 0 && e == 0) continue;
+    if (b < 0 || e < 0 || b > n || e > n) c.invalid("SYMMETRIC paddings must be within [0, dim size]");
+    std::vector<int64_t> idx;
+    for (int64_t i = b - 1; i >= 0; --i) idx.push_back(i);
+    for (int64_t i = 0; i < n; ++i) idx.push_back(i);
+    for (int64_t i = n - 1; i >= n - e; --i) idx.push_back(i);
+    y = c.op("Gather", {y, c.constI64(idx)}, {{"axis", (int64_t)k}}, "symmetric_" + std::to_string(k));
+  }
+  if (y == x) y = c.op("Identity", {x});
+  return y;
+}
+
 Outs pad(TfCtx& c) {
   std::vector<int64_t> p = c.constInts(1, "paddings");
   if (p.size() % 2) c.invalid("paddings must have shape [rank, 2]");
@@ -194,7 +216,8 @@ Outs pad(TfCtx& c) {
   std::vector<Value*> ins = {c.in.at(0), c.constI64(pads)};
   if (c.def.op() == "MirrorPad") {
     std::string m = c.s("mode", "REFLECT");
-    if (m != "REFLECT") c.unsupported("MirrorPad mode " + m + " (only REFLECT)");
+    if (m == "SYMMETRIC") return {mirrorPadSymmetric(c, p)};
+    if (m != "REFLECT") c.unsupported("MirrorPad mode " + m + " (REFLECT or SYMMETRIC)");
     a["mode"] = std::string("reflect");
   } else if (c.def.op() == "PadV2") {
     ins.push_back(c.in.at(2));
