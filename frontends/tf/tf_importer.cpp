@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <set>
 
+#include "atc/console.h"
 #include "frontends/tf/tf_convert.h"
 #include "frontends/tf/tf_graph_walk.h"
+#include "frontends/tf/tf_layout.h"
 #include "frontends/tf/tf_loader.h"
 #include "frontends/tf/tf_scope_fusion.h"
 #include "frontends/tf/tf_tensor.h"
@@ -55,6 +57,9 @@ class TfImporter {
     checkStaticInputs();
     g_->topoSort();
     runScopeFusion(*g_, opts_);
+    // After the scope passes (which match TF's channels-last arithmetic).
+    int sunk = sinkLayoutTransposes(*g_);
+    if (sunk) logInfo("TF layout: " + std::to_string(sunk) + " layout transfer rewrite(s) (Transposes sunk or cancelled)");
     return std::move(g_);
   }
 
