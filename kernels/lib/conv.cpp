@@ -88,6 +88,10 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const float* Bias = hasBias ? (const float*)bufs[2] : 0;
   float* Y = (float*)bufs[P[CV_YIDX]];
   float* ws = cube_align(bufs[P[CV_YIDX] + 1]);
+  // Reduced-precision Y (f16/bf16): tiles accumulate in an fp32 block of the task slot and
+  // are rounded on store after the epilogue.
+  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
+  const int red = ydt != ATCK_F32;
   for (int64_t task = begin; task < end; ++task) {
     int64_t t = task;
     const int64_t nb = t % NBLOCKS;
@@ -97,11 +101,13 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     const int64_t g = t % G, n = t / G;
     const int64_t inOff = (n * C + g * Cg) * IPIX;
     const float* in = X + inOff;  // direct path only (float32 input)
-    float* out = Y + (n * OC + g * M) * NPIX;
+    const int64_t outOff = (n * OC + g * M) * NPIX;
+    float* out = red ? 0 : Y + outOff;
     const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
     const int64_t p0 = nb * NB, np = cube_min(NPIX, p0 + NB) - p0;
     if (m0 >= mEnd || np <= 0) continue;
     float* wsB = ws + task * P[CV_SLOT];
+    float* acc = wsB + P[CV_ACC];  // red: [MB][NB] fp32, row m - m0
     float apanel[CUBE_MR * 512];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = cube_min(KC, K - k0);
@@ -139,6 +145,13 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
               cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
               Ap = apanel;
             }
+            if (red) {
+              float* at = acc + (m - m0) * NB + j;
+              cube_tile(kc, Ap, Bp, ldb, at, NB, mr, nr, init0, hasBias ? Bias + g * M + m : 0);
+              if (k0 + kc >= K)
+                cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], outOff + m * NPIX + p0 + j, NPIX, at, NB, mr, nr);
+              continue;
+            }
             cube_tile(kc, Ap, Bp, ldb, out + m * NPIX + p0 + j, NPIX, mr, nr, init0,
                       hasBias ? Bias + g * M + m : 0);
             if (k0 + kc >= K) cube_epilogue(P + CV_EPI, bufs, Y, out + m * NPIX + p0 + j, NPIX, mr, nr);
@@ -149,7 +162,8 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   }
 }
 
-// conv_dw: depthwise 2-D convolution (G == C == OC), NCHW, f32. One task per (n, c)
+// conv_dw: depthwise 2-D convolution (G == C == OC), NCHW; X f32/f16/bf16 (CV_DTYPE, converted
+// in the padded copy), W and bias f32, Y f32/f16/bf16 (CV_ODT, rounded on store). One task per (n, c)
 // plane: the plane is copied into a zero-padded workspace tile, then each output row is
 // computed 16 pixels at a time with all KHxKW taps accumulated in registers.
 ATC_KERNEL(conv_dw)
@@ -163,15 +177,16 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
   const int64_t DH = P[CV_DH], DW = P[CV_DW], PH = P[CV_PH], PW = P[CV_PW];
   const int64_t PADH = P[CV_PADH], PADW = P[CV_PADW];
   const int hasBias = (int)P[CV_HAS_BIAS];
-  const float* X = (const float*)bufs[0];
+  const int64_t xdt = P[CV_DTYPE];
+  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const float* Wt = (const float*)bufs[1];
   const float* Bias = hasBias ? (const float*)bufs[2] : 0;
   float* Y = (float*)bufs[P[CV_YIDX]];
   float* ws = cube_align(bufs[P[CV_YIDX] + 1]);
   for (int64_t task = begin; task < end; ++task) {
     const int64_t c = task % C;
-    const float* in = X + task * IH * IW;
-    float* out = Y + task * OH * OW;
+    const int64_t inOff = task * IH * IW;
+    float* out = ydt == ATCK_F32 ? Y + task * OH * OW : 0;
     const float* w = Wt + c * KH * KW;
     const float b = hasBias ? Bias[c] : 0.0f;
     float* pad = ws + task * P[CV_SLOT];
@@ -183,14 +198,19 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
         for (int64_t q = 0; q < PADW; ++q) d[q] = 0.0f;
         continue;
       }
-      const float* s = in + ih * IW;
+      const int64_t s = inOff + ih * IW - PW;
       int64_t lo = cube_min(PW, PADW), hi = cube_min(PW + IW, PADW);
       for (int64_t q = 0; q < lo; ++q) d[q] = 0.0f;
-      for (int64_t q = lo; q < hi; ++q) d[q] = s[q - PW];
+      if (xdt == ATCK_F32) {
+        const float* sf = (const float*)bufs[0] + s;
+        for (int64_t q = lo; q < hi; ++q) d[q] = sf[q];
+      } else {
+        for (int64_t q = lo; q < hi; ++q) d[q] = cube_ldx(bufs[0], xdt, s + q);
+      }
       for (int64_t q = hi; q < PADW; ++q) d[q] = 0.0f;
     }
     for (int64_t oh = 0; oh < OH; ++oh) {
-      float* o = out + oh * OW;
+      float* o = out ? out + oh * OW : 0;
       for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
         float acc[16];
         for (int l = 0; l < 16; ++l) acc[l] = b;
@@ -203,6 +223,10 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
           }
         }
         const int64_t nv = cube_min(16, OW - ow0);
+        if (!o) {
+          cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], task * OH * OW + oh * OW + ow0, 0, acc, 0, 1, nv);
+          continue;
+        }
         if (nv == 16) {
           for (int l = 0; l < 16; ++l) o[ow0 + l] = acc[l];
         } else {

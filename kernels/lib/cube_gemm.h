@@ -186,3 +186,33 @@ static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, cons
     }
   }
 }
+
+// Store of a finished fp32 tile (acc, row stride lda) into an output of dtype ydt (f32, f16,
+// bf16) at element offset yoff of bufs-output Y (row stride ldy): the epilogue (residual,
+// float32, at the same offset of its buffer; activation) in fp32, then round to nearest even
+// on the store (atck_f2h / atck_f2bf). Used when a cube op writes float16/bfloat16 directly
+// (CastFoldingPass folded the Cast after it).
+static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int64_t ydt, void* Y, int64_t yoff,
+                                             int64_t ldy, const float* acc, int64_t lda, int64_t mr, int64_t nr) {
+  const int64_t act = E[0] - 1, ri = E[3] - 1;
+  const float* R = ri >= 0 ? (const float*)bufs[ri] + yoff : 0;
+  AtckEltPrm prm;
+  prm.a = atck_d(E[1]);
+  prm.b = atck_d(E[2]);
+  prm.g = 0;
+  prm.ia = 0;
+  prm.ib = 0;
+  for (int64_t i = 0; i < mr; ++i) {
+    const float* c = acc + i * lda;
+    const float* r = R ? R + i * ldy : 0;
+    const int64_t o = yoff + i * ldy;
+    for (int64_t j = 0; j < nr; ++j) {
+      float v = c[j];
+      if (ri >= 0) v += r[j];
+      if (act >= 0) v = atck_unary_f<float>(act, v, prm);
+      if (ydt == ATCK_F16) ((uint16_t*)Y)[o + j] = atck_f2h(v);
+      else if (ydt == ATCK_BF16) ((uint16_t*)Y)[o + j] = atck_f2bf(v);
+      else ((float*)Y)[o + j] = v;
+    }
+  }
+}

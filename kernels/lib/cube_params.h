@@ -5,7 +5,7 @@
 
 // conv (implicit-GEMM convolution, 1-3 spatial dims normalised to 3: D,H,W) and conv_dw.
 enum CubeConvParam {
-  CV_DTYPE = 0,  // dtype of X (f32, f16, bf16); W packed f32 or same as X; Y always f32
+  CV_DTYPE = 0,  // dtype of X (f32, f16, bf16); W packed f32 or same as X; Y: CV_ODT
   CV_N, CV_G, CV_C, CV_OC,
   CV_ID, CV_IH, CV_IW, CV_OD, CV_OH, CV_OW, CV_KD, CV_KH, CV_KW,
   CV_SD, CV_SH, CV_SW, CV_DD, CV_DH, CV_DW, CV_PD, CV_PH, CV_PW,
@@ -22,7 +22,9 @@ enum CubeConvParam {
   CV_PADH, CV_PADW,  // conv_dw: padded plane size in the workspace
   CV_YIDX,       // index of the output in bufs (= number of input slots)
   CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
-  CV_COUNT = CV_EPI + 4
+  CV_ODT = CV_EPI + 4,  // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
+  CV_ACC,        // conv, reduced Y: offset (floats) of the MB x NB fp32 accumulator in the task slot
+  CV_COUNT
 };
 
 // gemm: batched C[b] = alpha * A[b] x B[b] + beta * Cin (broadcast), f32.
@@ -44,7 +46,9 @@ enum CubeGemmParam {
   GM_ABS0 = GM_BATCH0 + 6,  // 6 A batch strides
   GM_BBS0 = GM_ABS0 + 6,    // 6 B batch strides
   GM_EPI = GM_BBS0 + 6,     // 4 words: epilogue (cube_epilogue in cube_gemm.h)
-  GM_BDT = GM_EPI + 4,      // dtype of B (GM_DTYPE: dtype of A); Y is always f32
+  GM_BDT = GM_EPI + 4,      // dtype of B (GM_DTYPE: dtype of A)
+  GM_ODT,        // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
+  GM_ACC,        // reduced Y: offset (floats) of the MB x NB fp32 accumulator in the task slot
   GM_COUNT
 };
 

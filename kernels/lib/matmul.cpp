@@ -37,6 +37,10 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const float* Cin = hasC ? (const float*)bufs[2] : 0;
   float* Y = (float*)bufs[P[GM_YIDX]];
   float* ws = cube_align(bufs[P[GM_YIDX] + 1]);
+  // Reduced-precision Y (f16/bf16): tiles accumulate in an fp32 [MB][NB] block of the task
+  // slot, rounded on store after the epilogue.
+  const int64_t ydt = P[GM_ODT] ? P[GM_ODT] : ATCK_F32;
+  const int red = ydt != ATCK_F32;
   const int colBias = hasC && CRS == 0 && CCS == 1 && beta == 1.0f;
   for (int64_t task = begin; task < end; ++task) {
     int64_t t = task;
@@ -58,12 +62,13 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     }
     const float* Ab = A + aOff;
     const float* Bb = B + bOff;
-    float* Yb = Y + b * M * N;
+    float* Yb = red ? 0 : Y + b * M * N;
     const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
     const int64_t n0 = nb * NB, nEnd = cube_min(N, n0 + NB);
     if (m0 >= mEnd || n0 >= nEnd) continue;
     float* wsA = ws + task * P[GM_SLOT];
     float* wsB = wsA + MB * KC;
+    float* acc = wsA + P[GM_ACC];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = cube_min(KC, K - k0);
       if (!P[GM_A_PACKED]) {
@@ -95,7 +100,8 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
           const int64_t mr = cube_min(CUBE_MR, mEnd - m);
           const float* Ap = P[GM_A_PACKED] ? A + ((m / CUBE_MR) * K + k0) * CUBE_MR
                                            : wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR;
-          float* Yt = Yb + m * N + n;
+          float* Yt = red ? acc + (m - m0) * NB + (n - n0) : Yb + m * N + n;
+          const int64_t ldy = red ? NB : N;
           int init = CUBE_INIT_ACC;
           const float* bias = 0;
           if (k0 == 0) {
@@ -107,11 +113,16 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
             } else {
               for (int64_t i = 0; i < mr; ++i)
                 for (int64_t j = 0; j < nr; ++j)
-                  Yt[i * N + j] = beta * Cin[(m + i) * CRS + (n + j) * CCS];
+                  Yt[i * ldy + j] = beta * Cin[(m + i) * CRS + (n + j) * CCS];
             }
           }
-          cube_tile(kc, Ap, Bp, ldb, Yt, N, mr, nr, init, bias);
-          if (k0 + kc >= K) cube_epilogue(P + GM_EPI, bufs, Y, Yt, N, mr, nr);
+          cube_tile(kc, Ap, Bp, ldb, Yt, ldy, mr, nr, init, bias);
+          if (k0 + kc >= K) {
+            if (red)
+              cube_store_dt(P + GM_EPI, bufs, ydt, bufs[P[GM_YIDX]], b * M * N + m * N + n, N, Yt, ldy, mr, nr);
+            else
+              cube_epilogue(P + GM_EPI, bufs, Y, Yt, N, mr, nr);
+          }
         }
       }
     }

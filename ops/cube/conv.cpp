@@ -54,7 +54,7 @@ void inferConv(Graph&, Node& n) {
     opError(n, "bias B must be 1-D with one value per output channel");
   Shape out = {d.N, d.OC};
   for (int64_t o : d.g.out) out.push_back(o);
-  // _out_dtype (precision pass): the cube kernels read f16/bf16 X but always write f32.
+  // _out_dtype (precision pass / CastFoldingPass): the dtype the kernel writes (f32, f16, bf16).
   DType od = n.hasAttr("_out_dtype") ? (DType)n.attrInt("_out_dtype", 1) : xt.dtype;
   n.outputs[0]->type = TensorType(od, out);
 }
@@ -69,10 +69,11 @@ std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
 KernelCall lowerConv(LowerCtx& c) {
   Node& n = c.node;
   ConvDims d = convDims(n);
-  const DType xdt = n.inputs[0]->type.dtype;
-  if ((xdt != DType::F32 && xdt != DType::F16 && xdt != DType::BF16) || n.outputs[0]->type.dtype != DType::F32)
-    opError(n, std::string("Conv reads float32/float16/bfloat16 X and writes float32 (got ") + dtypeName(xdt) + " -> " +
-                   dtypeName(n.outputs[0]->type.dtype) + ")");
+  const DType xdt = n.inputs[0]->type.dtype, ydt = n.outputs[0]->type.dtype;
+  auto fp = [](DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; };
+  if (!fp(xdt) || !fp(ydt))
+    opError(n, std::string("Conv reads and writes float32/float16/bfloat16 (got ") + dtypeName(xdt) + " -> " +
+                   dtypeName(ydt) + ")");
   if (n.input(2) && n.input(2)->type.dtype != DType::F32) opError(n, "Conv bias must be float32");
   if (n.inputs[1]->type.dtype != DType::F32 && !n.inputs[1]->isConstant() && !n.hasAttr("_cube_wshape"))
     opError(n, "Conv: float16/bfloat16 weights must be constant");
@@ -81,6 +82,7 @@ KernelCall lowerConv(LowerCtx& c) {
                        s = to3(g.stride, 1), dl = to3(g.dil, 1), pb = to3(g.padBegin, 0);
   std::vector<int64_t> P(CV_COUNT, 0);
   P[CV_DTYPE] = (int64_t)xdt;
+  P[CV_ODT] = (int64_t)ydt;
   P[CV_N] = d.N; P[CV_G] = d.G; P[CV_C] = d.C; P[CV_OC] = d.OC;
   for (int i = 0; i < 3; ++i) {
     P[CV_ID + i] = in[i]; P[CV_OD + i] = out[i]; P[CV_KD + i] = k[i];
@@ -91,8 +93,17 @@ KernelCall lowerConv(LowerCtx& c) {
   setCubeEpilogue(n, P.data() + CV_EPI);
 
   // Depthwise (one input and one output channel per group), 1-D / 2-D.
-  if (xdt == DType::F32 && n.inputs[1]->type.dtype == DType::F32 && d.G == d.C && d.OC == d.C && d.G > 1 &&
-      in[0] == 1 && k[0] == 1) {
+  // Reads X as f32/f16/bf16, writes Y as f32/f16/bf16; constant f16/bf16 weights are widened
+  // to f32 here.
+  if ((n.inputs[1]->type.dtype == DType::F32 || n.inputs[1]->isConstant()) && !n.hasAttr("_cube_wshape") &&
+      d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 && k[0] == 1) {
+    if (n.inputs[1]->type.dtype != DType::F32) {
+      const Tensor& wt = *n.inputs[1]->constant;
+      auto w32 = std::make_shared<Tensor>(TensorType(DType::F32, wt.type.shape));
+      std::vector<float> src = cubeFloats(wt);
+      std::copy(src.begin(), src.end(), w32->as<float>());
+      c.replaceConstInput(1, w32);
+    }
     int64_t owp = (out[2] + 15) / 16 * 16;
     P[CV_PADH] = (out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
     P[CV_PADW] = (owp - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
@@ -134,6 +145,10 @@ KernelCall lowerConv(LowerCtx& c) {
   P[CV_DIRECT] = direct ? 1 : 0;
   P[CV_LDB] = LDB;
   P[CV_SLOT] = (direct ? KC * 16 : KC * LDB);
+  if (ydt != DType::F32) {  // fp32 accumulator block [MB][NB], rounded on store
+    P[CV_ACC] = P[CV_SLOT];
+    P[CV_SLOT] += MBp * 6 * NB;
+  }
 
   // Pre-pack constant weights into [G][MP][K][6] panels.
   Value* w = n.inputs[1];

@@ -46,12 +46,15 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
 
 inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   Node& n = c.node;
-  // A and B: f32, f16 or bf16 (precision modes; converted on pack); C and Y: f32.
+  // A and B: f32, f16 or bf16 (precision modes; converted on pack); C: f32; Y: f32, f16 or
+  // bf16 (accumulated in f32, rounded on store).
   auto okDt = [&](size_t i) {
     DType t = n.inputs[i]->type.dtype;
     return t == DType::F32 || (i < 2 && (t == DType::F16 || t == DType::BF16));
   };
-  if (n.outputs[0]->type.dtype != DType::F32) opError(n, std::string(n.type) + " writes float32 only");
+  const DType ydt = n.outputs[0]->type.dtype;
+  if (ydt != DType::F32 && ydt != DType::F16 && ydt != DType::BF16)
+    opError(n, std::string(n.type) + " writes float32, float16 or bfloat16 only");
   for (size_t i = 0; i < n.inputs.size() && i < 3; ++i)
     if (n.inputs[i] && !okDt(i))
       opError(n, std::string(n.type) + " supports float32 only in this version (input " +
@@ -60,6 +63,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   std::vector<int64_t> P(GM_COUNT, 0);
   P[GM_DTYPE] = (int64_t)n.inputs[0]->type.dtype;
   P[GM_BDT] = (int64_t)n.inputs[1]->type.dtype;
+  P[GM_ODT] = (int64_t)ydt;
   P[GM_M] = s.M; P[GM_N] = s.N; P[GM_K] = s.K;
   P[GM_A_RS] = s.aRs; P[GM_A_CS] = s.aCs; P[GM_B_RS] = s.bRs; P[GM_B_CS] = s.bCs;
   P[GM_HAS_C] = s.hasC; P[GM_C_RS] = s.cRs; P[GM_C_CS] = s.cCs;
@@ -95,6 +99,10 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   P[GM_MB] = MB; P[GM_NB] = NB; P[GM_KC] = KC;
   P[GM_MBLOCKS] = mblocks; P[GM_NBLOCKS] = nblocks;
   P[GM_SLOT] = (MB * KC + KC * 16 + 15) / 16 * 16;
+  if (ydt != DType::F32) {  // fp32 accumulator block [MB][NB], rounded on store
+    P[GM_ACC] = P[GM_SLOT];
+    P[GM_SLOT] += MB * NB;
+  }
 
   // Compile-time packing of constant, batch-invariant operands.
   if (n.hasAttr("_cube_apacked")) P[GM_A_PACKED] = 1;

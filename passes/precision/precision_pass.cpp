@@ -204,7 +204,7 @@ class PrecisionPass {
       case PrecMode::Origin:
         if (has(O)) return same(O, "origin dtype" + unl);
         if (O != DType::F32 && has(DType::F32)) return same(DType::F32, dn(O) + " unsupported so float32");
-        noDtype(n, dn(O), S);
+        noDtype(n, dn(O), SI.count(O) ? S : SI);  // name the slot that lacks O
       case PrecMode::ForceFp16:
         if (has(R)) return same(R, "force_fp16");
         if (has(DType::F32)) return same(DType::F32, "force_fp16: float16 unsupported so float32" + unl);

@@ -67,5 +67,33 @@ assert white and all(x["dtype_out"] == "float16" for x in white), white[:2]
 assert all(x["dtype_out"] == "float32" for x in black)
 PY
 done
+# npu-like profile end to end (x86-64-v3 code, NPU-like op-info: cube ops read float16 only).
+# force_fp16 builds and runs; the cube ops write float16 themselves (CastFoldingPass: no Cast
+# after them); must_keep_origin_dtype has no float32 cube kernel: E10001 naming the op.
+for model in resnet18 bert_tiny; do
+  f=$M/$model.onnx; [ -f "$f" ] || { echo "SKIP $model npu-like (no model)"; continue; }
+  o=${model}_npu_fp16
+  (cd "$T" && "$BIN/atc" --model="$f" --framework=5 --output="$T/$o" --soc_version=npu-like --precision_mode=force_fp16 > "$T/$o.log" 2>&1) &&
+    ok "$model npu-like force_fp16 builds" || bad "$model npu-like force_fp16 build" "$(cat "$T/$o.log")"
+  runom $o $model && cmp_out reduced "$T/$o.out/output_0.npy" "$M/$model.out.npy" &&
+    ok "$model npu-like force_fp16 runs: cosine >= 0.999 and differs" || bad "$model npu-like force_fp16 accuracy"
+  (cd "$T" && "$BIN/atc" --mode=1 --om="$T/$o.om" --json="$T/$o.json" > /dev/null 2>&1) &&
+    /usr/bin/python3 - "$T/$o.json" <<'PY' && ok "$model npu-like: cube ops write float16 (Cast folded into the store)" || bad "$model npu-like cast folding"
+import json, sys
+d = json.load(open(sys.argv[1]))["precision_decisions"]
+cube = [x for x in d if x["type"] in ("Conv", "MatMul", "Gemm")]
+assert cube and all(x["dtype_in"] == "float16" for x in cube), cube[:2]
+red = [x for x in cube if x["dtype_out"] == "float16"]
+# Rounding Casts left only where the float32 result also has float32 readers (MaxPool, residual).
+left = [x for x in d if x["type"] == "Cast" and "result rounded" in x["reason"]]
+assert red and len(left) < len(red), (len(left), len(red))
+print("cube ops writing float16: %d, rounding Casts left: %d" % (len(red), len(left)))
+PY
+  o=${model}_npu_origin
+  (cd "$T" && "$BIN/atc" --model="$f" --framework=5 --output="$T/$o" --soc_version=npu-like --precision_mode=must_keep_origin_dtype > "$T/$o.log" 2>&1)
+  rc=$?
+  [ $rc -ne 0 ] && grep -q E10001 "$T/$o.log" && grep -qE "Op \[[^]]+\] \((Conv|MatMul|Gemm)\) cannot run in float32 .*supports float16 for it" "$T/$o.log" &&
+    ok "$model npu-like must_keep_origin_dtype: E10001 names the cube op" || bad "$model npu-like origin error" "$(cat "$T/$o.log")"
+done
 echo "precision_cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,122 @@
+// CastFoldingPass (after PrecisionPass): folds Casts into the loads and stores of the cube
+// kernels (Conv, MatMul, Gemm), which read float32/float16/bfloat16 operands (converted in
+// the im2col / pack load) and write float32/float16/bfloat16 results (fp32 accumulation and
+// epilogue, then round to nearest even on the store, atck_f2h / atck_f2bf):
+//   cube op -> Cast(to float16/bfloat16)  => the cube op writes the Cast's dtype (_out_dtype)
+//        when the Cast is the only reader of the float32 result;
+//   Cast(float16/bfloat16 -> float32) -> cube op input (Conv X; MatMul/Gemm A and B)
+//        => the cube op reads the Cast's source (the Cast stays while it has other readers).
+// Both rewrites give bit-identical results (the kernel rounds exactly like the Cast kernel;
+// widening to float32 is exact). A dtype the target's op-info does not list for the slot is
+// not folded. docs/precision.md.
+#include <algorithm>
+#include <set>
+
+#include "ir/op_registry.h"
+#include "kernels/codegen/codegen.h"
+#include "passes/pass.h"
+
+namespace atc {
+namespace {
+
+using json = nlohmann::json;
+
+bool isCube(const Node& n) { return n.type == "Conv" || n.type == "MatMul" || n.type == "Gemm"; }
+
+DType castTo(const Node& c) {
+  switch (c.attrInt("to", 0)) {
+    case 1: return DType::F32;
+    case 10: return DType::F16;
+    case 16: return DType::BF16;
+    default: return DType::Undefined;
+  }
+}
+
+// Whether the op-info lists dtype t for input/output slot i of op type `type` (true when the
+// profile does not list the op: the kernels accept it).
+bool opInfoAllows(const json& info, const std::string& type, const char* key, size_t i, DType t) {
+  if (!info.is_object() || !info.contains(type)) return true;
+  const json& op = info[type];
+  if (!op.contains(key) || !op[key].is_array() || op[key].empty()) return true;
+  const json& arr = op[key];
+  const json& slot = arr[std::min(i, arr.size() - 1)];
+  for (auto& d : slot.value("dtype", json::array()))
+    if (d.is_string() && d.get<std::string>() == dtypeName(t)) return true;
+  return false;
+}
+
+}  // namespace
+
+bool runCastFolding(Graph& g, PassContext& ctx) {
+  json info = json::object();
+  if (!ctx.opts.socVersion.empty()) info = loadTargetProfile(ctx.opts.socVersion).opInfo;
+  bool changed = false;
+  std::vector<Node*> casts;
+  for (auto& n : g.nodes())
+    if (n->type == "Cast" && !n->inputs.empty() && n->inputs[0] && !n->outputs.empty()) casts.push_back(n.get());
+  std::set<Node*> removed;
+  // 1. cube op -> Cast(to f16/bf16): round on the cube op's store.
+  for (Node* c : casts) {
+    Value* t = c->inputs[0];
+    Value* y = c->outputs[0];
+    Node* p = t->producer;
+    DType to = castTo(*c);
+    if (!p || !isCube(*p) || t->type.dtype != DType::F32 || (to != DType::F16 && to != DType::BF16)) continue;
+    if (p->outputs.empty() || p->outputs[0] != t) continue;
+    ctx.stats.matchTimes++;
+    if (g.isGraphOutput(t) || g.users(t).size() != 1) {
+      ctx.debug("Cast " + c->name + " not folded into " + p->name + ": the float32 result has other readers");
+      continue;
+    }
+    if (!opInfoAllows(info, p->type, "outputs", 0, to)) {
+      ctx.debug("Cast " + c->name + " not folded into " + p->name + ": the op-info has no " + dtypeName(to) + " output");
+      continue;
+    }
+    const std::string cname = c->name;
+    g.removeNode(c);  // c is deleted here
+    removed.insert(c);
+    p->outputs[0] = y;
+    y->producer = p;
+    y->producerIndex = 0;
+    p->attrs["_out_dtype"] = (int64_t)to;
+    p->attrs["_store_rounding"] = std::string("float32 accumulation rounded to ") + dtypeName(to) + " on store (folded " +
+                                  cname + ")";
+    inferNode(g, *p);
+    ctx.debug("Cast " + cname + " folded into the store of " + p->name);
+    ctx.stats.effectTimes++;
+    changed = true;
+  }
+  // 2. Cast(f16/bf16 -> f32) -> cube op: the cube op converts on load.
+  for (Node* c : casts) {
+    if (removed.count(c)) continue;
+    Value* src = c->inputs[0];
+    Value* y = c->outputs[0];
+    DType sd = src->type.dtype;
+    if (castTo(*c) != DType::F32 || (sd != DType::F16 && sd != DType::BF16)) continue;
+    for (Node* p : g.users(y)) {
+      if (!isCube(*p)) continue;
+      for (size_t i = 0; i < p->inputs.size() && i < 2; ++i) {
+        if (p->inputs[i] != y) continue;
+        if (p->type == "Conv" && i == 1) continue;  // Conv weights: float16/bfloat16 only as constants
+        ctx.stats.matchTimes++;
+        if (!opInfoAllows(info, p->type, "inputs", i, sd)) {
+          ctx.debug("Cast " + c->name + " not folded into " + p->name + ": the op-info has no " + dtypeName(sd) + " input");
+          continue;
+        }
+        p->attrs["_out_dtype"] = (int64_t)p->outputs[0]->type.dtype;  // the output keeps its dtype
+        p->inputs[i] = src;
+        ctx.debug("Cast " + c->name + " folded into the load of " + p->name + " input " + std::to_string(i));
+        ctx.stats.effectTimes++;
+        changed = true;
+      }
+    }
+    if (!g.isGraphOutput(y) && g.users(y).empty()) {
+      g.removeNode(c);
+      removed.insert(c);
+    }
+  }
+  if (changed) g.topoSort();
+  return changed;
+}
+
+}  // namespace atc
