@@ -30,6 +30,7 @@ def main():
     ap.add_argument("--loop", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     args = ap.parse_args()
+    args.bin = os.path.abspath(args.bin)
     onnx = os.path.join(args.models, args.model + ".onnx")
     inp = os.path.join(args.models, args.model + ".in.npy")
     work = tempfile.mkdtemp(prefix="bench_precision_")
