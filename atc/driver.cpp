@@ -253,7 +253,10 @@ void runCompile(const CompileOptions& optsIn) {
     std::string err = cache::writeEntry(graphEntry, om);
     if (!err.empty()) cache::warnOnce("cannot store the model into --graph_compiler_cache_dir (" + err + ")");
   }
-  if (opts.exportCompileStat == 1) writeFusionResult(passRecords);
+  if (opts.exportCompileStat == 1) {
+    countRepositoryHits(*g, opts.kernelCacheReport.get(), passRecords);
+    writeFusionResult(passRecords);
+  }
 }
 
 int runAtcCommandLine(int argc, const char* const* argv, std::ostream& out) {

@@ -24,7 +24,7 @@ std::string fusionResultJson(const std::vector<PassRecord>& records, int session
     nlohmann::json e = nlohmann::json::object();
     e["effect_times"] = std::to_string(r.stats.effectTimes);
     e["match_times"] = std::to_string(r.stats.matchTimes);
-    if (isUb) e["repository_hit_times"] = "0";  // no kernel cache yet
+    if (isUb) e["repository_hit_times"] = std::to_string(r.repositoryHits);
     (isGraph ? gfs : ubs)[r.name] = e;
   }
   nlohmann::json body = nlohmann::json::object();
@@ -33,6 +33,21 @@ std::string fusionResultJson(const std::vector<PassRecord>& records, int session
   nlohmann::json root = nlohmann::json::object();
   root["session_and_graph_id_" + std::to_string(session) + "_" + std::to_string(graph)] = body;
   return root.dump(4) + "\n";
+}
+
+void countRepositoryHits(const Graph& g, const CompileOptions::KernelCacheReport* report,
+                         std::vector<PassRecord>& records) {
+  for (auto& r : records) r.repositoryHits = 0;
+  if (!report) return;
+  for (auto& up : g.nodes()) {
+    auto a = up->attrs.find("_ub_pass");
+    if (a == up->attrs.end()) continue;
+    const std::string* pass = std::get_if<std::string>(&a->second);
+    auto h = report->nodeHit.find(up->name);
+    if (!pass || h == report->nodeHit.end() || !h->second) continue;
+    for (auto& r : records)
+      if (r.name == *pass && r.group == "ub_fusion") r.repositoryHits++;
+  }
 }
 
 std::string fusionResultPath() {

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 """Fused vs ALL-off latency: compiles ResNet-18, MobileNetV2 and BERT-tiny twice with atc
 (default fusion, and a --fusion_switch_file turning ALL graph and UB fusion off), checks both
-against the reference outputs, and prints omrun's median latency and the speedup.
+against the reference outputs, then runs the two .om files INTERLEAVED (off, fused, off,
+fused, ... --repeats times, --loop runs each) and prints, per build, the median over the
+repeats of omrun's median latency, the min, the user CPU time per run (getrusage of the
+omrun child, load and warmup included, divided by loop + warmup; much less sensitive to
+other load on the machine than wall time), and the speedups (off / fused) of both.
 
-Usage: bench_fusion.py [--bin build-fus/bin] [--models DIR] [--threads 2] [--loop 50] [--warmup 5]
+Usage: bench_fusion.py [--bin build-fus3/bin] [--models DIR] [--threads 1] [--loop 50]
+                       [--warmup 5] [--repeats 5] [--precision_mode must_keep_origin_dtype]
+                       [--only resnet18,bert_tiny]
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, json, os, resource, statistics, subprocess, sys, tempfile
 
 import numpy as np
 
@@ -14,12 +20,15 @@ ROOT = os.path.dirname(HERE)
 MODELS = ["resnet18", "mobilenet_v2", "bert_tiny"]
 
 
-def compile_model(atc, onnx, out, switch, workdir):
-    cmd = [atc, "--model=" + onnx, "--framework=5", "--output=" + out, "--soc_version=native", "--precision_mode=must_keep_origin_dtype",
-           "--export_compile_stat=1"]
+def compile_model(atc, onnx, out, switch, workdir, precision, cache):
+    cmd = [atc, "--model=" + onnx, "--framework=5", "--output=" + out, "--soc_version=native",
+           "--precision_mode=" + precision, "--export_compile_stat=1"]
     if switch:
         cmd.append("--fusion_switch_file=" + switch)
-    r = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
+    env = dict(os.environ)
+    env["ASCEND_CACHE_PATH"] = cache
+    env.pop("ASCEND_WORK_PATH", None)
+    r = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         sys.exit("atc failed for %s:\n%s%s" % (onnx, r.stdout, r.stderr))
     with open(os.path.join(workdir, "fusion_result.json")) as f:
@@ -27,17 +36,20 @@ def compile_model(atc, onnx, out, switch, workdir):
 
 
 def run_model(omrun, om, inp, outdir, threads, loop, warmup):
+    """(median ms, min ms, user CPU ms per run), first output."""
     summ = outdir + ".summary.json"
     cmd = [omrun, "--model=" + om, "--input=" + inp, "--output=" + outdir, "--loop=%d" % loop,
-           "--warmup=%d" % warmup, "--summary=" + summ]
-    if threads:
-        cmd.append("--threads=%d" % threads)
+           "--warmup=%d" % warmup, "--summary=" + summ, "--threads=%d" % threads]
+    u0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     r = subprocess.run(cmd, capture_output=True, text=True)
+    u1 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     if r.returncode != 0:
         sys.exit("omrun failed for %s:\n%s%s" % (om, r.stdout, r.stderr))
     with open(summ) as f:
         s = json.load(f)
-    return (float(s["latency_ms"]["median"]), float(s["latency_ms"]["min"])), np.load(os.path.join(outdir, "output_0.npy"))
+    user = (u1 - u0) * 1000.0 / max(1, loop + warmup)
+    return (float(s["latency_ms"]["median"]), float(s["latency_ms"]["min"]), user), \
+        np.load(os.path.join(outdir, "output_0.npy"))
 
 
 def fused_counts(res):
@@ -52,44 +64,63 @@ def fused_counts(res):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build-fus", "bin"))
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build-fus3", "bin"))
     ap.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "onnx"))
-    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--loop", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--precision_mode", default="must_keep_origin_dtype")
+    ap.add_argument("--only", default="", help="comma-separated subset of " + ",".join(MODELS))
     a = ap.parse_args()
-    atc, omrun = os.path.join(a.bin, "atc"), os.path.join(a.bin, "omrun")
+    atc, omrun = os.path.abspath(os.path.join(a.bin, "atc")), os.path.abspath(os.path.join(a.bin, "omrun"))
     tmp = tempfile.mkdtemp(prefix="bench_fusion_")
+    cache = os.path.join(tmp, "cache")
     off = os.path.join(tmp, "all_off.cfg")
     with open(off, "w") as f:
         f.write('{"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}}\n')
-    print("median (min) latency over --loop runs")
-    print("%-14s %18s %18s %8s  %s" % ("model", "ALL-off ms", "fused ms", "speedup", "fusions applied"))
+    tol = 1e-3 if a.precision_mode == "must_keep_origin_dtype" else 2e-2
+    print("precision_mode=%s threads=%d loop=%d warmup=%d repeats=%d (interleaved off/fused)" %
+          (a.precision_mode, a.threads, a.loop, a.warmup, a.repeats))
+    print("latency: median over repeats of omrun's median (min of mins); user: user CPU ms per run")
+    print("%-13s %17s %17s %8s %9s %9s %8s  %s" % ("model", "ALL-off ms", "fused ms", "speedup",
+                                                  "off user", "fus user", "user x", "fusions applied"))
     ok = True
-    for m in MODELS:
+    models = [m for m in MODELS if not a.only or m in a.only.split(",")]
+    for m in models:
         onnx = os.path.join(a.models, m + ".onnx")
         if not os.path.exists(onnx):
-            print("%-14s skipped (no %s)" % (m, onnx))
+            print("%-13s skipped (no %s)" % (m, onnx))
             continue
         inp = os.path.join(a.models, m + ".in.npy")
         ref = np.load(os.path.join(a.models, m + ".out.npy"))
-        lat = {}
         res = None
+        oms = {}
         for tag, sw in (("off", off), ("fused", None)):
             wd = os.path.join(tmp, m + "_" + tag)
             os.makedirs(wd)
-            r = compile_model(atc, onnx, os.path.join(wd, m), sw, wd)
+            r = compile_model(atc, onnx, os.path.join(wd, m), sw, wd, a.precision_mode, cache)
             if tag == "fused":
                 res = r
-            (lat[tag], lat[tag + "_min"]), y = run_model(omrun, os.path.join(wd, m + ".om"), inp, os.path.join(wd, "out"),
-                                    a.threads, a.loop, a.warmup)
-            err = float(np.max(np.abs(y.astype(np.float64) - ref))) / max(1e-30, float(np.max(np.abs(ref))))
-            if err > 1e-3:
-                print("  %s %s: output mismatch (rel err %.3g)" % (m, tag, err))
-                ok = False
-        sp = lat["off"] / lat["fused"]
-        print("%-14s %9.3f (%6.3f) %9.3f (%6.3f) %7.2fx  %s" % (m, lat["off"], lat["off_min"], lat["fused"], lat["fused_min"], sp,
-                                                   ", ".join("%s=%d" % kv for kv in sorted(fused_counts(res).items()))))
+            oms[tag] = (os.path.join(wd, m + ".om"), os.path.join(wd, "out"))
+        samples = {"off": [], "fused": []}
+        for rep in range(a.repeats):
+            for tag in ("off", "fused"):
+                t, y = run_model(omrun, oms[tag][0], inp, oms[tag][1], a.threads, a.loop, a.warmup)
+                samples[tag].append(t)
+                if rep == 0:
+                    err = float(np.max(np.abs(y.astype(np.float64) - ref))) / max(1e-30, float(np.max(np.abs(ref))))
+                    if err > tol:
+                        print("  %s %s: output mismatch (rel err %.3g)" % (m, tag, err))
+                        ok = False
+        med = {k: statistics.median(s[0] for s in v) for k, v in samples.items()}
+        mn = {k: min(s[1] for s in v) for k, v in samples.items()}
+        usr = {k: statistics.median(s[2] for s in v) for k, v in samples.items()}
+        print("%-13s %8.3f (%6.3f) %8.3f (%6.3f) %7.2fx %9.3f %9.3f %7.2fx  %s" % (
+            m, med["off"], mn["off"], med["fused"], mn["fused"], med["off"] / med["fused"],
+            usr["off"], usr["fused"], usr["off"] / usr["fused"],
+            ", ".join("%s=%d" % kv for kv in sorted(fused_counts(res).items()))))
+        sys.stdout.flush()
     return 0 if ok else 1
 
 

@@ -21,6 +21,7 @@ struct PassRecord {
   int changedRuns = 0;
   double milliseconds = 0;
   bool skipped = false; // disabled or after the stop point
+  int64_t repositoryHits = 0;  // UB fusion: its fused kernels served from the kernel cache
 };
 
 class PassManager {

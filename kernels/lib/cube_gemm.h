@@ -164,25 +164,86 @@ static inline ATCK_INLINE int64_t cube_ceil_div(int64_t a, int64_t b) { return (
 // AtckEltOp code + 1 (0: none), E[1]/E[2] its alpha/beta (double bits), E[3] = buffer index
 // + 1 of a residual input laid out like the output (0: none), added before the activation.
 // C is the tile inside output Y; the tile is still in L1 when this runs.
+// Vectorised: the tile (+ residual) is copied into a 6x16 block, the activation runs over
+// whole 16-float rows (constant trip count, so LLVM vectorises the polynomial exp/erf/tanh of
+// math_fast.h into 8-lane vectors; a variable nr <= 16 would leave it all in the scalar
+// remainder loop), and the valid part is stored back.
 static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, const float* Y, float* C,
                                              int64_t ldc, int64_t mr, int64_t nr) {
   const int64_t act = E[0] - 1, ri = E[3] - 1;
   if (act < 0 && ri < 0) return;
   const float* R = ri >= 0 ? (const float*)bufs[ri] + (C - Y) : 0;
+  if (act < 0 || act == ATCK_E_RELU || act == ATCK_E_CLIP) {
+    // Cheap ops: in place, no staging (vectorises well enough on full rows).
+    AtckEltPrm prm;
+    prm.a = atck_d(E[1]);
+    prm.b = atck_d(E[2]);
+    const float lo = act == ATCK_E_RELU ? 0.0f : (float)prm.a, hi = act == ATCK_E_CLIP ? (float)prm.b : 0.0f;
+    for (int64_t i = 0; i < mr; ++i) {
+      float* c = C + i * ldc;
+      const float* r = R ? R + i * ldc : 0;
+      if (nr == CUBE_NR) {
+        cube_v8 v0 = cube_ld(c), v1 = cube_ld(c + 8);
+        if (R) v0 += cube_ld(r), v1 += cube_ld(r + 8);
+        if (act >= 0) {
+          cube_v8 l = cube_splat(lo);
+          v0 = v0 < l ? l : v0;
+          v1 = v1 < l ? l : v1;
+          if (act == ATCK_E_CLIP) {
+            cube_v8 h = cube_splat(hi);
+            v0 = v0 > h ? h : v0;
+            v1 = v1 > h ? h : v1;
+          }
+        }
+        cube_st(c, v0);
+        cube_st(c + 8, v1);
+        continue;
+      }
+      for (int64_t j = 0; j < nr; ++j) {
+        float v = c[j];
+        if (R) v += r[j];
+        if (act >= 0) {
+          v = v < lo ? lo : v;
+          if (act == ATCK_E_CLIP) v = v > hi ? hi : v;
+        }
+        c[j] = v;
+      }
+    }
+    return;
+  }
   AtckEltPrm prm;
   prm.a = atck_d(E[1]);
   prm.b = atck_d(E[2]);
   prm.g = 0;
   prm.ia = 0;
   prm.ib = 0;
+  float t[CUBE_MR * CUBE_NR] __attribute__((aligned(32)));
+  for (int64_t i = 0; i < mr; ++i) {
+    const float* c = C + i * ldc;
+    const float* r = R ? R + i * ldc : 0;
+    float* d = t + i * CUBE_NR;
+    if (nr == CUBE_NR) {
+      cube_v8 v0 = cube_ld(c), v1 = cube_ld(c + 8);
+      if (R) v0 += cube_ld(r), v1 += cube_ld(r + 8);
+      *(cube_v8*)d = v0;
+      *(cube_v8*)(d + 8) = v1;
+    } else {
+      for (int j = 0; j < CUBE_NR; ++j) d[j] = 0.0f;
+      for (int64_t j = 0; j < nr; ++j) d[j] = R ? c[j] + r[j] : c[j];
+    }
+  }
+  for (int64_t i = 0; i < mr; ++i) {
+    float* d = t + i * CUBE_NR;
+    for (int j = 0; j < CUBE_NR; ++j) d[j] = atck_unary_f<float>(act, d[j], prm);
+  }
   for (int64_t i = 0; i < mr; ++i) {
     float* c = C + i * ldc;
-    const float* r = R ? R + i * ldc : 0;
-    for (int64_t j = 0; j < nr; ++j) {
-      float v = c[j];
-      if (ri >= 0) v += r[j];
-      if (act >= 0) v = atck_unary_f<float>(act, v, prm);
-      c[j] = v;
+    const float* d = t + i * CUBE_NR;
+    if (nr == CUBE_NR) {
+      cube_st(c, *(const cube_v8*)d);
+      cube_st(c + 8, *(const cube_v8*)(d + 8));
+    } else {
+      for (int64_t j = 0; j < nr; ++j) c[j] = d[j];
     }
   }
 }

@@ -97,6 +97,7 @@ bool runCubeEpilogueFusion(Graph& g, PassContext& ctx) {
       c->inputs.push_back(res);
       c->attrs["_epi_res"] = int64_t(3);
     }
+    c->attrs["_ub_pass"] = ctx.passName;  // repository_hit_times (atc/fusion_result.h)
     c->outputs[0] = out;
     out->producer = c;
     out->producerIndex = 0;

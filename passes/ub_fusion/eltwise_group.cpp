@@ -236,10 +236,12 @@ bool runEltwiseGrouping(Graph& g, PassContext& ctx, bool chainsOnly) {
   for (auto& grp : todo) {
     std::sort(grp.begin(), grp.end(), [&](Node* a, Node* b) { return pos[a] < pos[b]; });
     ctx.stats.matchTimes++;
-    if (!buildFusedEltwise(g, grp)) {
+    Node* f = buildFusedEltwise(g, grp);
+    if (!f) {
       ctx.debug("group at " + grp.back()->name + " not fused: a member cannot be expressed");
       continue;
     }
+    f->attrs["_ub_pass"] = ctx.passName;  // repository_hit_times (atc/fusion_result.h)
     ctx.stats.effectTimes++;
     changed = true;
   }

@@ -28,6 +28,10 @@ if [ -f "$M/bert_tiny.onnx" ]; then
   # Only the pass that cannot be switched off (TransposeReshapeFoldingPass) is reported.
   /usr/bin/python3 -c "import json,sys; d=json.load(open('$T/boff/fusion_result.json'))['session_and_graph_id_0_0']; sys.exit(0 if list(d['graph_fusion'])==['TransposeReshapeFoldingPass'] and d['ub_fusion']=={} else 1)" \
     && ok "ALL-off: only the required pass in fusion_result.json" || bad "ALL-off json"
+  # repository_hit_times: a second build with the same kernel cache finds the fused kernels.
+  ASCEND_CACHE_PATH="$T/kc" build "$T/h1" bert_tiny && ASCEND_CACHE_PATH="$T/kc" build "$T/h2" bert_tiny &&
+    /usr/bin/python3 -c "import json,sys; u=lambda d: json.load(open(d+'/fusion_result.json'))['session_and_graph_id_0_0']['ub_fusion']['TbeCommonRules0FusionPass']; a,b=u('$T/h1'),u('$T/h2'); sys.exit(0 if a['repository_hit_times']=='0' and int(b['repository_hit_times'])>0 and b['repository_hit_times']==b['effect_times'] else 1)" \
+    && ok "repository_hit_times: 0 on a cold cache, all fused kernels on the second build" || bad "repository_hit_times"
 fi
 if [ -f "$M/resnet18.onnx" ]; then
   build "$T/r" resnet18 && check_out "$T/r" resnet18 && ok "resnet18 fused matches" || bad "resnet18 fused"
