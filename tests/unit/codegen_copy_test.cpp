@@ -1,5 +1,6 @@
 // Code generator: compile the 'copy' kernel, load the shared object with the runtime's
 // loader, run it (direct and parallel paths); determinism; target profiles.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -87,7 +88,7 @@ TEST(CodegenTargets, UnknownIsE10001) {
 }
 
 TEST(CodegenTargets, UserProfilesFromEnv) {
-  std::string dir = testing::TempDir() + "atc_user_targets";
+  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_user_targets";
   system(("mkdir -p " + dir).c_str());
   std::ofstream(dir + "/mycpu.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"haswell","features":["+avx2"],"op_info":{}})";
   setenv("ATC_TARGETS_PATH", dir.c_str(), 1);

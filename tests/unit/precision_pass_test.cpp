@@ -1,6 +1,7 @@
 // PrecisionPass: modes, fallbacks on the npu-like profile, precedence of customize_dtypes >
 // keep_dtype > mode (op-name line beats OpType:: line), mixed lists and --modify_mixlist,
 // errors. Also the option-file parsers.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -30,7 +31,7 @@ graph main(%x: float32[1,4]) -> (%y) {
 )";
 
 std::string tmpFile(const std::string& name, const std::string& text) {
-  std::string p = ::testing::TempDir() + "/prec_" + name;
+  std::string p = ::testing::TempDir() + "/prec_" + std::to_string(::getpid()) + "_" + name;
   std::ofstream(p) << text;
   return p;
 }

@@ -1,4 +1,5 @@
 // C API over a model built with buildOm: load, describe, run, errors.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -18,7 +19,7 @@ TEST(RuntimeCApi, LoadDescribeRun) {
   g.addNode("Identity", "id", {x}, {y});
   g.outputs.push_back(y);
   std::vector<uint8_t> om = buildOm(g, CompileOptions(), loadTargetProfile("x86-64-v3"));
-  std::string path = testing::TempDir() + "capi_test.om";
+  std::string path = testing::TempDir() + std::to_string(::getpid()) + "_capi_test.om";
   std::ofstream(path, std::ios::binary).write((const char*)om.data(), (std::streamsize)om.size());
 
   atc_model* m = atc_model_load(path.c_str(), 2);

@@ -1,4 +1,5 @@
 // .npy reader/writer: round trips for every numpy dtype, 0-d and zero-size arrays, errors.
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,7 +11,7 @@
 using namespace atc::rt;
 
 TEST(RuntimeNpy, RoundTrips) {
-  std::string path = testing::TempDir() + "npy_rt.npy";
+  std::string path = testing::TempDir() + std::to_string(::getpid()) + "_npy_rt.npy";
   for (const char* dt : {"float32", "float16", "float64", "int64", "int32", "int16", "int8", "uint8", "uint16",
                          "uint32", "uint64", "bool"}) {
     for (std::vector<int64_t> shape : {std::vector<int64_t>{}, {0}, {3}, {2, 0, 4}, {2, 3}}) {
@@ -34,7 +35,7 @@ TEST(RuntimeNpy, RoundTrips) {
 }
 
 TEST(RuntimeNpy, Errors) {
-  std::string path = testing::TempDir() + "npy_bad.npy";
+  std::string path = testing::TempDir() + std::to_string(::getpid()) + "_npy_bad.npy";
   std::ofstream(path) << "not numpy";
   EXPECT_THROW(readNpy(path), RuntimeError);
   EXPECT_THROW(readNpy(path + ".missing"), RuntimeError);
