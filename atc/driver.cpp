@@ -21,6 +21,7 @@
 #include "atc/om_builder.h"
 #include "atc/options.h"
 #include "cache/entry_file.h"
+#include "runtime/om_format.h"
 #include "cache/graph_cache.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/tf/tf_importer.h"
@@ -158,19 +159,14 @@ void writeFileAtomically(const std::string& path, const void* data, size_t size)
       left -= (size_t)w;
     }
   }
-  if (err.empty() && ::fsync(fd) != 0) err = std::string("fsync failed: ") + std::strerror(errno);
+  // No fsync: like compilers and linkers, atc relies on write-to-temp + rename for atomicity
+  // (no reader ever sees a partial .om); flushing 50 MB to disk cost more than a warm build.
   if (::close(fd) != 0 && err.empty()) err = std::string("close failed: ") + std::strerror(errno);
   if (err.empty() && ::rename(tmp.c_str(), path.c_str()) != 0)
     err = std::string("rename failed: ") + std::strerror(errno);
   if (!err.empty()) {
     ::unlink(tmp.c_str());
     outputError(path, err + ".");
-  }
-  // Make the rename durable too (best effort).
-  int dfd = ::open(parentDir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
   }
 }
 
@@ -199,7 +195,8 @@ void runCompile(const CompileOptions& optsIn) {
   std::string graphEntry;
   if (!opts.graphCompilerCacheDir.empty()) {
     std::string key = cache::graphCacheKey(opts.model, opts.cmdline,
-                                           target.triple + "|" + target.cpu + "|" + target.features, codegenVersionTag());
+                                           target.triple + "|" + target.cpu + "|" + target.features,
+                                           codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion));
     if (!key.empty()) graphEntry = cache::graphCacheEntryPath(opts.graphCompilerCacheDir, key);
     std::vector<uint8_t> cached;
     cache::ReadResult r = graphEntry.empty() ? cache::ReadResult::Missing : cache::readEntry(graphEntry, cached);

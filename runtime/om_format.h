@@ -11,7 +11,7 @@ namespace om {
 
 constexpr uint32_t kMagic = 0x444F4D49;  // "IMOD" read as a little-endian u32
 constexpr uint32_t kHeaderSize = 256;
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: omChecksum64 replaces byte-wise FNV-1a
 
 enum PartitionType : uint32_t {
   kModelDef = 0,     // JSON: graph, attributes, build info
@@ -61,6 +61,8 @@ struct OmView {
 };
 
 uint64_t fnv1a64(const uint8_t* p, size_t n, uint64_t h = 0xcbf29ce484222325ull);
+// The .om checksum (format version 2): see docs/om-format.md.
+uint64_t omChecksum64(const uint8_t* p, size_t n);
 
 // Serialises header + partitions (in the given order, each at a 64-byte aligned offset).
 // Fills checksum and totalLength.

@@ -286,11 +286,17 @@ class PrecisionPass {
       const Tensor& src = *v->constant;
       auto t2 = std::make_shared<Tensor>(TensorType(t, src.type.shape));
       int64_t ne = src.type.numel();
-      for (int64_t i = 0; i < ne; ++i) {
-        float f = (float)src.floatAt(i);
-        if (t == DType::F16) t2->as<uint16_t>()[i] = floatToHalf(f);
-        else if (t == DType::BF16) t2->as<uint16_t>()[i] = floatToBf16(f);
-        else t2->as<float>()[i] = f;
+      if (src.type.dtype == DType::F32 && t == DType::F16) {
+        floatsToHalf(src.as<float>(), t2->as<uint16_t>(), (size_t)ne);
+      } else if (src.type.dtype == DType::F32 && t == DType::BF16) {
+        floatsToBf16(src.as<float>(), t2->as<uint16_t>(), (size_t)ne);
+      } else {
+        for (int64_t i = 0; i < ne; ++i) {
+          float f = (float)src.floatAt(i);
+          if (t == DType::F16) t2->as<uint16_t>()[i] = floatToHalf(f);
+          else if (t == DType::BF16) t2->as<uint16_t>()[i] = floatToBf16(f);
+          else t2->as<float>()[i] = f;
+        }
       }
       r = g_.newConstant(v->name + "_" + dn(t), t2);
     } else {
