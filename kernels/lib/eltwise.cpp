@@ -5,6 +5,7 @@
 // Bits 8..15 of the compute-type param select an implementation variant (math_impl.h).
 // Work items are blocks of ATCK_ELT_BLOCK output elements; a block walks rows of the
 // innermost dim, and the row loop is what LLVM vectorises once the params are constants.
+#include "kernels/lib/bcast_walk.h"
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_ops.h"
 
@@ -106,36 +107,10 @@ static inline ATCK_INLINE void atck_elt_run(const int64_t* P, void** bufs, int64
   const int64_t rank = P[ATCK_EP_RANK];
   const int64_t* shape = P + ATCK_EP_HEADER + 2 * nin;
   const int64_t* strides = shape + rank;  // [nin][rank]
-  int64_t coord[ATCK_ELT_MAX_RANK];
-  int64_t off[ATCK_ELT_MAX_IN];
-  int64_t istr[ATCK_ELT_MAX_IN];
-  int64_t rem = lo;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    coord[d] = rem % shape[d];
-    rem /= shape[d];
-  }
-  for (int64_t k = 0; k < nin; ++k) {
-    int64_t o = 0;
-    for (int64_t d = 0; d < rank; ++d) o += coord[d] * strides[k * rank + d];
-    off[k] = o;
-    istr[k] = strides[k * rank + rank - 1];
-  }
-  const int64_t inner = shape[rank - 1];
-  int64_t idx = lo;
-  while (idx < hi) {
-    int64_t seg = inner - coord[rank - 1];
-    if (seg > hi - idx) seg = hi - idx;
-    atck_elt_row<C>(P, bufs, off, istr, idx, seg);
-    idx += seg;
-    coord[rank - 1] += seg;
-    for (int64_t k = 0; k < nin; ++k) off[k] += seg * istr[k];
-    for (int64_t d = rank - 1; d > 0 && coord[d] == shape[d]; --d) {
-      coord[d] = 0;
-      ++coord[d - 1];
-      for (int64_t k = 0; k < nin; ++k)
-        off[k] += strides[k * rank + d - 1] - shape[d] * strides[k * rank + d];
-    }
-  }
+  atck_bcast_walk(shape, strides, rank, nin, lo, hi,
+                  [&](const int64_t* off, const int64_t* istr, int64_t idx, int64_t seg) {
+                    atck_elt_row<C>(P, bufs, off, istr, idx, seg);
+                  });
 }
 
 void atck_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {

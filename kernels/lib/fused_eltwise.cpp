@@ -5,6 +5,7 @@
 // params are constants LLVM unrolls the program and the op switch disappears), and the
 // result is written once. bufs: inputs..., output.
 #include "kernels/lib/fused_params.h"
+#include "kernels/lib/bcast_walk.h"
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_ops.h"
 
@@ -82,33 +83,8 @@ void atck_fused_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64
   const int64_t nin = P[FE_NIN], rank = P[FE_RANK];
   const int64_t* shape = P + FE_HEADER + nin;
   const int64_t* strides = shape + rank;
-  int64_t coord[FE_MAX_RANK];
-  int64_t off[FE_MAX_IN];
-  int64_t istr[FE_MAX_IN];
-  int64_t rem = lo;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    coord[d] = rem % shape[d];
-    rem /= shape[d];
-  }
-  for (int64_t k = 0; k < nin; ++k) {
-    int64_t o = 0;
-    for (int64_t d = 0; d < rank; ++d) o += coord[d] * strides[k * rank + d];
-    off[k] = o;
-    istr[k] = strides[k * rank + rank - 1];
-  }
-  const int64_t inner = shape[rank - 1];
-  int64_t idx = lo;
-  while (idx < hi) {
-    int64_t seg = inner - coord[rank - 1];
-    if (seg > hi - idx) seg = hi - idx;
-    fe_row(P, bufs, off, istr, idx, seg);
-    idx += seg;
-    coord[rank - 1] += seg;
-    for (int64_t k = 0; k < nin; ++k) off[k] += seg * istr[k];
-    for (int64_t d = rank - 1; d > 0 && coord[d] == shape[d]; --d) {
-      coord[d] = 0;
-      ++coord[d - 1];
-      for (int64_t k = 0; k < nin; ++k) off[k] += strides[k * rank + d - 1] - shape[d] * strides[k * rank + d];
-    }
-  }
+  atck_bcast_walk(shape, strides, rank, nin, lo, hi,
+                  [&](const int64_t* off, const int64_t* istr, int64_t idx, int64_t seg) {
+                    fe_row(P, bufs, off, istr, idx, seg);
+                  });
 }
