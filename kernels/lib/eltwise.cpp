@@ -108,7 +108,7 @@ static inline ATCK_INLINE void atck_elt_run(const int64_t* P, void** bufs, int64
   const int64_t* shape = P + ATCK_EP_HEADER + 2 * nin;
   const int64_t* strides = shape + rank;  // [nin][rank]
   atck_bcast_walk(shape, strides, rank, nin, lo, hi,
-                  [&](const int64_t* off, const int64_t* istr, int64_t idx, int64_t seg) {
+                  [&](const int64_t* off, const int64_t* istr, int64_t idx, int64_t seg) ATCK_INLINE {
                     atck_elt_row<C>(P, bufs, off, istr, idx, seg);
                   });
 }

@@ -84,7 +84,7 @@ void atck_fused_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64
   const int64_t* shape = P + FE_HEADER + nin;
   const int64_t* strides = shape + rank;
   atck_bcast_walk(shape, strides, rank, nin, lo, hi,
-                  [&](const int64_t* off, const int64_t* istr, int64_t idx, int64_t seg) {
+                  [&](const int64_t* off, const int64_t* istr, int64_t idx, int64_t seg) ATCK_INLINE {
                     fe_row(P, bufs, off, istr, idx, seg);
                   });
 }
