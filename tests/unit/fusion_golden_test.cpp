@@ -31,40 +31,10 @@ namespace {
 
 std::string dir() { return std::string(ATC_SOURCE_DIR) + "/tests/golden/fusion"; }
 
-std::string readFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using atc_test::readFile;
+using atc_test::words;
 
-std::vector<std::string> words(const std::string& text, const std::string& key) {
-  std::vector<std::string> r;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) != 0) continue;
-    std::istringstream ws(line.substr(key.size()));
-    std::string w;
-    while (ws >> w) r.push_back(w);
-  }
-  return r;
-}
-
-std::vector<std::string> cases() {
-  std::vector<std::string> r;
-  if (DIR* d = opendir(dir().c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      const std::string suffix = ".before.ir";
-      if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
-        r.push_back(n.substr(0, n.size() - suffix.size()));
-    }
-    closedir(d);
-  }
-  std::sort(r.begin(), r.end());
-  return r;
-}
+std::vector<std::string> cases() { return atc_test::goldenCases(dir()); }
 
 bool isFusionPass(const std::string& name) {
   const PassInfo* p = findPass(name);
