@@ -54,20 +54,15 @@ void checkSameDtypes(const Node& n, size_t first, size_t count) {
   }
 }
 
-KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Value*>& inputs,
-                           const TensorType& out, int64_t ct, const EltScalars& s) {
+BroadcastLayout collapseBroadcast(const Node& n, const std::vector<const Shape*>& inputs,
+                                  const Shape& os, size_t maxRank) {
   const size_t nin = inputs.size();
-  if (nin == 0 || nin > ATCK_ELT_MAX_IN) internalError("eltwise: bad input count");
-  if (ct < 0) ct = eltComputeType(inputs[0]->type.dtype);
-  // Implementation mode (docs/implmode.md): variant in bits 8..15 of the compute type.
-  if (ct == ATCK_CT_F32 && atck_unary_has_variants(op)) ct |= implVariantOf(n) << ATCK_IV_SHIFT;
-  const Shape& os = out.shape;
   const size_t R = os.size();
   // Per-input element strides aligned to the output dims (0 where broadcast).
   std::vector<std::vector<int64_t>> st(nin, std::vector<int64_t>(R, 0));
   for (size_t k = 0; k < nin; ++k) {
-    const Shape& is = inputs[k]->type.shape;
-    if (is.size() > R) internalError("eltwise: input rank above output rank");
+    const Shape& is = *inputs[k];
+    if (is.size() > R) opError(n, "element-wise input rank above output rank");
     size_t off = R - is.size();
     int64_t stride = 1;
     for (size_t d = is.size(); d-- > 0;) {
@@ -76,28 +71,43 @@ KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Va
     }
   }
   // Drop size-1 dims, then merge adjacent dims where every input is contiguous across them.
-  std::vector<int64_t> shape;
-  std::vector<std::vector<int64_t>> cst(nin);
+  BroadcastLayout r;
+  r.strides.resize(nin);
   for (size_t d = 0; d < R; ++d) {
     if (os[d] == 1) continue;
-    bool merge = !shape.empty();
+    bool merge = !r.shape.empty();
     for (size_t k = 0; k < nin && merge; ++k)
-      if (cst[k].back() != st[k][d] * os[d]) merge = false;
+      if (r.strides[k].back() != st[k][d] * os[d]) merge = false;
     if (merge) {
-      shape.back() *= os[d];
-      for (size_t k = 0; k < nin; ++k) cst[k].back() = st[k][d];
+      r.shape.back() *= os[d];
+      for (size_t k = 0; k < nin; ++k) r.strides[k].back() = st[k][d];
     } else {
-      shape.push_back(os[d]);
-      for (size_t k = 0; k < nin; ++k) cst[k].push_back(st[k][d]);
+      r.shape.push_back(os[d]);
+      for (size_t k = 0; k < nin; ++k) r.strides[k].push_back(st[k][d]);
     }
   }
-  if (shape.empty()) {
-    shape.push_back(1);
-    for (size_t k = 0; k < nin; ++k) cst[k].push_back(0);
+  if (r.shape.empty()) {
+    r.shape.push_back(1);
+    for (size_t k = 0; k < nin; ++k) r.strides[k].push_back(0);
   }
-  if (shape.size() > ATCK_ELT_MAX_RANK) internalError("eltwise: rank too large after collapsing");
-  int64_t total = 1;
-  for (int64_t d : os) total *= d;
+  if (r.shape.size() > maxRank) opError(n, "element-wise rank too large after collapsing");
+  for (int64_t d : os) r.total *= d;
+  return r;
+}
+
+KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Value*>& inputs,
+                           const TensorType& out, int64_t ct, const EltScalars& s) {
+  const size_t nin = inputs.size();
+  if (nin == 0 || nin > ATCK_ELT_MAX_IN) internalError("eltwise: bad input count");
+  if (ct < 0) ct = eltComputeType(inputs[0]->type.dtype);
+  // Implementation mode (docs/implmode.md): variant in bits 8..15 of the compute type.
+  if (ct == ATCK_CT_F32 && atck_unary_has_variants(op)) ct |= implVariantOf(n) << ATCK_IV_SHIFT;
+  std::vector<const Shape*> inShapes;
+  for (auto* v : inputs) inShapes.push_back(&v->type.shape);
+  const BroadcastLayout lay = collapseBroadcast(n, inShapes, out.shape, ATCK_ELT_MAX_RANK);
+  const std::vector<int64_t>& shape = lay.shape;
+  const std::vector<std::vector<int64_t>>& cst = lay.strides;
+  const int64_t total = lay.total;
   KernelCall c;
   c.kernel = "eltwise";
   auto& p = c.params;

@@ -17,6 +17,18 @@ struct EltScalars {
 // Compute type code (AtckComputeType) used for arithmetic on values of dtype t.
 int64_t eltComputeType(DType t);
 
+// The iteration space of a broadcasting element-wise kernel (kernels/lib/bcast_walk.h):
+// the output shape with size-1 dims dropped and adjacent dims merged where every input is
+// contiguous across them, and per input the element strides over those dims (0 where the
+// input is broadcast). Throws (opError) when the collapsed rank exceeds maxRank.
+struct BroadcastLayout {
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> strides;  // [input][dim]
+  int64_t total = 1;                          // elements of the output
+};
+BroadcastLayout collapseBroadcast(const Node& n, const std::vector<const Shape*>& inputs,
+                                  const Shape& out, size_t maxRank);
+
 // Builds the eltwise kernel call for node n with op code `op` reading `inputs` (some of
 // n's inputs, broadcast to `out`). ct: compute type (-1: eltComputeType of inputs[0]).
 KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Value*>& inputs,

@@ -1,6 +1,7 @@
 #include "ops/fused/fused_program.h"
 
 #include "ir/error.h"
+#include "ops/elementwise/eltwise_common.h"
 
 namespace atc {
 
@@ -39,41 +40,12 @@ KernelCall makeFusedEltwiseCall(const Node& n, const FeProgram& prog, const Tens
   if (prog.nextReg() > FE_MAX_REG) opError(n, "fused_eltwise: program too long");
   for (auto* v : n.inputs)
     if (!v || v->type.dtype != DType::F32) opError(n, "fused_eltwise: float32 inputs only");
-  const Shape& os = out.shape;
-  const size_t R = os.size();
-  std::vector<std::vector<int64_t>> st(nin, std::vector<int64_t>(R, 0));
-  for (size_t k = 0; k < nin; ++k) {
-    const Shape& is = n.inputs[k]->type.shape;
-    if (is.size() > R) opError(n, "fused_eltwise: input rank above output rank");
-    size_t off = R - is.size();
-    int64_t stride = 1;
-    for (size_t d = is.size(); d-- > 0;) {
-      st[k][off + d] = (is[d] == 1 && os[off + d] != 1) ? 0 : stride;
-      stride *= is[d];
-    }
-  }
-  std::vector<int64_t> shape;
-  std::vector<std::vector<int64_t>> cst(nin);
-  for (size_t d = 0; d < R; ++d) {
-    if (os[d] == 1) continue;
-    bool merge = !shape.empty();
-    for (size_t k = 0; k < nin && merge; ++k)
-      if (cst[k].back() != st[k][d] * os[d]) merge = false;
-    if (merge) {
-      shape.back() *= os[d];
-      for (size_t k = 0; k < nin; ++k) cst[k].back() = st[k][d];
-    } else {
-      shape.push_back(os[d]);
-      for (size_t k = 0; k < nin; ++k) cst[k].push_back(st[k][d]);
-    }
-  }
-  if (shape.empty()) {
-    shape.push_back(1);
-    for (size_t k = 0; k < nin; ++k) cst[k].push_back(0);
-  }
-  if (shape.size() > FE_MAX_RANK) opError(n, "fused_eltwise: rank too large after collapsing");
-  int64_t total = 1;
-  for (int64_t d : os) total *= d;
+  std::vector<const Shape*> inShapes;
+  for (auto* v : n.inputs) inShapes.push_back(&v->type.shape);
+  const BroadcastLayout lay = collapseBroadcast(n, inShapes, out.shape, FE_MAX_RANK);
+  const std::vector<int64_t>& shape = lay.shape;
+  const std::vector<std::vector<int64_t>>& cst = lay.strides;
+  const int64_t total = lay.total;
   KernelCall c;
   c.kernel = "fused_eltwise";
   auto& p = c.params;
