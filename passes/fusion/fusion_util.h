@@ -18,6 +18,12 @@ inline Node* soleUser(const Graph& g, const Value* v) {
   auto us = g.users(v);
   return us.size() == 1 ? us[0] : nullptr;
 }
+// Removes n when none of its outputs is used or a graph output.
+inline void dropIfDead(Graph& g, Node* n) {
+  for (Value* o : n->outputs)
+    if (g.isGraphOutput(o) || !g.users(o).empty()) return;
+  g.removeNode(n);
+}
 inline bool soleUserIs(const Graph& g, const Value* v, const Node* n) { return soleUser(g, v) == n; }
 // v is a constant with one element; its value in *d.
 inline bool scalarConst(const Value* v, double* d) {

@@ -55,12 +55,6 @@ bool lossless(DType a, DType b) {
   return false;
 }
 
-void dropIfDead(Graph& g, Node* n) {
-  for (Value* o : n->outputs)
-    if (g.isGraphOutput(o) || !g.users(o).empty()) return;
-  g.removeNode(n);
-}
-
 }  // namespace
 
 bool runTransdataCastFusion(Graph& g, PassContext& ctx) {
@@ -120,7 +114,7 @@ bool runTransdataCastFusion(Graph& g, PassContext& ctx) {
     removed.push_back(n);
     if (first) {
       size_t before = g.nodes().size();
-      dropIfDead(g, first);
+      fu::dropIfDead(g, first);
       if (g.nodes().size() != before) removed.push_back(first);
     }
     ctx.debug(what + " removed");

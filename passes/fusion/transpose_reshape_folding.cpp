@@ -33,12 +33,6 @@ std::vector<std::string> mergedNames(const Node* p, const Node* n) {
   return r;
 }
 
-void dropIfDead(Graph& g, Node* n) {
-  for (Value* o : n->outputs)
-    if (g.isGraphOutput(o) || !g.users(o).empty()) return;
-  g.removeNode(n);
-}
-
 }  // namespace
 
 bool runTransposeReshapeFolding(Graph& g, PassContext& ctx) {
@@ -68,7 +62,7 @@ bool runTransposeReshapeFolding(Graph& g, PassContext& ctx) {
       n->inputs[0] = p->inputs[0];
       n->attrs["perm"] = c;
       n->originalNames = mergedNames(p, n);
-      dropIfDead(g, p);
+      fu::dropIfDead(g, p);
       ctx.stats.effectTimes++;
       changed = true;
     } else if (isReshapeLike(n) && isReshapeLike(p)) {
@@ -82,7 +76,7 @@ bool runTransposeReshapeFolding(Graph& g, PassContext& ctx) {
       n->type = "Reshape";
       n->attrs.clear();
       n->inputs = {x, shp};
-      dropIfDead(g, p);
+      fu::dropIfDead(g, p);
       ctx.stats.effectTimes++;
       changed = true;
     }
