@@ -2,7 +2,8 @@
 // Per (batch, head, block of QB query rows), all in cache:
 //   S = scale * Q_blk K^T (+ mask)   Q block packed into 6-row panels (scale folded in),
 //                                    K^T packed once per head as 16-column rows [D][Skp]
-//   P = softmax(S) per row           written straight into 6-row panels for the next product
+//   P = softmax(S) per row           atck_softmax_row8 (vec_math.h), then stored into 6-row
+//                                    panels for the next product
 //   O_blk = P V                      V rows read in place when contiguous, else packed
 // with the 6x16 cube microkernel (cube_gemm.h). Q, K, V, O and the mask are strided views
 // (kernels/lib/attention_params.h), so the QKV split and the head transposes cost nothing.
@@ -11,6 +12,7 @@
 // bufs: inputs (q, k, v, mask as indexed by the params), output, workspace.
 #include "kernels/lib/attention_params.h"
 #include "kernels/lib/cube_gemm.h"
+#include "kernels/lib/vec_math.h"
 
 ATC_KERNEL(attention)
 
@@ -76,18 +78,9 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
           const int64_t mk = P[AT_M_SK];
           for (int64_t j = 0; j < SK; ++j) s[j] += m[j * mk];
         }
-        float mx = s[0];
-        for (int64_t j = 1; j < SK; ++j) mx = s[j] > mx ? s[j] : mx;
-        if (!(mx - mx == 0.0f)) mx = mx != mx ? mx : (mx > 0 ? mx : 0.0f);
-        float sum = 0.0f;
-        for (int64_t j = 0; j < SK; ++j) {
-          float e = atck_m_exp(s[j] - mx);
-          s[j] = e;
-          sum += e;
-        }
-        const float inv = 1.0f / sum;
+        atck_softmax_row8(s, s, SK);
         float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);
-        for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = s[j] * inv;
+        for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = s[j];
       }
       for (int64_t i = qn; i < npan * CUBE_MR; ++i) {  // zero rows of the last panel
         float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);

@@ -63,4 +63,7 @@ enum AtckNormParam {
 };
 
 #define ATCK_NORM_BLOCK 16384
+// Softmax work item: rows of about this many elements (smaller than ATCK_NORM_BLOCK so that
+// attention-sized softmaxes, 8K elements, are shared by two threads).
+#define ATCK_SOFTMAX_BLOCK 2048
 #define ATCK_NORM_VEC 128

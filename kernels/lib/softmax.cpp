@@ -1,17 +1,19 @@
 // softmax: Softmax / LogSoftmax / Hardmax along n of an input viewed as [outer, n, inner]
-// (params: math_norm_codes.h). inner == 1 (the BERT case, last axis): per row a max pass
-// and a sum-of-exp pass with 16 partial accumulators, then a scaling pass; exp is the
-// vectorisable atck_expf (~1 ulp). inner > 1: segments of up to ATCK_NORM_VEC lanes are
+// (params: math_norm_codes.h). inner == 1 (the BERT case, last axis): float32 Softmax rows
+// run atck_softmax_row8 (vec_math.h: explicit 8-lane max, exp and sum; LLVM leaves a loop
+// that sums exp scalar); other rows a max pass and a sum-of-exp pass with 16 partial
+// accumulators, then a scaling pass; exp is atck_expf (~1 ulp). inner > 1: segments of up to ATCK_NORM_VEC lanes are
 // processed together (vectorised across inner).
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_norm_codes.h"
 #include "kernels/lib/math_ops.h"
+#include "kernels/lib/vec_math.h"
 
 ATC_KERNEL(softmax)
 
 static inline ATCK_INLINE int64_t atck_sm_per_task(const int64_t* P) {
   int64_t n = P[ATCK_SP_N] > 0 ? P[ATCK_SP_N] : 1;
-  int64_t k = ATCK_NORM_BLOCK / n;
+  int64_t k = ATCK_SOFTMAX_BLOCK / n;
   return k > 0 ? k : 1;
 }
 
@@ -129,6 +131,10 @@ static inline ATCK_INLINE void atck_sm_run(const int64_t* P, void** bufs, int64_
   const void* x = bufs[0];
   void* y = bufs[P[ATCK_SP_OUTBUF]];
   if (inner == 1) {
+    if (sizeof(C) == 4 && mode == 0 && dt == ATCK_F32) {  // the common case: explicit vectors
+      for (int64_t r = lo; r < hi; ++r) atck_softmax_row8((const float*)x + r * n, (float*)y + r * n, n);
+      return;
+    }
     for (int64_t r = lo; r < hi; ++r) atck_sm_row<C>(mode, x, y, dt, r * n, n);
     return;
   }

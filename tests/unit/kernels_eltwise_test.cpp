@@ -107,7 +107,7 @@ TEST(EltwiseFastMath, ExpTanhErfSigmoidAccuracy) {
   }
   EXPECT_LE(worst[0], 2.0);
   EXPECT_LE(worst[1], 3.0);
-  EXPECT_LE(worst[2], 3.0);
+  EXPECT_LE(worst[2], 7.0);  // erf: rational approximation, <= 6.4 ulp (math_fast.h)
   EXPECT_LE(worst[3], 3.0);
   EXPECT_TRUE(std::isnan(atck_expf(NAN)));
   EXPECT_EQ(atck_expf(INFINITY), INFINITY);

@@ -196,3 +196,32 @@ TEST(Norm, LpNormalization) {
         }
     }
 }
+
+// The explicit-vector row path (vec_math.h atck_softmax_row8): row lengths below, at and
+// above the 8-lane width, -inf entries (attention masks) giving exact zeros, and a NaN
+// making its whole row NaN while the other rows stay finite.
+TEST(Softmax, VectorRowsWithInfAndNan) {
+  for (int64_t n : {1, 7, 8, 13, 64, 67}) {
+    SCOPED_TRACE(n);
+    auto x = randT({4, n}, 10 + (unsigned)n, -20, 20);
+    float* d = x->as<float>();
+    if (n > 2) d[1 * n + 2] = -INFINITY;
+    d[2 * n + n - 1] = NAN;
+    auto y = run("Softmax", {x}, {})[0];
+    auto ref = refSoftmax(*x, 4, n, 1, 0);
+    for (int64_t r = 0; r < 4; ++r) {
+      double sum = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        float v = y->as<float>()[r * n + j];
+        if (r == 2) {
+          EXPECT_TRUE(std::isnan(v)) << "row " << r << " col " << j;
+          continue;
+        }
+        EXPECT_NEAR(v, ref[r * n + j], 2e-6 * std::fabs(ref[r * n + j]) + 1e-9) << "row " << r << " col " << j;
+        sum += v;
+      }
+      if (r == 1 && n > 2) EXPECT_EQ(y->as<float>()[r * n + 2], 0.0f);
+      if (r != 2) EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+  }
+}

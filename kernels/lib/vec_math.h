@@ -1,0 +1,102 @@
+// Explicit 8-lane float32 vectors (GCC/Clang vector extensions; 256-bit registers on AVX2
+// and AVX-512 targets) for the loops LLVM does not vectorise by itself: reductions (max,
+// sum) are not reassociated without fast-math, so a loop that computes exp and sums it stays
+// scalar. The row softmax below is shared by the softmax and attention kernels.
+// atck_exp8 is atck_expf (math_fast.h) lane by lane: the same operations in the same order,
+// so both give bit-identical results.
+#pragma once
+#include <stdint.h>
+
+#include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/math_fast.h"
+
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+typedef float atck_f8 __attribute__((vector_size(32)));
+typedef float atck_f8u __attribute__((vector_size(32), aligned(4)));
+typedef int32_t atck_i8 __attribute__((vector_size(32)));
+
+static inline ATCK_INLINE atck_f8 atck_ld8(const float* p) { return *(const atck_f8u*)p; }
+static inline ATCK_INLINE void atck_st8(float* p, atck_f8 v) { *(atck_f8u*)p = v; }
+static inline ATCK_INLINE atck_f8 atck_splat8(float f) {
+  atck_f8 v = {f, f, f, f, f, f, f, f};
+  return v;
+}
+static inline ATCK_INLINE atck_i8 atck_splat8i(int32_t f) {
+  atck_i8 v = {f, f, f, f, f, f, f, f};
+  return v;
+}
+static inline ATCK_INLINE atck_f8 atck_max8(atck_f8 a, atck_f8 b) { return a > b ? a : b; }
+
+static inline ATCK_INLINE float atck_hmax8(atck_f8 v) {
+  float m = v[0];
+  for (int i = 1; i < 8; ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+static inline ATCK_INLINE float atck_hsum8(atck_f8 v) {
+  return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
+}
+
+static inline ATCK_INLINE atck_f8 atck_exp8(atck_f8 x) {
+  const atck_f8 magic = atck_splat8(12582912.0f);
+  atck_i8 nan = x != x;
+  atck_f8 xc = nan ? atck_splat8(0.0f) : x;
+  xc = xc < atck_splat8(-104.0f) ? atck_splat8(-104.0f) : xc;
+  xc = xc > atck_splat8(89.0f) ? atck_splat8(89.0f) : xc;
+  atck_f8 t = xc * atck_splat8(1.44269504088896341f) + magic;
+  atck_f8 n = t - magic;
+  atck_i8 ni = (atck_i8)t - (atck_i8)magic;
+  atck_f8 r = xc - n * atck_splat8(0.693145751953125f);
+  r = r - n * atck_splat8(1.42860682030941723e-06f);
+  atck_f8 p = atck_splat8(1.0f / 5040.0f);
+  p = p * r + atck_splat8(1.0f / 720.0f);
+  p = p * r + atck_splat8(1.0f / 120.0f);
+  p = p * r + atck_splat8(1.0f / 24.0f);
+  p = p * r + atck_splat8(1.0f / 6.0f);
+  p = p * r + atck_splat8(0.5f);
+  p = p * r + atck_splat8(1.0f);
+  p = p * r + atck_splat8(1.0f);
+  atck_i8 n1 = ni >> 1, n2 = ni - n1;
+  atck_f8 s1 = (atck_f8)((n1 + 127) << 23);
+  atck_f8 s2 = (atck_f8)((n2 + 127) << 23);
+  atck_f8 res = p * s1 * s2;
+  return nan ? x : res;
+}
+
+// Softmax of the float32 row x[0..n) into y (y may be x). Sums exp(x - max) in 8 lanes;
+// +-inf and NaN behave as in the scalar kernels (max ignores NaN, whose exp then makes the
+// sum, and so the whole row, NaN).
+static inline ATCK_INLINE void atck_softmax_row8(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  float m;
+  if (n >= 8) {
+    atck_f8 vm = atck_ld8(x);
+    for (i = 8; i + 8 <= n; i += 8) vm = atck_max8(vm, atck_ld8(x + i));
+    m = atck_hmax8(vm);
+  } else {
+    m = x[0];
+    i = 1;
+  }
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  if (!(m - m == 0.0f)) m = m != m ? m : (m > 0 ? m : 0.0f);
+  const atck_f8 vmx = atck_splat8(m);
+  atck_f8 vs = atck_splat8(0.0f);
+  for (i = 0; i + 8 <= n; i += 8) {
+    atck_f8 e = atck_exp8(atck_ld8(x + i) - vmx);
+    atck_st8(y + i, e);
+    vs += e;
+  }
+  float s = atck_hsum8(vs);
+  for (; i < n; ++i) {
+    float e = atck_expf(x[i] - m);
+    y[i] = e;
+    s += e;
+  }
+  const atck_f8 vinv = atck_splat8(1.0f / s);
+  for (i = 0; i + 8 <= n; i += 8) atck_st8(y + i, atck_ld8(y + i) * vinv);
+  for (; i < n; ++i) y[i] = y[i] * (1.0f / s);
+}
