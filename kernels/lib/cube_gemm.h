@@ -40,11 +40,15 @@ enum CubeInit {
 
 #define CUBE_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 
-// Full 6x16 tile. C rows at C + i * ldc.
+// Full 6x16 tile. C rows at C + i * ldc. A element (row i, k) at A[i * ars + k * acs]:
+// a packed panel is ars = 1, acs = CUBE_MR; a row-major matrix read in place (no packing)
+// is ars = its row stride, acs = 1 (all 6 rows must exist). Both are kernel params, so the
+// broadcasts compile to constant-offset loads either way.
 static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRICT A,
                                             const float* ATCK_RESTRICT B, int64_t ldb,
                                             float* ATCK_RESTRICT C, int64_t ldc, int init,
-                                            const float* bias) {
+                                            const float* bias, int64_t ars = 1,
+                                            int64_t acs = CUBE_MR) {
 #define CUBE_DECL(i) cube_v8 c##i##0, c##i##1;
   CUBE_ROWS(CUBE_DECL)
 #undef CUBE_DECL
@@ -70,8 +74,8 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
   for (int64_t k = 0; k < K; ++k) {
     cube_v8 b0 = cube_ld(B + k * ldb);
     cube_v8 b1 = cube_ld(B + k * ldb + 8);
-    const float* a = A + k * CUBE_MR;
-#define CUBE_FMA(i) { cube_v8 ai = cube_splat(a[i]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
+    const float* a = A + k * acs;
+#define CUBE_FMA(i) { cube_v8 ai = cube_splat(a[i * ars]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
     CUBE_ROWS(CUBE_FMA)
 #undef CUBE_FMA
   }
@@ -80,14 +84,16 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
 #undef CUBE_STORE
 }
 
-// Any tile of mr <= 6 rows and nr <= 16 columns. A panel always has 6 (zero padded) rows;
+// Any tile of mr <= 6 rows and nr <= 16 columns. A: a packed panel with 6 (zero padded)
+// rows, or (ars, acs: see cube_ukernel) a matrix read in place, then with 6 readable rows.
 // B rows must be readable for 16 columns. bias: row bias (mr valid values) or column bias
 // (nr valid values) as selected by init.
 static inline ATCK_INLINE void cube_tile(int64_t K, const float* A, const float* B, int64_t ldb,
                                          float* C, int64_t ldc, int64_t mr, int64_t nr,
-                                         int init, const float* bias) {
+                                         int init, const float* bias, int64_t ars = 1,
+                                         int64_t acs = CUBE_MR) {
   if (mr == CUBE_MR && nr == CUBE_NR) {
-    cube_ukernel(K, A, B, ldb, C, ldc, init, bias);
+    cube_ukernel(K, A, B, ldb, C, ldc, init, bias, ars, acs);
     return;
   }
   float tmp[CUBE_MR * CUBE_NR];
@@ -102,7 +108,7 @@ static inline ATCK_INLINE void cube_tile(int64_t K, const float* A, const float*
   } else if (init == CUBE_INIT_COLBIAS) {
     for (int64_t j = 0; j < nr; ++j) pb[j] = bias[j];
   }
-  cube_ukernel(K, A, B, ldb, tmp, CUBE_NR, init, pb);
+  cube_ukernel(K, A, B, ldb, tmp, CUBE_NR, init, pb, ars, acs);
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < nr; ++j) C[i * ldc + j] = tmp[i * CUBE_NR + j];
 }

@@ -3,7 +3,9 @@
 // A and B are strided views (transposes and broadcast batch dims are strides), or
 // pre-packed at compile time when constant: A in 6-row panels [ceil(M/6)][K][6] (alpha
 // applied), B in 16-column panels [ceil(N/16)][K][16]. Each task computes an MB x NB block of
-// one batch: K blocks of KC, A block packed once per K block into the workspace, B panel
+// one batch: K blocks of KC, A block packed once per K block into the workspace (or, when A
+// is float32 with unit k stride and alpha is 1, read in place by the microkernel: only a
+// partial last 6-row panel is packed), B panel
 // read directly (row-major, full panel), from the pre-packed copy, or packed into the
 // workspace; then the 6x16 microkernel (cube_gemm.h). Params: CubeGemmParam.
 // bufs: A, B, [Cin], Y, workspace.
@@ -42,6 +44,8 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t ydt = P[GM_ODT] ? P[GM_ODT] : ATCK_F32;
   const int red = ydt != ATCK_F32;
   const int colBias = hasC && CRS == 0 && CCS == 1 && beta == 1.0f;
+  // A read in place by the microkernel (no packing): float32, unit k stride, no alpha.
+  const int directA = !P[GM_A_PACKED] && adt == ATCK_F32 && ACS == 1 && alpha == 1.0f;
   for (int64_t task = begin; task < end; ++task) {
     int64_t t = task;
     const int64_t nb = t % NBLOCKS;
@@ -71,7 +75,11 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     float* acc = wsA + P[GM_ACC];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = cube_min(KC, K - k0);
-      if (!P[GM_A_PACKED]) {
+      if (directA) {  // only a partial last panel is packed (the microkernel reads 6 rows)
+        const int64_t m = m0 + (mEnd - m0) / CUBE_MR * CUBE_MR;
+        if (m < mEnd)
+          cube_pack_a_f32(Ab, ARS, ACS, m, mEnd - m, k0, kc, alpha, wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR);
+      } else if (!P[GM_A_PACKED]) {
         for (int64_t m = m0; m < mEnd; m += CUBE_MR)
           cube_pack_a_dt(adt == ATCK_F32 ? (const void*)Ab : (const void*)((const uint16_t*)bufs[0] + aOff), adt,
                          ARS, ACS, m, cube_min(CUBE_MR, mEnd - m), k0, kc, alpha,
@@ -100,6 +108,12 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
           const int64_t mr = cube_min(CUBE_MR, mEnd - m);
           const float* Ap = P[GM_A_PACKED] ? A + ((m / CUBE_MR) * K + k0) * CUBE_MR
                                            : wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR;
+          int64_t ars = 1, acs = CUBE_MR;
+          if (directA && mr == CUBE_MR) {
+            Ap = Ab + m * ARS + k0;
+            ars = ARS;
+            acs = 1;
+          }
           float* Yt = red ? acc + (m - m0) * NB + (n - n0) : Yb + m * N + n;
           const int64_t ldy = red ? NB : N;
           int init = CUBE_INIT_ACC;
@@ -116,7 +130,7 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
                   Yt[i * ldy + j] = beta * Cin[(m + i) * CRS + (n + j) * CCS];
             }
           }
-          cube_tile(kc, Ap, Bp, ldb, Yt, ldy, mr, nr, init, bias);
+          cube_tile(kc, Ap, Bp, ldb, Yt, ldy, mr, nr, init, bias, ars, acs);
           if (k0 + kc >= K) {
             if (red)
               cube_store_dt(P + GM_EPI, bufs, ydt, bufs[P[GM_YIDX]], b * M * N + m * N + n, N, Yt, ldy, mr, nr);
