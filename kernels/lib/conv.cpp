@@ -164,8 +164,12 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
 
 // conv_dw: depthwise 2-D convolution (G == C == OC), NCHW; X f32/f16/bf16 (CV_DTYPE, converted
 // in the padded copy), W and bias f32, Y f32/f16/bf16 (CV_ODT, rounded on store). One task per (n, c)
-// plane: the plane is copied into a zero-padded workspace tile, then each output row is
-// computed 16 pixels at a time with all KHxKW taps accumulated in registers.
+// plane, taken in bands of CV_MB output rows: the band's input rows are copied into a
+// zero-padded workspace tile (<= 32 KB, so it stays in cache from copy to use), then each
+// output row is computed 16 pixels at a time with all KHxKW taps accumulated in registers. With a column
+// stride SW > 1 each padded row is stored as SW phases (columns q = j * SW + ph at
+// [ph][j]), so every tap reads 16 contiguous floats instead of a strided gather (measured:
+// MobileNetV2's 112x112x96 stride-2 layer 1.99 -> 0.2 ms).
 ATC_KERNEL(conv_dw)
 
 int64_t atck_conv_dw_ntasks(const int64_t* P) { return P[CV_N] * P[CV_C]; }
@@ -175,7 +179,8 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
   const int64_t IH = P[CV_IH], IW = P[CV_IW], OH = P[CV_OH], OW = P[CV_OW];
   const int64_t KH = P[CV_KH], KW = P[CV_KW], SH = P[CV_SH], SW = P[CV_SW];
   const int64_t DH = P[CV_DH], DW = P[CV_DW], PH = P[CV_PH], PW = P[CV_PW];
-  const int64_t PADH = P[CV_PADH], PADW = P[CV_PADW];
+  const int64_t PADW = P[CV_PADW], OHB = P[CV_MB];  // padded row width, output rows per band
+  const int64_t PQ = (PADW + SW - 1) / SW, RS = PQ * SW;  // columns per phase, padded row stride
   const int hasBias = (int)P[CV_HAS_BIAS];
   const int64_t xdt = P[CV_DTYPE];
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
@@ -190,50 +195,80 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
     const float* w = Wt + c * KH * KW;
     const float b = hasBias ? Bias[c] : 0.0f;
     float* pad = ws + task * P[CV_SLOT];
-    // Padded copy: pad[r][q] = in[r - PH][q - PW] or 0.
-    for (int64_t r = 0; r < PADH; ++r) {
-      float* d = pad + r * PADW;
-      int64_t ih = r - PH;
+    for (int64_t oh0 = 0; oh0 < OH; oh0 += OHB) {
+    const int64_t ohn = cube_min(OHB, OH - oh0);
+    // Padded copy of the band's input rows: column q of padded row r0 + rr = in[r0 + rr - PH][q - PW]
+    // or 0, at pad[rr * RS + (q % SW) * PQ + q / SW].
+    const int64_t r0 = oh0 * SH, rows = (ohn - 1) * SH + (KH - 1) * DH + 1;
+    for (int64_t rr = 0; rr < rows; ++rr) {
+      float* d = pad + rr * RS;
+      int64_t ih = r0 + rr - PH;
       if (ih < 0 || ih >= IH) {
-        for (int64_t q = 0; q < PADW; ++q) d[q] = 0.0f;
+        for (int64_t q = 0; q < RS; ++q) d[q] = 0.0f;
         continue;
       }
       const int64_t s = inOff + ih * IW - PW;
       int64_t lo = cube_min(PW, PADW), hi = cube_min(PW + IW, PADW);
-      for (int64_t q = 0; q < lo; ++q) d[q] = 0.0f;
-      if (xdt == ATCK_F32) {
-        const float* sf = (const float*)bufs[0] + s;
-        for (int64_t q = lo; q < hi; ++q) d[q] = sf[q];
-      } else {
-        for (int64_t q = lo; q < hi; ++q) d[q] = cube_ldx(bufs[0], xdt, s + q);
+      if (SW == 1) {
+        for (int64_t q = 0; q < lo; ++q) d[q] = 0.0f;
+        if (xdt == ATCK_F32) {
+          const float* sf = (const float*)bufs[0] + s;
+          for (int64_t q = lo; q < hi; ++q) d[q] = sf[q];
+        } else {
+          for (int64_t q = lo; q < hi; ++q) d[q] = cube_ldx(bufs[0], xdt, s + q);
+        }
+        for (int64_t q = hi; q < RS; ++q) d[q] = 0.0f;
+        continue;
       }
-      for (int64_t q = hi; q < PADW; ++q) d[q] = 0.0f;
+      // Columns j in [j0, j1) have all SW phases inside the input row: a de-interleaving
+      // copy (LLVM vectorises it as an interleaved access group); the rest one by one.
+      int64_t j0 = (lo + SW - 1) / SW, j1 = hi >= SW ? (hi - SW) / SW + 1 : 0;
+      if (xdt != ATCK_F32 || j1 < j0) j1 = j0;
+      for (int64_t ph = 0; ph < SW; ++ph) {
+        float* dp = d + ph * PQ;
+        for (int64_t j = 0; j < PQ; ++j) {
+          if (j == j0) j = j1;
+          if (j >= PQ) break;
+          const int64_t q = j * SW + ph;
+          dp[j] = q >= lo && q < hi ? cube_ldx(bufs[0], xdt, s + q) : 0.0f;
+        }
+      }
+      const float* sf = (const float*)bufs[0] + s;
+      for (int64_t j = j0; j < j1; ++j)
+        for (int64_t ph = 0; ph < SW; ++ph) d[ph * PQ + j] = sf[j * SW + ph];
     }
-    for (int64_t oh = 0; oh < OH; ++oh) {
+    for (int64_t oh = oh0; oh < oh0 + ohn; ++oh) {
       float* o = out ? out + oh * OW : 0;
       for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
-        float acc[16];
-        for (int l = 0; l < 16; ++l) acc[l] = b;
+        // Two explicit 8-lane accumulators (as a float[16] array LLVM kept them scalar).
+        cube_v8 a0 = cube_splat(b), a1 = a0;
         for (int64_t kh = 0; kh < KH; ++kh) {
-          const float* r = pad + (oh * SH + kh * DH) * PADW + ow0 * SW;
+          const float* r = pad + ((oh - oh0) * SH + kh * DH) * RS + ow0;
           for (int64_t kw = 0; kw < KW; ++kw) {
-            const float wv = w[kh * KW + kw];
-            const float* rk = r + kw * DW;
-            for (int l = 0; l < 16; ++l) acc[l] += wv * rk[l * SW];
+            const cube_v8 wv = cube_splat(w[kh * KW + kw]);
+            const float* rk = r + ((kw * DW) % SW) * PQ + (kw * DW) / SW;
+            a0 += wv * cube_ld(rk);
+            a1 += wv * cube_ld(rk + 8);
           }
         }
         const int64_t nv = cube_min(16, OW - ow0);
+        if (o && nv == 16) {
+          cube_st(o + ow0, a0);
+          cube_st(o + ow0 + 8, a1);
+          cube_epilogue(P + CV_EPI, bufs, Y, o + ow0, 0, 1, nv);
+          continue;
+        }
+        float acc[16];
+        cube_st(acc, a0);
+        cube_st(acc + 8, a1);
         if (!o) {
           cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], task * OH * OW + oh * OW + ow0, 0, acc, 0, 1, nv);
           continue;
         }
-        if (nv == 16) {
-          for (int l = 0; l < 16; ++l) o[ow0 + l] = acc[l];
-        } else {
-          for (int64_t l = 0; l < nv; ++l) o[ow0 + l] = acc[l];
-        }
+        for (int64_t l = 0; l < nv; ++l) o[ow0 + l] = acc[l];
         cube_epilogue(P + CV_EPI, bufs, Y, o + ow0, 0, 1, nv);
       }
     }
+    }  // band
   }
 }

@@ -12,14 +12,14 @@ enum CubeConvParam {
   CV_HAS_BIAS,   // input 2 present
   CV_W_PACKED,   // weights pre-packed into 6-row panels [G][ceil(M/6)][K][6] (f32)
   CV_DIRECT,     // 1x1, stride 1, no pad: B rows read straight from the input
-  CV_MB,         // output channels per task (multiple of 6)
+  CV_MB,         // output channels per task (multiple of 6); conv_dw: output rows per band
   CV_NB,         // output pixels per task (multiple of 16)
   CV_KC,         // K block
   CV_MSUB,       // output channels per inner block (multiple of 6)
   CV_MBLOCKS, CV_NBLOCKS,
   CV_LDB,        // row stride of the im2col block in the workspace
   CV_SLOT,       // workspace floats per task (excluding alignment)
-  CV_PADH, CV_PADW,  // conv_dw: padded plane size in the workspace
+  CV_PADH, CV_PADW,  // conv_dw: padded rows of one band (CV_MB output rows) and row width
   CV_YIDX,       // index of the output in bufs (= number of input slots)
   CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
   CV_ODT = CV_EPI + 4,  // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)

@@ -105,9 +105,16 @@ KernelCall lowerConv(LowerCtx& c) {
       c.replaceConstInput(1, w32);
     }
     int64_t owp = (out[2] + 15) / 16 * 16;
-    P[CV_PADH] = (out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
     P[CV_PADW] = (owp - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
-    P[CV_SLOT] = (P[CV_PADH] * P[CV_PADW] + 15) / 16 * 16;
+    // Rows stored as s[2] column phases (kernels/lib/conv.cpp): s[2] * ceil(PADW / s[2]) floats.
+    const int64_t rowFloats = (P[CV_PADW] + s[2] - 1) / s[2] * s[2];
+    // Bands of CV_MB output rows whose padded input rows (CV_PADH) fit in 32 KB.
+    auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
+    int64_t ohb = out[1];
+    while (ohb > 1 && bandRows(ohb) * rowFloats * 4 > 32768) ohb = (ohb + 1) / 2;
+    P[CV_MB] = ohb;
+    P[CV_PADH] = bandRows(ohb);
+    P[CV_SLOT] = (P[CV_PADH] * rowFloats + 15) / 16 * 16;
     KernelCall kc{"conv_dw", P};
     kc.workspaceBytes = d.N * d.C * P[CV_SLOT] * 4 + 64;
     return kc;

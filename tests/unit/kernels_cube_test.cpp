@@ -176,6 +176,10 @@ TEST(CubeConv, Conv2DGroupsAndDepthwise) {
   runConvCase({2, 7, 7, 7, {16, 33}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false}, 12);     // dw s2
   runConvCase({1, 6, 6, 6, {12, 12}, {5, 5}, {1, 2}, {2, 1}, {4, 2, 3, 1}, true}, 13);      // dw dil
   runConvCase({1, 4, 8, 4, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 14);        // mult 2
+  // Planes taller than one 32 KB band of padded rows (the kernel works in row bands).
+  runConvCase({1, 3, 3, 3, {130, 70}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true}, 15);     // dw s2, 2 bands
+  runConvCase({1, 2, 2, 2, {150, 300}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 16);    // dw, 8 bands
+  runConvCase({1, 2, 2, 2, {61, 90}, {5, 5}, {3, 3}, {2, 2}, {4, 0, 1, 3}, false}, 17);     // dw s3 dil 2
 }
 
 TEST(CubeConv, Conv1DAnd3D) {
