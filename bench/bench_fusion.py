@@ -5,9 +5,10 @@ against the reference outputs, then runs the two .om files INTERLEAVED (off, fus
 fused, ... --repeats times, --loop runs each) and prints, per build, the median over the
 repeats of omrun's median latency, the min, the user CPU time per run (getrusage of the
 omrun child, load and warmup included, divided by loop + warmup; much less sensitive to
-other load on the machine than wall time), and the speedups (off / fused) of both.
+other load on the machine than wall time), the speedups (off / fused) of both, and the
+bound on any fusion speedup: 1 / the share of the ALL-off build's time in gemm/conv kernels.
 
-Usage: bench_fusion.py [--bin build-fus3/bin] [--models DIR] [--threads 1] [--loop 50]
+Usage: bench_fusion.py [--bin build/bin] [--models DIR] [--threads 1] [--loop 50]
                        [--warmup 5] [--repeats 5] [--precision_mode must_keep_origin_dtype]
                        [--only resnet18,bert_tiny]
 """
@@ -52,6 +53,28 @@ def run_model(omrun, om, inp, outdir, threads, loop, warmup):
         np.load(os.path.join(outdir, "output_0.npy"))
 
 
+CUBE_KERNELS = ("gemm", "conv", "conv_dw", "conv_transpose")
+
+
+def cube_share(omrun, om, inp, outdir, threads, loop):
+    """Share of the ALL-off build's step time spent in the dense kernels (gemm/conv), from
+    ATC_PROFILE=1. Fusion keeps that work (it only adds epilogues to it), so
+    1 / share bounds the speedup fusion can give even if every other op became free."""
+    env = dict(os.environ)
+    env["ATC_PROFILE"] = "1"
+    r = subprocess.run([omrun, "--model=" + om, "--input=" + inp, "--output=" + outdir, "--loop=%d" % loop,
+                        "--threads=%d" % threads], capture_output=True, text=True, env=env)
+    total = cube = 0.0
+    for line in (r.stdout + r.stderr).splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0] == "[ATC_PROFILE]" and f[1] == "step":
+            ms = float(f[3])
+            total += ms
+            if f[7] in CUBE_KERNELS:
+                cube += ms
+    return cube / total if total > 0 else float("nan")
+
+
 def fused_counts(res):
     body = list(res.values())[0]
     n = {}
@@ -64,7 +87,7 @@ def fused_counts(res):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build-fus3", "bin"))
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--models", default=os.path.join(ROOT, "..", "shared", "models", "onnx"))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--loop", type=int, default=50)
@@ -83,8 +106,11 @@ def main():
     print("precision_mode=%s threads=%d loop=%d warmup=%d repeats=%d (interleaved off/fused)" %
           (a.precision_mode, a.threads, a.loop, a.warmup, a.repeats))
     print("latency: median over repeats of omrun's median (min of mins); user: user CPU ms per run")
-    print("%-13s %17s %17s %8s %9s %9s %8s  %s" % ("model", "ALL-off ms", "fused ms", "speedup",
-                                                  "off user", "fus user", "user x", "fusions applied"))
+    print("bound: 1 / (share of the ALL-off step time in gemm/conv kernels, ATC_PROFILE=1): the most")
+    print("       fusion could give if every other op cost nothing")
+    print("%-13s %17s %17s %8s %9s %9s %8s %6s  %s" % ("model", "ALL-off ms", "fused ms", "speedup",
+                                                      "off user", "fus user", "user x", "bound",
+                                                      "fusions applied"))
     ok = True
     models = [m for m in MODELS if not a.only or m in a.only.split(",")]
     for m in models:
@@ -116,9 +142,10 @@ def main():
         med = {k: statistics.median(s[0] for s in v) for k, v in samples.items()}
         mn = {k: min(s[1] for s in v) for k, v in samples.items()}
         usr = {k: statistics.median(s[2] for s in v) for k, v in samples.items()}
-        print("%-13s %8.3f (%6.3f) %8.3f (%6.3f) %7.2fx %9.3f %9.3f %7.2fx  %s" % (
+        share = cube_share(omrun, oms["off"][0], inp, oms["off"][1], a.threads, a.loop)
+        print("%-13s %8.3f (%6.3f) %8.3f (%6.3f) %7.2fx %9.3f %9.3f %7.2fx %5.2fx  %s" % (
             m, med["off"], mn["off"], med["fused"], mn["fused"], med["off"] / med["fused"],
-            usr["off"], usr["fused"], usr["off"] / usr["fused"],
+            usr["off"], usr["fused"], usr["off"] / usr["fused"], 1.0 / share,
             ", ".join("%s=%d" % kv for kv in sorted(fused_counts(res).items()))))
         sys.stdout.flush()
     return 0 if ok else 1
