@@ -47,6 +47,7 @@ enum AtckEltOp {
   ATCK_E_ISINF = 39,  // ia=detect_negative, ib=detect_positive
   ATCK_E_SQUARE = 40,
   ATCK_E_GELU = 41,   // x * 0.5 * (1 + erf(x / sqrt(2))) (for fusion passes)
+  ATCK_E_SILU = 42,   // x * sigmoid(x) (Swish: Sigmoid-Mul cube epilogue)
   ATCK_E_UNARY_END = 63,
   // ---- n-ary folds: r = x0 op x1 op x2 ... (binary ops use 2 inputs) ----
   ATCK_E_ADD = 64,

@@ -84,6 +84,7 @@ static inline ATCK_INLINE C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
       return v > (C)p.b ? (C)p.b : v;
     }
     case ATCK_E_SIGMOID: return atck_m_sigmoid(x);
+    case ATCK_E_SILU: return x * atck_m_sigmoid(x);
     case ATCK_E_HARDSIGMOID: {
       C v = (C)p.a * x + (C)p.b;
       return v < zero ? zero : (v > one ? one : v);

@@ -1,6 +1,7 @@
 // TbeCommonRules0FusionPass: a Conv / MatMul / Gemm followed by a residual Add (a tensor of
 // the output's shape) and/or an activation (Relu, Clip, LeakyRelu, Sigmoid, Tanh, Gelu,
-// HardSigmoid, HardSwish) becomes one cube kernel whose epilogue runs on each finished tile
+// HardSigmoid, HardSwish, and Sigmoid-Mul = Swish/SiLU) becomes one cube kernel whose
+// epilogue runs on each finished tile
 // (kernels/lib/cube_gemm.h cube_epilogue). The node keeps its type and gets attributes
 // _epi_act/_epi_alpha/_epi_beta and the residual as input 3 (_epi_res = 3).
 #include <limits>
@@ -49,6 +50,22 @@ bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
   return true;
 }
 
+// Swish / SiLU as exported by PyTorch: w -> Sigmoid(w) = s -> Mul(w, s), where w is used by
+// exactly those two nodes and s only by the Mul. The two nodes in *sig, *mul.
+bool swishOf(const Graph& g, Value* w, Node** sig, Node** mul) {
+  if (!w || g.isGraphOutput(w)) return false;
+  auto us = g.users(w);
+  if (us.size() != 2) return false;
+  Node* s = us[0]->type == "Sigmoid" ? us[0] : us[1];
+  Node* m = s == us[0] ? us[1] : us[0];
+  if (s->type != "Sigmoid" || m->type != "Mul" || s->inputs.size() != 1) return false;
+  if (fu::otherInput(m, w) != s->outputs[0] || !fu::soleUserIs(g, s->outputs[0], m)) return false;
+  if (implKeepsOwnKernel(*s) || implKeepsOwnKernel(*m) || !(m->outputs[0]->type == w->type)) return false;
+  *sig = s;
+  *mul = m;
+  return true;
+}
+
 }  // namespace
 
 bool runCubeEpilogueFusion(Graph& g, PassContext& ctx) {
@@ -61,21 +78,30 @@ bool runCubeEpilogueFusion(Graph& g, PassContext& ctx) {
   for (Node* c : cubes) {
     Value* v = c->outputs[0];
     Node* u = fu::soleUser(g, v);
-    if (!u) continue;
     std::vector<Node*> absorbed;
     Value* res = nullptr;
-    if (u->type == "Add") {
+    Value* w = v;  // the value the activation reads (after the residual Add, if any)
+    if (u && u->type == "Add") {
       Value* r = fu::otherInput(u, v);
       if (r && !r->isConstant() && r->type == v->type && u->outputs[0]->type == v->type) {
         res = r;
         absorbed.push_back(u);
-        u = fu::soleUser(g, u->outputs[0]);
+        w = u->outputs[0];
+        u = fu::soleUser(g, w);
       }
     }
     int64_t code = -1;
     double a = 0, b = 0;
-    if (u && activationOf(*u, &code, &a, &b)) absorbed.push_back(u);
-    else code = -1;
+    Node *sig = nullptr, *mul = nullptr;
+    if (u && activationOf(*u, &code, &a, &b)) {
+      absorbed.push_back(u);
+    } else if (swishOf(g, w, &sig, &mul)) {
+      code = ATCK_E_SILU;
+      absorbed.push_back(sig);
+      absorbed.push_back(mul);
+    } else {
+      code = -1;
+    }
     if (absorbed.empty()) continue;
     ctx.stats.matchTimes++;
     if (c->type == "Conv" && c->inputs[1]->type.dtype != DType::F32) {

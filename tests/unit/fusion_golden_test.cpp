@@ -97,10 +97,13 @@ TEST_P(FusionGolden, TextNumbersAndSwitchOff) {
       ASSERT_NEAR(a[k][i], b[k][i], tol * (1 + std::fabs(a[k][i]))) << GetParam() << " output " << k << " elem " << i;
   }
 
-  // Switch-off through a switch file: the graph stays unfused.
-  std::string sw = "{\"Switch\":{\"GraphFusion\":{";
-  for (size_t i = 0; i < fusion.size(); ++i) sw += (i ? "," : "") + ("\"" + fusion[i] + "\":\"off\"");
-  sw += "},\"UBFusion\":{}}}";
+  // Switch-off through a switch file (each pass in its own section): the graph stays unfused.
+  std::string gf, ub;
+  for (auto& p : fusion) {
+    std::string& sec = std::string(findPass(p)->group) == "ub_fusion" ? ub : gf;
+    sec += (sec.empty() ? "" : ",") + ("\"" + p + "\":\"off\"");
+  }
+  std::string sw = "{\"Switch\":{\"GraphFusion\":{" + gf + "},\"UBFusion\":{" + ub + "}}}";
   CompileOptions opts;
   applyFusionSwitches(parseFusionSwitchText(sw, "golden.cfg"), opts);
   PassManager pm(opts);
