@@ -58,7 +58,11 @@ enum AtckNormParam {
   ATCK_NP_INVSTDBUF = 15,   // -1: none
   ATCK_NP_DTSTAT = 16,
   ATCK_NP_PER_TASK = 17,
-  ATCK_NP_HEADER = 18,
+  ATCK_NP_ADDBUF = 18,      // -1: none; else x + this buffer (same layout) is normalised
+  ATCK_NP_ACT = 19,         // activation on the output: AtckEltOp unary code + 1 (0: none)
+  ATCK_NP_ACT_A = 20,       // its alpha, beta (double bits)
+  ATCK_NP_ACT_B = 21,
+  ATCK_NP_HEADER = 22,
   // then keptShape[K], keptStrides[K], redShape[R], redStrides[R]
 };
 

@@ -53,6 +53,18 @@ KernelCall makeNormCall(const Node& n, const std::vector<int64_t>& sortedAxes, c
   p[ATCK_NP_INVSTDBUF] = s.invBuf;
   p[ATCK_NP_DTSTAT] = (int64_t)s.statDt;
   p[ATCK_NP_PER_TASK] = std::max<int64_t>(1, ATCK_NORM_BLOCK / std::max<int64_t>(L.nred, 1));
+  // TbeReduceElemwiseFusionPass: residual Add folded in (input _pre_add, laid out like X) and
+  // an activation on the output (_epi_act code, _epi_alpha, _epi_beta).
+  p[ATCK_NP_ADDBUF] = -1;
+  if (n.hasAttr("_pre_add")) {
+    int64_t i = n.attrInt("_pre_add", 0);
+    const Value* r = n.input((size_t)i);
+    if (!r || !(r->type == in)) opError(n, "fused residual input must have X's type and shape");
+    p[ATCK_NP_ADDBUF] = i;
+  }
+  p[ATCK_NP_ACT] = n.hasAttr("_epi_act") ? n.attrInt("_epi_act", 0) + 1 : 0;
+  p[ATCK_NP_ACT_A] = paramFromDouble(n.attrFloat("_epi_alpha", 0.0));
+  p[ATCK_NP_ACT_B] = paramFromDouble(n.attrFloat("_epi_beta", 0.0));
   for (auto v : L.keptShape) p.push_back(v);
   for (auto v : L.keptStrides) p.push_back(v);
   for (auto v : L.redShape) p.push_back(v);
@@ -71,7 +83,8 @@ const bool kReg0 = [] {
   OpDef d;
   d.type = "InstanceNormalization";
   d.category = OpCategory::Reduce;
-  d.minInputs = d.maxInputs = 3;
+  d.minInputs = 3;
+  d.maxInputs = 4;  // 3: residual folded in by TbeReduceElemwiseFusionPass (_pre_add)
   d.infer = [](Graph&, Node& n) {
     requireRank(n, 3);
     const TensorType& x = n.inputs[0]->type;
@@ -105,7 +118,7 @@ const bool kReg1 = [] {
   d.type = "LayerNormalization";
   d.category = OpCategory::Reduce;
   d.minInputs = 2;
-  d.maxInputs = 3;
+  d.maxInputs = 4;  // 3: residual folded in by TbeReduceElemwiseFusionPass (_pre_add)
   d.maxOutputs = 3;
   d.infer = [](Graph&, Node& n) {
     requireRank(n, 1);

@@ -4,51 +4,15 @@
 // epilogue runs on each finished tile
 // (kernels/lib/cube_gemm.h cube_epilogue). The node keeps its type and gets attributes
 // _epi_act/_epi_alpha/_epi_beta and the residual as input 3 (_epi_res = 3).
-#include <limits>
-#include <map>
 
 #include "kernels/lib/math_eltwise_codes.h"
 #include "passes/fusion/fusion_util.h"
 #include "passes/pass.h"
 #include "passes/implmode/impl_variant.h"
+#include "passes/ub_fusion/epilogue_activation.h"
 
 namespace atc {
 namespace {
-
-// Activation code and params of n, or false.
-bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
-  static const std::map<std::string, int64_t> codes = {
-      {"Relu", ATCK_E_RELU}, {"Sigmoid", ATCK_E_SIGMOID}, {"Tanh", ATCK_E_TANH},
-      {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Clip", ATCK_E_CLIP}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
-      {"HardSwish", ATCK_E_HARDSWISH}, {"Elu", ATCK_E_ELU}};
-  *a = *b = 0;
-  if (implKeepsOwnKernel(n)) return false;  // docs/implmode.md
-  if (n.type == "Gelu") {
-    if (n.attrString("approximate", "none") != "none") return false;
-    *code = ATCK_E_GELU;
-    return true;
-  }
-  auto it = codes.find(n.type);
-  if (it == codes.end() || n.outputs[0]->type.dtype != DType::F32) return false;
-  *code = it->second;
-  if (n.type == "LeakyRelu") *a = n.attrFloat("alpha", 0.01);
-  if (n.type == "Elu") *a = n.attrFloat("alpha", 1.0);
-  if (n.type == "HardSigmoid") *a = n.attrFloat("alpha", 0.2), *b = n.attrFloat("beta", 0.5);
-  if (n.type == "Clip") {
-    *a = n.hasAttr("min") ? n.attrFloat("min", 0) : -std::numeric_limits<double>::infinity();
-    *b = n.hasAttr("max") ? n.attrFloat("max", 0) : std::numeric_limits<double>::infinity();
-    for (int i = 1; i < 3; ++i) {
-      Value* v = n.input(i);
-      if (!v) continue;
-      double d;
-      if (!fu::scalarConst(v, &d)) return false;
-      (i == 1 ? *a : *b) = d;
-    }
-  } else if (n.inputs.size() != 1) {
-    return false;
-  }
-  return true;
-}
 
 // Swish / SiLU as exported by PyTorch: w -> Sigmoid(w) = s -> Mul(w, s), where w is used by
 // exactly those two nodes and s only by the Mul. The two nodes in *sig, *mul.

@@ -1,0 +1,51 @@
+// The activations a fused kernel can apply to its output (cube epilogues,
+// TbeCommonRules0FusionPass; normalisation epilogues, TbeReduceElemwiseFusionPass): the
+// AtckEltOp unary code and its params for node n, or false.
+#pragma once
+#include <limits>
+#include <map>
+#include <string>
+
+#include "ir/graph.h"
+#include "kernels/lib/math_eltwise_codes.h"
+#include "passes/fusion/fusion_util.h"
+#include "passes/implmode/impl_variant.h"
+
+namespace atc {
+
+// Activation code and params of n, or false.
+inline bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
+  static const std::map<std::string, int64_t> codes = {
+      {"Relu", ATCK_E_RELU}, {"Sigmoid", ATCK_E_SIGMOID}, {"Tanh", ATCK_E_TANH},
+      {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Clip", ATCK_E_CLIP}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
+      {"HardSwish", ATCK_E_HARDSWISH}, {"Elu", ATCK_E_ELU}};
+  *a = *b = 0;
+  if (implKeepsOwnKernel(n)) return false;  // docs/implmode.md
+  if (n.type == "Gelu") {
+    if (n.attrString("approximate", "none") != "none") return false;
+    *code = ATCK_E_GELU;
+    return true;
+  }
+  auto it = codes.find(n.type);
+  if (it == codes.end() || n.outputs[0]->type.dtype != DType::F32) return false;
+  *code = it->second;
+  if (n.type == "LeakyRelu") *a = n.attrFloat("alpha", 0.01);
+  if (n.type == "Elu") *a = n.attrFloat("alpha", 1.0);
+  if (n.type == "HardSigmoid") *a = n.attrFloat("alpha", 0.2), *b = n.attrFloat("beta", 0.5);
+  if (n.type == "Clip") {
+    *a = n.hasAttr("min") ? n.attrFloat("min", 0) : -std::numeric_limits<double>::infinity();
+    *b = n.hasAttr("max") ? n.attrFloat("max", 0) : std::numeric_limits<double>::infinity();
+    for (int i = 1; i < 3; ++i) {
+      Value* v = n.input(i);
+      if (!v) continue;
+      double d;
+      if (!fu::scalarConst(v, &d)) return false;
+      (i == 1 ? *a : *b) = d;
+    }
+  } else if (n.inputs.size() != 1) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace atc
