@@ -342,6 +342,10 @@ class PrecisionPass {
         bool listed = !info.empty();
         if ((listed && si.count(d.in)) || (!listed && d.in == want)) want = d.in;
         if (cube && i >= 2) want = DType::F32;  // bias / residual: read as float32 by the kernels
+        // A residual folded into a normalisation (TbeReduceElemwiseFusionPass) is read like
+        // X: same dtype as input 0 (already converted, inputs go in order).
+        if (n.hasAttr("_pre_add") && (int64_t)i == n.attrInt("_pre_add", -1) && n.inputs[0])
+          want = n.inputs[0]->type.dtype;
       }
       if (!isFp(want)) continue;
       Value* nv = as(v, want, n.name);
