@@ -241,26 +241,26 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
       float* o = out ? out + oh * OW : 0;
       for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
         // Two explicit 8-lane accumulators (as a float[16] array LLVM kept them scalar).
-        cube_v8 a0 = cube_splat(b), a1 = a0;
+        atck_f8 a0 = atck_splat8(b), a1 = a0;
         for (int64_t kh = 0; kh < KH; ++kh) {
           const float* r = pad + ((oh - oh0) * SH + kh * DH) * RS + ow0;
           for (int64_t kw = 0; kw < KW; ++kw) {
-            const cube_v8 wv = cube_splat(w[kh * KW + kw]);
+            const atck_f8 wv = atck_splat8(w[kh * KW + kw]);
             const float* rk = r + ((kw * DW) % SW) * PQ + (kw * DW) / SW;
-            a0 += wv * cube_ld(rk);
-            a1 += wv * cube_ld(rk + 8);
+            a0 += wv * atck_ld8(rk);
+            a1 += wv * atck_ld8(rk + 8);
           }
         }
         const int64_t nv = cube_min(16, OW - ow0);
         if (o && nv == 16) {
-          cube_st(o + ow0, a0);
-          cube_st(o + ow0 + 8, a1);
+          atck_st8(o + ow0, a0);
+          atck_st8(o + ow0 + 8, a1);
           cube_epilogue(P + CV_EPI, bufs, Y, o + ow0, 0, 1, nv);
           continue;
         }
         float acc[16];
-        cube_st(acc, a0);
-        cube_st(acc + 8, a1);
+        atck_st8(acc, a0);
+        atck_st8(acc + 8, a1);
         if (!o) {
           cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], task * OH * OW + oh * OW + ow0, 0, acc, 0, 1, nv);
           continue;

@@ -10,25 +10,10 @@
 #pragma once
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_ops.h"
-
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"  // 32-byte vectors in inline helpers
-#elif defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
+#include "kernels/lib/vec_math.h"  // atck_f8 vectors (and the -Wpsabi pragma)
 
 #define CUBE_MR 6
 #define CUBE_NR 16
-
-typedef float cube_v8 __attribute__((vector_size(32)));
-typedef float cube_v8u __attribute__((vector_size(32), aligned(4)));
-
-static inline ATCK_INLINE cube_v8 cube_ld(const float* p) { return *(const cube_v8u*)p; }
-static inline ATCK_INLINE void cube_st(float* p, cube_v8 v) { *(cube_v8u*)p = v; }
-static inline ATCK_INLINE cube_v8 cube_splat(float f) {
-  cube_v8 v = {f, f, f, f, f, f, f, f};
-  return v;
-}
 
 // Accumulator initialisation of a tile.
 enum CubeInit {
@@ -49,37 +34,37 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
                                             float* ATCK_RESTRICT C, int64_t ldc, int init,
                                             const float* bias, int64_t ars = 1,
                                             int64_t acs = CUBE_MR) {
-#define CUBE_DECL(i) cube_v8 c##i##0, c##i##1;
+#define CUBE_DECL(i) atck_f8 c##i##0, c##i##1;
   CUBE_ROWS(CUBE_DECL)
 #undef CUBE_DECL
   if (init == CUBE_INIT_ACC) {
-#define CUBE_INIT(i) c##i##0 = cube_ld(C + i * ldc); c##i##1 = cube_ld(C + i * ldc + 8);
+#define CUBE_INIT(i) c##i##0 = atck_ld8(C + i * ldc); c##i##1 = atck_ld8(C + i * ldc + 8);
     CUBE_ROWS(CUBE_INIT)
 #undef CUBE_INIT
   } else if (init == CUBE_INIT_ROWBIAS) {
-#define CUBE_INIT(i) c##i##0 = cube_splat(bias[i]); c##i##1 = c##i##0;
+#define CUBE_INIT(i) c##i##0 = atck_splat8(bias[i]); c##i##1 = c##i##0;
     CUBE_ROWS(CUBE_INIT)
 #undef CUBE_INIT
   } else if (init == CUBE_INIT_COLBIAS) {
-    cube_v8 b0 = cube_ld(bias), b1 = cube_ld(bias + 8);
+    atck_f8 b0 = atck_ld8(bias), b1 = atck_ld8(bias + 8);
 #define CUBE_INIT(i) c##i##0 = b0; c##i##1 = b1;
     CUBE_ROWS(CUBE_INIT)
 #undef CUBE_INIT
   } else {
-    cube_v8 z = cube_splat(0.0f);
+    atck_f8 z = atck_splat8(0.0f);
 #define CUBE_INIT(i) c##i##0 = z; c##i##1 = z;
     CUBE_ROWS(CUBE_INIT)
 #undef CUBE_INIT
   }
   for (int64_t k = 0; k < K; ++k) {
-    cube_v8 b0 = cube_ld(B + k * ldb);
-    cube_v8 b1 = cube_ld(B + k * ldb + 8);
+    atck_f8 b0 = atck_ld8(B + k * ldb);
+    atck_f8 b1 = atck_ld8(B + k * ldb + 8);
     const float* a = A + k * acs;
-#define CUBE_FMA(i) { cube_v8 ai = cube_splat(a[i * ars]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
+#define CUBE_FMA(i) { atck_f8 ai = atck_splat8(a[i * ars]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
     CUBE_ROWS(CUBE_FMA)
 #undef CUBE_FMA
   }
-#define CUBE_STORE(i) cube_st(C + i * ldc, c##i##0); cube_st(C + i * ldc + 8, c##i##1);
+#define CUBE_STORE(i) atck_st8(C + i * ldc, c##i##0); atck_st8(C + i * ldc + 8, c##i##1);
   CUBE_ROWS(CUBE_STORE)
 #undef CUBE_STORE
 }
@@ -189,20 +174,20 @@ static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, cons
       float* c = C + i * ldc;
       const float* r = R ? R + i * ldc : 0;
       if (nr == CUBE_NR) {
-        cube_v8 v0 = cube_ld(c), v1 = cube_ld(c + 8);
-        if (R) v0 += cube_ld(r), v1 += cube_ld(r + 8);
+        atck_f8 v0 = atck_ld8(c), v1 = atck_ld8(c + 8);
+        if (R) v0 += atck_ld8(r), v1 += atck_ld8(r + 8);
         if (act >= 0) {
-          cube_v8 l = cube_splat(lo);
+          atck_f8 l = atck_splat8(lo);
           v0 = v0 < l ? l : v0;
           v1 = v1 < l ? l : v1;
           if (act == ATCK_E_CLIP) {
-            cube_v8 h = cube_splat(hi);
+            atck_f8 h = atck_splat8(hi);
             v0 = v0 > h ? h : v0;
             v1 = v1 > h ? h : v1;
           }
         }
-        cube_st(c, v0);
-        cube_st(c + 8, v1);
+        atck_st8(c, v0);
+        atck_st8(c + 8, v1);
         continue;
       }
       for (int64_t j = 0; j < nr; ++j) {
@@ -229,10 +214,10 @@ static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, cons
     const float* r = R ? R + i * ldc : 0;
     float* d = t + i * CUBE_NR;
     if (nr == CUBE_NR) {
-      cube_v8 v0 = cube_ld(c), v1 = cube_ld(c + 8);
-      if (R) v0 += cube_ld(r), v1 += cube_ld(r + 8);
-      *(cube_v8*)d = v0;
-      *(cube_v8*)(d + 8) = v1;
+      atck_f8 v0 = atck_ld8(c), v1 = atck_ld8(c + 8);
+      if (R) v0 += atck_ld8(r), v1 += atck_ld8(r + 8);
+      *(atck_f8*)d = v0;
+      *(atck_f8*)(d + 8) = v1;
     } else {
       for (int j = 0; j < CUBE_NR; ++j) d[j] = 0.0f;
       for (int64_t j = 0; j < nr; ++j) d[j] = R ? c[j] + r[j] : c[j];
@@ -246,8 +231,8 @@ static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, cons
     float* c = C + i * ldc;
     const float* d = t + i * CUBE_NR;
     if (nr == CUBE_NR) {
-      cube_st(c, *(const cube_v8*)d);
-      cube_st(c + 8, *(const cube_v8*)(d + 8));
+      atck_st8(c, *(const atck_f8*)d);
+      atck_st8(c + 8, *(const atck_f8*)(d + 8));
     } else {
       for (int64_t j = 0; j < nr; ++j) c[j] = d[j];
     }
