@@ -52,14 +52,10 @@ void rewriteConv(Graph& g, Node* c, const std::vector<double>& mul, const std::v
   c->inputs[1] = g.newConstant(c->name + "_w_fused", nw);
   if (c->inputs.size() < 3) c->inputs.push_back(nullptr);
   c->inputs[2] = g.newConstant(c->name + "_b_fused", nb);
-  Value* old = c->outputs[0];
   Value* out = last->outputs[0];
   c->originalNames.push_back(last->name);
   g.removeNode(last);
-  c->outputs[0] = out;
-  out->producer = c;
-  out->producerIndex = 0;
-  old->producer = nullptr;
+  fu::adoptOutput(c, out);
 }
 
 }  // namespace

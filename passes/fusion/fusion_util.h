@@ -25,6 +25,15 @@ inline void dropIfDead(Graph& g, Node* n) {
   g.removeNode(n);
 }
 inline bool soleUserIs(const Graph& g, const Value* v, const Node* n) { return soleUser(g, v) == n; }
+// n now produces `out` (the value of a node it absorbed, keeping graph output names) as its
+// output 0; its previous output 0 is left without a producer for pruneValues.
+inline void adoptOutput(Node* n, Value* out) {
+  Value* old = n->outputs[0];
+  n->outputs[0] = out;
+  out->producer = n;
+  out->producerIndex = 0;
+  if (old != out) old->producer = nullptr;
+}
 // v is a constant with one element; its value in *d.
 inline bool scalarConst(const Value* v, double* d) {
   if (!v || !v->isConstant() || !v->type.isStatic() || v->type.numel() != 1) return false;

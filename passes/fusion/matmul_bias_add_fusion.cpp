@@ -37,12 +37,7 @@ bool runMatMulBiasAddFusion(Graph& g, PassContext& ctx) {
     mm->originalNames = {mm->name, add->name};
     g.removeNode(add);
     g.replaceAllUses(mm->outputs[0], out);
-    // The MatMul now produces the Add's value (keeps graph output names).
-    Value* old = mm->outputs[0];
-    mm->outputs[0] = out;
-    out->producer = mm;
-    out->producerIndex = 0;
-    old->producer = nullptr;
+    fu::adoptOutput(mm, out);  // the MatMul now produces the Add's value
     ctx.stats.effectTimes++;
     changed = true;
   }

@@ -77,21 +77,14 @@ bool runCubeEpilogueFusion(Graph& g, PassContext& ctx) {
     c->originalNames = {c->name};
     for (Node* n : absorbed) c->originalNames.push_back(n->name);
     for (Node* n : absorbed) g.removeNode(n);
-    if (code >= 0) {
-      c->attrs["_epi_act"] = code;
-      c->attrs["_epi_alpha"] = a;
-      c->attrs["_epi_beta"] = b;
-    }
+    if (code >= 0) setEpilogueActivation(c, code, a, b);
     if (res) {
       while (c->inputs.size() < 3) c->inputs.push_back(nullptr);
       c->inputs.push_back(res);
       c->attrs["_epi_res"] = int64_t(3);
     }
     c->attrs["_ub_pass"] = ctx.passName;  // repository_hit_times (atc/fusion_result.h)
-    c->outputs[0] = out;
-    out->producer = c;
-    out->producerIndex = 0;
-    v->producer = nullptr;
+    fu::adoptOutput(c, out);
     ctx.stats.effectTimes++;
     changed = true;
   }

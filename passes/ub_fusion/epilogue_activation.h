@@ -48,4 +48,12 @@ inline bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
   return true;
 }
 
+// Records the activation on the fused node (read back by setCubeEpilogue in
+// ops/cube/gemm_lowering.h and by the normalize lowering).
+inline void setEpilogueActivation(Node* n, int64_t code, double a, double b) {
+  n->attrs["_epi_act"] = code;
+  n->attrs["_epi_alpha"] = a;
+  n->attrs["_epi_beta"] = b;
+}
+
 }  // namespace atc

@@ -60,15 +60,9 @@ bool runReduceElemwiseFusion(Graph& g, PassContext& ctx) {
     if (act) {
       n->originalNames.push_back(act->name);
       Value* out = act->outputs[0];
-      Value* old = n->outputs[0];
       g.removeNode(act);
-      n->outputs[0] = out;
-      out->producer = n;
-      out->producerIndex = 0;
-      old->producer = nullptr;
-      n->attrs["_epi_act"] = code;
-      n->attrs["_epi_alpha"] = aa;
-      n->attrs["_epi_beta"] = bb;
+      fu::adoptOutput(n, out);
+      setEpilogueActivation(n, code, aa, bb);
     }
     n->attrs["_ub_pass"] = ctx.passName;  // repository_hit_times (atc/fusion_result.h)
     ctx.stats.effectTimes++;
