@@ -222,17 +222,17 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
       }
       // Columns j in [j0, j1) have all SW phases inside the input row: a de-interleaving
       // copy (LLVM vectorises it as an interleaved access group); the rest one by one.
-      int64_t j0 = (lo + SW - 1) / SW, j1 = hi >= SW ? (hi - SW) / SW + 1 : 0;
+      int64_t j0 = (lo + SW - 1) / SW, j1 = hi >= SW ? (hi - SW) / SW + 1 : 0;  // both <= PQ
       if (xdt != ATCK_F32 || j1 < j0) j1 = j0;
-      for (int64_t ph = 0; ph < SW; ++ph) {
-        float* dp = d + ph * PQ;
-        for (int64_t j = 0; j < PQ; ++j) {
-          if (j == j0) j = j1;
-          if (j >= PQ) break;
-          const int64_t q = j * SW + ph;
-          dp[j] = q >= lo && q < hi ? cube_ldx(bufs[0], xdt, s + q) : 0.0f;
-        }
-      }
+      auto edge = [&](int64_t ja, int64_t jb) ATCK_INLINE {
+        for (int64_t ph = 0; ph < SW; ++ph)
+          for (int64_t j = ja; j < jb; ++j) {
+            const int64_t q = j * SW + ph;
+            d[ph * PQ + j] = q >= lo && q < hi ? cube_ldx(bufs[0], xdt, s + q) : 0.0f;
+          }
+      };
+      edge(0, j0);
+      edge(j1, PQ);
       const float* sf = (const float*)bufs[0] + s;
       for (int64_t j = j0; j < j1; ++j)
         for (int64_t ph = 0; ph < SW; ++ph) d[ph * PQ + j] = sf[j * SW + ph];
