@@ -3,7 +3,9 @@
 
 For each model: a cold build into an empty cache folder, then warm builds (best of --repeat)
 reusing it. Prints a table and checks warm >= 5x faster than cold and warm ResNet-18 < 1 s.
-Usage: bench_cache.py [--bin build-cache/bin] [--models DIR] [--repeat 3]
+Usage: bench_cache.py [--bin build/bin] [--models DIR] [--repeat 3]
+--bin defaults to the repository's build/bin, --models to ../shared/models/onnx beside the
+repository (both found from this file's location, so it runs from any folder).
 """
 import argparse
 import os
@@ -20,7 +22,7 @@ def build(atc, model, out, cache, extra=()):
     env = dict(os.environ, ASCEND_CACHE_PATH=cache)
     t0 = time.perf_counter()
     p = subprocess.run([atc, "--model=" + model, "--framework=5", "--output=" + out, "--soc_version=native"] + list(extra),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=os.path.dirname(out))
     dt = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit("atc failed on %s:\n%s" % (model, p.stdout.decode(errors="replace")))
@@ -29,11 +31,14 @@ def build(atc, model, out, cache, extra=()):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", default=os.path.join(HERE, "..", "build-cache", "bin"))
+    ap.add_argument("--bin", default=os.path.join(HERE, "..", "build", "bin"), help="folder with atc")
     ap.add_argument("--models", default=os.path.join(HERE, "..", "..", "shared", "models", "onnx"))
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    atc = os.path.join(a.bin, "atc")
+    atc = os.path.abspath(os.path.join(a.bin, "atc"))
+    if not os.access(atc, os.X_OK):
+        sys.exit("bench_cache.py: no atc at %s: build it first (scripts/quickstart.sh builds build/bin) "
+                 "or pass --bin" % atc)
     tmp = tempfile.mkdtemp(prefix="atc_bench_cache_")
     ok = True
     try:

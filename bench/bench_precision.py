@@ -8,7 +8,7 @@ On an AMD Zen 3 host (AVX2/FMA/F16C, no AVX-512, no avx512_bf16) fp16 and bf16 a
 types converted to fp32 on load: the ratio shows that cost (or the saved memory traffic), not
 a bf16 dot-product speed-up. docs/precision.md.
 
-Usage: bench_precision.py [--bin build-p2/bin] [--model resnet18] [--models DIR]
+Usage: bench_precision.py [--bin build/bin] [--model resnet18] [--models DIR]
                           [--soc native] [--threads 0] [--loop 30] [--warmup 3]
 """
 import argparse, json, os, subprocess, sys, tempfile

@@ -6,8 +6,9 @@ Writes <out>/<name>_sweep.csv, <out>/<name>_sweep.md and <out>/<name>_sweep.png 
 against median latency). A setting atc refuses (an option part of the compiler does not
 implement yet) is recorded as "refused" with atc's error code.
 
-  sweep.py --model m.onnx --input m.in.npy --ref m.out.npy --bin build/bin --out results \
+  sweep.py --model m.onnx --input m.in.npy --ref m.out.npy [--bin build/bin] [--out sweep_results] \
            [--settings "precision_mode=force_fp16,op_select_implmode=high_precision"] [--loop 20]
+--bin defaults to the repository's build/bin (found from this file's location).
 A setting is one or more atc options joined by '+' (without the leading --), or
 "ini:<mode>" for an --op_precision_mode file giving <mode> to every op type that has it.
 """
@@ -19,9 +20,13 @@ import re
 import subprocess
 import sys
 import tempfile
+import shutil
 import time
 
 import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_BIN = os.path.normpath(os.path.join(HERE, "..", "..", "build", "bin"))
 
 PRECISION_MODES = ["force_fp32", "must_keep_origin_dtype", "force_fp16", "allow_fp32_to_fp16",
                    "cube_fp16in_fp32out", "allow_mix_precision", "allow_mix_precision_bf16",
@@ -78,7 +83,9 @@ def run(args, om, work):
            "--warmup=2", "--loop=%d" % args.loop, "--summary=" + summary]
     if args.threads:
         cmd.append("--threads=%d" % args.threads)
-    subprocess.run(cmd, cwd=work, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    p = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("omrun failed (rc %d) on %s:\n%s" % (p.returncode, om, p.stdout.strip()))
     with open(summary) as f:
         s = json.load(f)
     med = s["latency_ms"]["median"]
@@ -102,7 +109,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--input", required=True)
     ap.add_argument("--ref", required=True)
-    ap.add_argument("--bin", required=True, help="folder with atc and omrun")
+    ap.add_argument("--bin", default=DEFAULT_BIN, help="folder with atc and omrun (default: %(default)s)")
     ap.add_argument("--out", default="sweep_results")
     ap.add_argument("--name", default=None)
     ap.add_argument("--settings", default=None, help="comma list (default: all precision modes and implmodes)")
@@ -115,11 +122,27 @@ def main():
         setattr(args, k, os.path.abspath(getattr(args, k)))
     name = args.name or os.path.splitext(os.path.basename(args.model))[0]
     settings = args.settings.split(",") if args.settings else default_settings()
+    for tool in ("atc", "omrun"):
+        if not os.access(os.path.join(args.bin, tool), os.X_OK):
+            sys.exit("sweep.py: no %s in %s: build it first (scripts/quickstart.sh builds build/bin) or pass --bin"
+                     % (tool, args.bin))
     ref = np.load(args.ref)
     classifier = args.classifier == "yes" or (args.classifier == "auto" and ref.ndim == 2 and ref.shape[1] >= 10)
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="sweep_", dir=args.out)
-    os.environ.setdefault("ASCEND_CACHE_PATH", os.path.join(work, "cache"))
+    try:
+        os.environ.setdefault("ASCEND_CACHE_PATH", os.path.join(work, "cache"))
+        rows = sweep(args, settings, work, ref, classifier)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    write(args, name, rows)
+    if not any(r["status"] == "ok" for r in rows):
+        print("no setting built", file=sys.stderr)
+        return 1
+    return 0
+
+
+def sweep(args, settings, work, ref, classifier):
     rows = []
     for s in settings:
         om, err, ct, tail = build(args, s, work)
@@ -135,6 +158,10 @@ def main():
                        top1_agree=("%.3f" % top1) if top1 != "" else "", median_ms="%.3f" % med)
             print("%-70s cos %.7f maxabs %.3e med %.3f ms" % (s, cos, mae, med), flush=True)
         rows.append(row)
+    return rows
+
+
+def write(args, name, rows):
     cols = ["setting", "status", "error_code", "cosine", "max_abs_err", "max_rel_err", "top1_agree", "median_ms",
             "compile_s"]
     base = os.path.join(args.out, name + "_sweep")
@@ -150,8 +177,6 @@ def main():
             f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")
     plot(rows, base + ".png", name)
     print("wrote %s.csv, %s.md, %s.png" % (base, base, base))
-    import shutil
-    shutil.rmtree(work, ignore_errors=True)
 
 
 def plot(rows, path, name):
