@@ -18,16 +18,17 @@
 #include "atc/console.h"
 #include "atc/fusion_result.h"
 #include "atc/fusion_switch.h"
-#include "atc/om_builder.h"
+#include "backend/om_builder.h"
 #include "atc/options.h"
 #include "cache/entry_file.h"
 #include "runtime/om_format.h"
 #include "cache/graph_cache.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/tf/tf_importer.h"
-#include "frontends/tf/tf_scope_fusion.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/codegen/codegen.h"
+#include "kernels/codegen/host_cpu.h"
+#include "support/file_io.h"
 #include "atc/mode_json.h"
 #include "passes/pass_manager.h"
 
@@ -52,8 +53,7 @@ class PhaseTimer {
 };
 
 [[noreturn]] void outputError(const std::string& output, const std::string& reason) {
-  throw AtcError("E10001", "Value [" + output + "] for parameter [--output] is invalid. Reason: " + reason,
-                 "Set --output to a path prefix in an existing, writable folder (.om is appended).");
+  invalidParam("output", output, reason, "Set --output to a path prefix in an existing, writable folder (.om is appended).");
 }
 
 std::string parentDir(const std::string& path) {
@@ -66,26 +66,10 @@ std::string parentDir(const std::string& path) {
 void checkStaticInputs(const Graph& g) {
   for (auto* in : g.inputs) {
     if (in->type.isStatic()) continue;
-    throw AtcError("E10001",
-                   "Value [" + in->type.str() + "] of input [" + in->name +
-                       "] is invalid. Reason: the input has a dynamic or unknown shape, and dynamic shapes "
-                       "are not supported in this version.",
-                   "Fix the shape with --input_shape=\"" + in->name + ":d0,d1,...\".");
+    invalidValue("input [" + in->name + "]", in->type.str(),
+                 "the input has a dynamic or unknown shape, and dynamic shapes are not supported in this version.",
+                 "Fix the shape with --input_shape=\"" + in->name + ":d0,d1,...\".");
   }
-}
-
-// The temporary file being written, removed by the signal handler if atc is interrupted.
-char g_tmpPath[4096];
-volatile sig_atomic_t g_tmpActive = 0;
-
-void onFatalSignal(int sig) {
-  if (g_tmpActive) ::unlink(g_tmpPath);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void installSignalCleanup() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, onFatalSignal);
 }
 
 bool wantsHelp(int argc, const char* const* argv) {
@@ -135,124 +119,98 @@ void checkModelFile(const std::string& model) {
   }
 }
 
-void writeFileAtomically(const std::string& path, const void* data, size_t size) {
-  std::string tmp = path + ".tmp." + std::to_string((long)::getpid());
-  if (tmp.size() < sizeof g_tmpPath) {
-    std::memcpy(g_tmpPath, tmp.c_str(), tmp.size() + 1);
-    g_tmpActive = 1;
-  }
-  struct ClearTmp {
-    ~ClearTmp() { g_tmpActive = 0; }
-  } clearTmp;
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) outputError(path, std::string("cannot create [") + tmp + "]: " + std::strerror(errno) + ".");
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  size_t left = size;
-  std::string err;
-  while (left > 0 && err.empty()) {
-    ssize_t w = ::write(fd, p, left);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      err = std::string("write failed: ") + std::strerror(errno);
-    } else {
-      p += w;
-      left -= (size_t)w;
-    }
-  }
-  // No fsync: like compilers and linkers, atc relies on write-to-temp + rename for atomicity
-  // (no reader ever sees a partial .om); flushing 50 MB to disk cost more than a warm build.
-  if (::close(fd) != 0 && err.empty()) err = std::string("close failed: ") + std::strerror(errno);
-  if (err.empty() && ::rename(tmp.c_str(), path.c_str()) != 0)
-    err = std::string("rename failed: ") + std::strerror(errno);
-  if (!err.empty()) {
-    ::unlink(tmp.c_str());
-    outputError(path, err + ".");
-  }
+void writeOutputFile(const std::string& path, const void* data, size_t size) {
+  AtomicWrite how;
+  how.removeOnSignal = true;
+  std::string err = writeFileAtomically(path, data, size, how);
+  if (!err.empty()) outputError(path, err + ".");
 }
 
-void runCompile(const CompileOptions& optsIn) {
-  CompileOptions opts = optsIn;
-  applyPassDebugEnv(opts);
-  if (opts.mode == 1) {
-    writeOmJson(opts.om, opts.json);  // atc/mode_json.h
-    return;
+namespace {
+
+// Whole-model cache (--graph_compiler_cache_dir, docs/cache.md): the entry's path, or "".
+std::string graphCacheEntry(const AtcOptions& opts, const TargetProfile& target) {
+  if (opts.output.graphCompilerCacheDir.empty()) return "";
+  std::string key = cache::graphCacheKey(opts.import.model, opts.cmdline,
+                                         target.triple + "|" + target.cpu + "|" + target.features,
+                                         codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion));
+  return key.empty() ? "" : cache::graphCacheEntryPath(opts.output.graphCompilerCacheDir, key);
+}
+
+// Writes the cached .om when the entry is valid; true on a hit.
+bool serveFromGraphCache(const std::string& entry, const std::string& omPath) {
+  if (entry.empty()) return false;
+  std::vector<uint8_t> cached;
+  cache::ReadResult r = cache::readEntry(entry, cached);
+  if (r == cache::ReadResult::Ok) {
+    PhaseTimer t("write");
+    writeOutputFile(omPath, cached.data(), cached.size());
+    logInfo("whole-model cache hit " + entry + ": wrote " + omPath);
+    return true;
   }
-  if (opts.mode != 0)
-    throw AtcError("E10001", "Value [" + std::to_string(opts.mode) +
-                                 "] for parameter [--mode] is invalid. Reason: only mode 0 is implemented.",
-                   "Use --mode=0.");
-  // Cheap checks first: a bad --output or model path must not cost a whole compile.
-  checkOutputPath(opts.output);
-  checkModelFile(opts.model);
-  if (!opts.fusionSwitchFile.empty()) applyFusionSwitches(loadFusionSwitchFile(opts.fusionSwitchFile), opts);
-  TargetProfile target;
-  {
-    PhaseTimer t("target profile");
-    target = loadTargetProfile(opts.socVersion);
-  }
-  logInfo("target " + target.name + ": triple " + target.triple + ", cpu " + target.cpu);
-  // Whole-model cache (--graph_compiler_cache_dir, docs/cache.md).
-  std::string graphEntry;
-  if (!opts.graphCompilerCacheDir.empty()) {
-    std::string key = cache::graphCacheKey(opts.model, opts.cmdline,
-                                           target.triple + "|" + target.cpu + "|" + target.features,
-                                           codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion));
-    if (!key.empty()) graphEntry = cache::graphCacheEntryPath(opts.graphCompilerCacheDir, key);
-    std::vector<uint8_t> cached;
-    cache::ReadResult r = graphEntry.empty() ? cache::ReadResult::Missing : cache::readEntry(graphEntry, cached);
-    if (r == cache::ReadResult::Ok) {
-      PhaseTimer t("write");
-      writeFileAtomically(opts.output + ".om", cached.data(), cached.size());
-      logInfo("whole-model cache hit " + graphEntry + ": wrote " + opts.output + ".om");
-      return;
-    }
-    if (r == cache::ReadResult::Corrupt) cache::warnOnce("whole-model cache entry " + graphEntry + " fails its checksum; rebuilding it");
-  }
-  std::unique_ptr<Graph> g;
-  {
-    PhaseTimer t("import");
-    g = opts.framework == 3 ? importTf(opts) : importOnnx(opts);
-  }
+  if (r == cache::ReadResult::Corrupt) cache::warnOnce("whole-model cache entry " + entry + " fails its checksum; rebuilding it");
+  return false;
+}
+
+std::unique_ptr<Graph> importModel(const ImportOptions& opts) {
+  PhaseTimer t("import");
+  std::unique_ptr<Graph> g = opts.framework == 3 ? importTf(opts) : importOnnx(opts);
   if (!g) internalError("the frontend returned no graph");
   logInfo("imported graph " + g->name + ": " + std::to_string(g->nodes().size()) + " nodes, " +
           std::to_string(g->inputs.size()) + " inputs, " + std::to_string(g->outputs.size()) + " outputs");
   checkStaticInputs(*g);
-  std::vector<PassRecord> passRecords;
+  return g;
+}
+
+}  // namespace
+
+void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
+  AtcOptions opts = optsIn;
+  applyPassDebugEnv(opts.passes);
+  if (opts.mode == 1) {
+    writeOmJson(opts.om, opts.json);  // atc/mode_json.h
+    return;
+  }
+  if (opts.mode != 0) invalidParam("mode", std::to_string(opts.mode), "only mode 0 is implemented.", "Use --mode=0.");
+  // Cheap checks first: a bad --output or model path must not cost a whole compile.
+  const std::string omPath = opts.output.output + ".om";
+  checkOutputPath(opts.output.output);
+  checkModelFile(opts.import.model);
+  TargetProfile target;
+  {
+    PhaseTimer t("target profile");
+    target = loadTargetProfile(opts.socVersion, hostCpu());
+  }
+  logInfo("target " + target.name + ": triple " + target.triple + ", cpu " + target.cpu);
+  std::string graphEntry = graphCacheEntry(opts, target);
+  if (serveFromGraphCache(graphEntry, omPath)) return;
+  std::unique_ptr<Graph> g = importModel(opts.import);
+  CompileReport local;
+  CompileReport& report = reportOut ? *reportOut : local;
   {
     PhaseTimer t("passes");
-    passRecords = runDefaultPipeline(*g, opts);
+    report.passes = runDefaultPipeline(*g, opts.passes, &target);
   }
-  if (opts.framework == 3)  // TF scope fusion passes that ran in the frontend report as graph fusions
-    for (const auto& s : tffe::lastScopeFusionStats()) {
-      PassRecord r;
-      r.name = s.name;
-      r.group = "graph_fusion";
-      r.stats.matchTimes = s.matchTimes;
-      r.stats.effectTimes = s.effectTimes;
-      r.runs = 1;
-      r.changedRuns = s.effectTimes ? 1 : 0;
-      passRecords.push_back(r);
-    }
-  if (opts.exportCompileStat == 2) writeFusionResult(passRecords);
+  if (opts.output.exportCompileStat == 2) writeFusionResult(report.passes);
   logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
   if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));
   std::vector<uint8_t> om;
   {
     PhaseTimer t("build om");
-    om = buildOm(*g, opts, target);
+    om = buildOm(*g, opts.backend, target, &report.kernelCache);
   }
   {
     PhaseTimer t("write");
-    writeFileAtomically(opts.output + ".om", om.data(), om.size());
+    writeOutputFile(omPath, om.data(), om.size());
   }
-  logInfo("wrote " + opts.output + ".om (" + std::to_string(om.size()) + " bytes)");
+  logInfo("wrote " + omPath + " (" + std::to_string(om.size()) + " bytes)");
   if (!graphEntry.empty()) {
     std::string err = cache::writeEntry(graphEntry, om);
     if (!err.empty()) cache::warnOnce("cannot store the model into --graph_compiler_cache_dir (" + err + ")");
   }
-  if (opts.exportCompileStat == 1) {
-    countRepositoryHits(*g, opts.kernelCacheReport.get(), passRecords);
-    writeFusionResult(passRecords);
+  if (opts.output.exportCompileStat == 1) {
+    countRepositoryHits(*g, report.kernelCache, report.passes);
+    writeFusionResult(report.passes);
   }
 }
 
@@ -265,7 +223,7 @@ int runAtcCommandLine(int argc, const char* const* argv, std::ostream& out) {
     }
     out << kStartMessage << std::endl;
     installSignalCleanup();
-    CompileOptions opts;
+    AtcOptions opts;
     std::ostringstream helpSink;
     if (!parseCommandLine(argc, argv, opts, helpSink)) {
       out << helpSink.str();

@@ -19,7 +19,8 @@ std::string fusionResultJson(const std::vector<PassRecord>& records, int session
   nlohmann::json gfs = nlohmann::json::object(), ubs = nlohmann::json::object();
   for (auto& r : records) {
     if (r.skipped || r.runs == 0) continue;
-    bool isGraph = r.group == "graph_fusion", isUb = r.group == "ub_fusion";
+    // TF scope fusion passes report as graph fusions, as in ATC.
+    bool isGraph = r.group == "graph_fusion" || r.group == "scope_fusion", isUb = r.group == "ub_fusion";
     if (!isGraph && !isUb) continue;
     nlohmann::json e = nlohmann::json::object();
     e["effect_times"] = std::to_string(r.stats.effectTimes);
@@ -35,16 +36,15 @@ std::string fusionResultJson(const std::vector<PassRecord>& records, int session
   return root.dump(4) + "\n";
 }
 
-void countRepositoryHits(const Graph& g, const CompileOptions::KernelCacheReport* report,
+void countRepositoryHits(const Graph& g, const KernelCacheReport& report,
                          std::vector<PassRecord>& records) {
   for (auto& r : records) r.repositoryHits = 0;
-  if (!report) return;
   for (auto& up : g.nodes()) {
     auto a = up->attrs.find("_ub_pass");
     if (a == up->attrs.end()) continue;
     const std::string* pass = std::get_if<std::string>(&a->second);
-    auto h = report->nodeHit.find(up->name);
-    if (!pass || h == report->nodeHit.end() || !h->second) continue;
+    auto h = report.nodeHit.find(up->name);
+    if (!pass || h == report.nodeHit.end() || !h->second) continue;
     for (auto& r : records)
       if (r.name == *pass && r.group == "ub_fusion") r.repositoryHits++;
   }

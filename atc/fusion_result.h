@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "passes/pass_manager.h"
+#include "passes/compile_report.h"
 
 namespace atc {
 
 // The JSON text (indent 4, trailing newline).
 std::string fusionResultJson(const std::vector<PassRecord>& records, int session = 0, int graph = 0);
 // repository_hit_times: per UB fusion pass, the nodes it made (attribute _ub_pass = pass
-// name) whose kernel the kernel cache served (report->nodeHit, filled by the code generator).
-void countRepositoryHits(const Graph& g, const CompileOptions::KernelCacheReport* report,
+// name) whose kernel the kernel cache served (report.nodeHit, filled by the backend).
+void countRepositoryHits(const Graph& g, const KernelCacheReport& report,
                          std::vector<PassRecord>& records);
 // Where the file goes (creates $ASCEND_WORK_PATH/FE/<pid> when needed).
 std::string fusionResultPath();

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "atc/console.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
+#include "support/file_io.h"
+#include "support/strings.h"
 #include "passes/pass_registry.h"
 
 namespace atc {
@@ -21,14 +23,9 @@ const char* kSolution =
     "\"UBFusion\":{...}}} or as lines PassName:off, with values on or off only.";
 
 [[noreturn]] void bad(const std::string& path, const std::string& reason) {
-  throw AtcError("E10003", "Value [" + path + "] for parameter [--fusion_switch_file] is invalid. Reason: " + reason,
-                 kSolution);
+  invalidParamCode("E10003", "fusion_switch_file", path, reason, kSolution);
 }
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 bool parseOnOff(const std::string& v, const std::string& path, const std::string& name) {
   if (v == "on") return true;
@@ -143,16 +140,12 @@ FusionSwitches parseFusionSwitchText(const std::string& text, const std::string&
 }
 
 FusionSwitches loadFusionSwitchFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    throw AtcError("E10001", "Value [" + path + "] for parameter [--fusion_switch_file] is invalid. Reason: the file cannot be read.",
-                   "Set --fusion_switch_file to an existing, readable file.");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parseFusionSwitchText(ss.str(), path);
+  std::string text, err = readFileBounded(path, 1u << 20, &text);
+  if (!err.empty()) invalidParam("fusion_switch_file", path, err + ".", "Set --fusion_switch_file to an existing, readable file.");
+  return parseFusionSwitchText(text, path);
 }
 
-void applyFusionSwitches(const FusionSwitches& sw, CompileOptions& opts) {
+void applyFusionSwitches(const FusionSwitches& sw, PassOptions& opts) {
   for (auto& name : sw.unknownNames)
     warn("fusion switch file: pass [" + name + "] is not a fusion pass of this compiler; its switch is ignored.");
   for (auto& p : allPasses()) {

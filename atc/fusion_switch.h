@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "atc/compile_options.h"
+#include "passes/pass_options.h"
 
 namespace atc {
 
@@ -28,6 +28,6 @@ FusionSwitches parseFusionSwitchText(const std::string& text, const std::string&
 FusionSwitches loadFusionSwitchFile(const std::string& path);
 // Applies the switches to opts.disabledPasses / opts.enabledPasses using the pass
 // registry; warns for unknown names and for passes that cannot be switched off.
-void applyFusionSwitches(const FusionSwitches& sw, CompileOptions& opts);
+void applyFusionSwitches(const FusionSwitches& sw, PassOptions& opts);
 
 }  // namespace atc

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "runtime/om_format.h"
 
 namespace atc {

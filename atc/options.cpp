@@ -3,51 +3,28 @@
 #include <CLI/CLI.hpp>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
+#include <functional>
+#include <iostream>
 #include <map>
 #include <sstream>
 
 #include "atc/precision_options.h"
 #include "atc/implmode_options.h"
 #include "cache/kernel_cache.h"
-#include "ir/error.h"
+#include "atc/fusion_switch.h"
+#include "passes/pass_registry.h"
+#include "support/diagnostics.h"
+#include "support/strings.h"
 
 namespace atc {
 
 namespace {
 
 [[noreturn]] void invalid(const std::string& value, const std::string& param, const std::string& reason,
-                          const std::string& solution, const std::string& code = "E10001") {
-  throw AtcError(code, "Value [" + value + "] for parameter [--" + param + "] is invalid. Reason: " + reason,
-                 solution);
-}
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> r;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) { r.push_back(cur); cur.clear(); }
-    else cur += c;
-  }
-  r.push_back(cur);
-  return r;
-}
-
-bool parseInt64(const std::string& s, int64_t* out) {
-  std::string t = trim(s);
-  if (t.empty()) return false;
-  size_t i = (t[0] == '-' || t[0] == '+') ? 1 : 0;
-  if (i == t.size()) return false;
-  for (size_t j = i; j < t.size(); ++j)
-    if (!std::isdigit((unsigned char)t[j])) return false;
-  if (t.size() - i > 18) return false;
-  *out = std::stoll(t);
-  return true;
+                          const std::string& solution, const char* code = "E10001") {
+  invalidParamCode(code, param, value, reason, solution);
 }
 
 std::string quoteArg(const std::string& a) {
@@ -85,7 +62,7 @@ LogLevel parseLogLevel(const std::string& text) {
   return it->second;
 }
 
-void parseInputShape(const std::string& text, CompileOptions& opts) {
+void parseInputShape(const std::string& text, ImportOptions& opts) {
   const char* sol = "Use the form \"name1:n,c,h,w;name2:d0,d1\" (a scalar input: \"name:\"), "
                     "with non-negative integer dims.";
   opts.inputShapes.clear();
@@ -182,58 +159,34 @@ std::string atcHelpText() {
   return os.str();
 }
 
-// --op_compiler_cache_mode/_dir, --op_debug_level, --op_debug_config, --graph_compiler_cache_dir.
-template <class IsGiven, class Val>
-static void parseCacheOptions(CompileOptions& opts, IsGiven isGiven, Val val) {
-  if (isGiven("op_compiler_cache_mode")) {
-    std::string v = trim(val("op_compiler_cache_mode"));
-    if (v != "enable" && v != "disable" && v != "force")
-      invalid(v, "op_compiler_cache_mode", "the value must be enable, disable or force.",
-              "Use --op_compiler_cache_mode=enable (default), disable or force.");
-    opts.opCompilerCacheMode = v;
-  }
-  if (isGiven("op_compiler_cache_dir")) {
-    std::string v = trim(val("op_compiler_cache_dir"));
-    bool ok = !v.empty();
-    for (char c : v) ok = ok && (std::isalnum((unsigned char)c) || std::string("_-./~").find(c) != std::string::npos);
-    if (!ok)
-      invalid(v, "op_compiler_cache_dir", "a folder path of letters, digits, '_', '-', '.' and '/' is expected.",
-              "Give a folder path such as /home/me/atc_data (it is created when missing).");
-    opts.opCompilerCacheDir = v;
-  }
-  if (isGiven("op_debug_level")) {
-    std::string v = trim(val("op_debug_level"));
-    int64_t l = -1;
-    if (!parseInt64(v, &l) || l < 0 || l > 4)
-      invalid(v, "op_debug_level", "the value must be 0, 1, 2, 3 or 4.", "Use --op_debug_level=0 (default).");
-    opts.opDebugLevel = (int)l;
-  }
-  if (isGiven("op_debug_config")) {
-    std::string v = trim(val("op_debug_config"));
-    if (v.empty()) invalid(v, "op_debug_config", "the value is empty.", "Give the path of a .cfg file.");
-    cache::parseOpDebugConfig(v);  // checked early: E10001 when missing or malformed
-    opts.opDebugConfig = v;
-  }
-  if (isGiven("graph_compiler_cache_dir")) {
-    std::string v = trim(val("graph_compiler_cache_dir"));
-    struct stat st;
-    if (v.empty() || ::stat(v.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      invalid(v, "graph_compiler_cache_dir", "the folder does not exist.",
-              "Create the folder first, or remove --graph_compiler_cache_dir.");
-    opts.graphCompilerCacheDir = v;
-  }
-}
+namespace {
 
-bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, std::ostream& helpOut) {
-  // The whole command line, stored in the model.
-  std::string cmdline = "atc";
-  for (int i = 1; i < argc; ++i) cmdline += " " + quoteArg(argv[i]);
-  opts.cmdline = cmdline;
+// The parsed command line: each option's last value, and which options were given.
+class CliValues {
+ public:
+  bool given(const std::string& n) const {
+    auto it = given_.find(n);
+    return it != given_.end() && it->second;
+  }
+  std::string val(const std::string& n) const {
+    auto it = values_.find(n);
+    return it == values_.end() ? std::string() : it->second;
+  }
+  std::function<bool(const std::string&)> givenFn() const {
+    return [this](const std::string& n) { return given(n); };
+  }
+  std::function<std::string(const std::string&)> valFn() const {
+    return [this](const std::string& n) { return val(n); };
+  }
+  std::map<std::string, std::string> values_;
+  std::map<std::string, bool> given_;
+};
 
+// Parses argv with CLI11 into v. Returns false when --help was asked for. "--name=" (empty
+// value) counts as given-but-empty, so that the option's own check reports it.
+bool readArgs(int argc, const char* const* argv, CliValues& v, std::ostream& helpOut) {
   std::vector<std::string> args;
   args.push_back(argc > 0 ? argv[0] : "atc");
-  // "--name=" (empty value): CLI11 reads it as a missing value; keep it as given-but-empty
-  // so that the option's own check reports it (E10054 for --soc_version, ...).
   std::map<std::string, bool> givenEmpty;
   for (int i = 1; i < argc; ++i) {
     std::string a = normaliseArg(argv[i]);
@@ -244,18 +197,16 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
     }
     args.push_back(a);
   }
-
   CLI::App app{"atc"};
   app.set_help_flag();  // help handled below, so that "--help" wins over other errors
   bool help = false;
   app.add_flag("-h,--help", help, "show this help");
-  std::map<std::string, std::string> values;
-  std::map<std::string, CLI::Option*> given;
+  std::map<std::string, CLI::Option*> opt;
   for (auto& s : atcOptionTable()) {
-    CLI::Option* o = app.add_option(std::string("--") + s.name, values[s.name], s.help);
+    CLI::Option* o = app.add_option(std::string("--") + s.name, v.values_[s.name], s.help);
     o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     o->allow_extra_args(false);
-    given[s.name] = o;
+    opt[s.name] = o;
   }
   for (auto& a : args)
     if (a == "--help") {
@@ -266,184 +217,232 @@ bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, s
   try {
     app.parse(rev);
   } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    std::string name = "command line";
     for (size_t i = 1; i < args.size(); ++i) {
       const std::string& a = args[i];
-      if (a.rfind("-", 0) == 0) {
-        std::string n = a.substr(a.find_first_not_of('-'));
-        n = n.substr(0, n.find('='));
-        if (!findOptionSpec(n) && n != "help" && n != "h") {
-          throw AtcError("E10001", "Parameter [" + a.substr(0, a.find('=')) + "] is not an option of atc.",
-                         "Try 'atc --help' for the list of options.");
-        }
-      }
+      if (a.rfind("-", 0) != 0) continue;
+      std::string n = a.substr(a.find_first_not_of('-'));
+      n = n.substr(0, n.find('='));
+      if (!findOptionSpec(n) && n != "help" && n != "h")
+        throw AtcError("E10001", "Parameter [" + a.substr(0, a.find('=')) + "] is not an option of atc.",
+                       "Try 'atc --help' for the list of options.");
     }
-    throw AtcError("E10001", "The command line is invalid. Reason: " + what,
+    throw AtcError("E10001", std::string("The command line is invalid. Reason: ") + e.what(),
                    "Write options as --name=value; try 'atc --help' for the list of options.");
   }
-  for (auto& kv : givenEmpty)
-    if (given.at(kv.first)->count() == 0) values[kv.first].clear();
-    else givenEmpty[kv.first] = false;  // a later non-empty value wins
-  auto isGiven = [&](const std::string& n) {
-    auto e = givenEmpty.find(n);
-    return given.at(n)->count() > 0 || (e != givenEmpty.end() && e->second);
-  };
-  auto val = [&](const std::string& n) { return values.at(n); };
+  for (auto& [name, o] : opt) {
+    auto e = givenEmpty.find(name);
+    bool empty = e != givenEmpty.end() && o->count() == 0;  // a later non-empty value wins
+    if (empty) v.values_[name].clear();
+    v.given_[name] = o->count() > 0 || empty;
+  }
+  return true;
+}
 
-  // --log first, so that its level applies to the rest.
-  if (isGiven("log")) opts.log = parseLogLevel(val("log"));
-
-  // --mode
-  if (isGiven("mode")) {
+// --mode, and the recognised options this version does not implement (refused by name).
+void parseModeAndUnimplemented(const CliValues& v, AtcOptions& opts) {
+  if (v.given("mode")) {
     int64_t m = -1;
-    if (!parseInt64(val("mode"), &m) || (m != 0 && m != 1 && m != 3 && m != 6))
-      invalid(val("mode"), "mode", "the value must be 0, 1, 3 or 6.", "Use --mode=0 to build an .om.");
+    if (!parseInt64(v.val("mode"), &m) || (m != 0 && m != 1 && m != 3 && m != 6))
+      invalid(v.val("mode"), "mode", "the value must be 0, 1, 3 or 6.", "Use --mode=0 to build an .om.");
     if (m != 0 && m != 1)
-      invalid(val("mode"), "mode", "mode " + std::to_string(m) + " is recognised but not implemented yet in this version.",
+      invalid(v.val("mode"), "mode", "mode " + std::to_string(m) + " is recognised but not implemented yet in this version.",
               "Use --mode=0 (build an .om).");
     opts.mode = (int)m;
   }
-
-  // Recognised options this version does not implement: refused by name.
   for (auto& s : atcOptionTable()) {
-    if (s.status != OptionStatus::NotImplemented || !isGiven(s.name)) continue;
-    const std::string v = val(s.name);
+    if (s.status != OptionStatus::NotImplemented || !v.given(s.name)) continue;
+    const std::string val = v.val(s.name);
     bool accepted = false;
-    for (auto& a : s.acceptedValues) accepted = accepted || a == trim(v);
+    for (auto& a : s.acceptedValues) accepted = accepted || a == trim(val);
     if (accepted) continue;
-    invalid(v, s.name, std::string("option --") + s.name + " is recognised but not implemented yet in this version.",
+    invalid(val, s.name, std::string("option --") + s.name + " is recognised but not implemented yet in this version.",
             std::string("Remove --") + s.name + " from the command line" +
-                (s.acceptedValues.empty() ? std::string(".")
-                                          : " or set it to " + s.acceptedValues.front() + "."));
+                (s.acceptedValues.empty() ? std::string(".") : " or set it to " + s.acceptedValues.front() + "."));
   }
+}
 
-  // --mode=1: --om (an .om) and --json only (atc/mode_json.h).
-  if (opts.mode == 1) {
-    if (!isGiven("om") || trim(val("om")).empty())
-      throw AtcError("E10007", "Argument [--om] is required with --mode=1.", "Set --om to the .om to convert.");
-    if (!isGiven("json") || trim(val("json")).empty())
-      throw AtcError("E10007", "Argument [--json] is required with --mode=1.", "Set --json to the JSON file to write.");
-    opts.om = trim(val("om"));
-    opts.json = trim(val("json"));
-    return true;
-  }
-
-  // Required options.
-  if (!isGiven("model") || trim(val("model")).empty())
-    throw AtcError("E10007", "Argument [--model] is required.",
-                   "Set --model to the path of the source model file.");
-  if (!isGiven("framework") || trim(val("framework")).empty())
-    throw AtcError("E10007", "Argument [--framework] is required.", "Set --framework=5 for an ONNX model.");
-  if (!isGiven("output") || trim(val("output")).empty())
-    throw AtcError("E10007", "Argument [--output] is required.",
-                   "Set --output to the path prefix of the .om to write.");
-  if (!isGiven("soc_version") || trim(val("soc_version")).empty())
+// --model, --framework, --output, --soc_version.
+void parseRequired(const CliValues& v, AtcOptions& opts) {
+  auto require = [&](const char* name, const char* solution) {
+    if (!v.given(name) || trim(v.val(name)).empty()) requiredParam(name, solution);
+  };
+  require("model", "Set --model to the path of the source model file.");
+  require("framework", "Set --framework=5 for an ONNX model.");
+  require("output", "Set --output to the path prefix of the .om to write.");
+  if (!v.given("soc_version") || trim(v.val("soc_version")).empty())
     throw AtcError("E10054", "The required parameter [--soc_version] for ATC is empty.",
                    "Set --soc_version to a target profile name.");
+  std::string f = trim(v.val("framework"));
+  int64_t fw = -1;
+  if (!parseInt64(f, &fw)) invalid(f, "framework", "the value must be an integer: 5 (ONNX).", "Use --framework=5.");
+  if (fw == 0) invalid(f, "framework", "Caffe models are not supported by this compiler.",
+                       "Convert the model to ONNX and use --framework=5.");
+  if (fw == 1) invalid(f, "framework", "MindSpore models are not supported by this compiler.",
+                       "Export the model to ONNX and use --framework=5.");
+  if (fw != 5 && fw != 3)
+    invalid(f, "framework", "the value must be 3 (TensorFlow) or 5 (ONNX).", "Use --framework=3 or --framework=5.");
+  opts.import.framework = opts.backend.framework = (int)fw;
+  opts.import.model = trim(v.val("model"));
+  opts.output.output = v.val("output");
+  opts.socVersion = trim(v.val("soc_version"));
+}
 
-  // --framework
-  {
-    std::string f = trim(val("framework"));
-    int64_t fw = -1;
-    if (!parseInt64(f, &fw)) invalid(f, "framework", "the value must be an integer: 5 (ONNX).", "Use --framework=5.");
-    if (fw == 0) invalid(f, "framework", "Caffe models are not supported by this compiler.",
-                         "Convert the model to ONNX and use --framework=5.");
-    if (fw == 1) invalid(f, "framework", "MindSpore models are not supported by this compiler.",
-                         "Export the model to ONNX and use --framework=5.");
-    if (fw != 5 && fw != 3)
-      invalid(f, "framework", "the value must be 3 (TensorFlow) or 5 (ONNX).", "Use --framework=3 or --framework=5.");
-    opts.framework = (int)fw;
-  }
-  opts.model = trim(val("model"));
-  opts.output = val("output");
-  opts.socVersion = trim(val("soc_version"));
+std::string checkedValue(const CliValues& v, const char* name, const std::vector<std::string>& known,
+                         const std::string& solution) {
+  std::string val = trim(v.val(name));
+  for (auto& k : known)
+    if (k == val) return val;
+  invalid(val, name, "the value must be one of " + join(known) + ".", solution);
+}
 
-  // Precision.
-  if (isGiven("precision_mode") && isGiven("precision_mode_v2"))
+// --precision_mode / --precision_mode_v2 (default force_fp16, as ATC), then the precision files.
+void parsePrecision(const CliValues& v, AtcOptions& opts) {
+  if (v.given("precision_mode") && v.given("precision_mode_v2"))
     throw AtcError("E10056",
                    "Parameters [--precision_mode] and [--precision_mode_v2] cannot be set at the same time.",
                    "Keep only one of them (--precision_mode_v2 is recommended).");
-  if (isGiven("precision_mode")) {
-    static const std::vector<std::string> known = {
-        "force_fp16", "allow_fp32_to_fp16", "force_fp32", "cube_fp16in_fp32out", "must_keep_origin_dtype",
-        "allow_mix_precision", "allow_mix_precision_fp16", "allow_mix_precision_bf16", "allow_fp32_to_bf16"};
-    std::string v = trim(val("precision_mode"));
-    bool isKnown = false;
-    for (auto& k : known) isKnown = isKnown || k == v;
-    if (!isKnown)
-      invalid(v, "precision_mode", "the value must be one of force_fp16, allow_fp32_to_fp16, force_fp32, "
-                                   "cube_fp16in_fp32out, must_keep_origin_dtype, allow_mix_precision, "
-                                   "allow_mix_precision_fp16, allow_mix_precision_bf16, allow_fp32_to_bf16.",
-              "Use --precision_mode=must_keep_origin_dtype.");
-    opts.precisionMode = v;
-  }
-  if (isGiven("precision_mode_v2")) {
-    std::string v = trim(val("precision_mode_v2"));
-    static const std::vector<std::string> known = {"fp16", "origin", "cube_fp16in_fp32out", "mixed_float16",
-                                                   "mixed_bfloat16"};
-    bool isKnown = false;
-    for (auto& k : known) isKnown = isKnown || k == v;
-    if (v == "cube_hif8" || v == "mixed_hif8")
-      invalid(v, "precision_mode_v2", "HiFloat8 modes are not supported on this target.",
-              "Use --precision_mode_v2=origin.");
-    if (!isKnown)
-      invalid(v, "precision_mode_v2", "the value must be one of fp16, origin, cube_fp16in_fp32out, mixed_float16, "
-                                      "mixed_bfloat16.",
-              "Use --precision_mode_v2=origin.");
-    opts.precisionModeV2 = v;
+  std::string mode, modeV2;
+  if (v.given("precision_mode"))
+    mode = checkedValue(v, "precision_mode",
+                        {"force_fp16", "allow_fp32_to_fp16", "force_fp32", "cube_fp16in_fp32out",
+                         "must_keep_origin_dtype", "allow_mix_precision", "allow_mix_precision_fp16",
+                         "allow_mix_precision_bf16", "allow_fp32_to_bf16"},
+                        "Use --precision_mode=must_keep_origin_dtype.");
+  if (v.given("precision_mode_v2")) {
+    std::string t = trim(v.val("precision_mode_v2"));
+    if (t == "cube_hif8" || t == "mixed_hif8")
+      invalid(t, "precision_mode_v2", "HiFloat8 modes are not supported on this target.", "Use --precision_mode_v2=origin.");
+    modeV2 = checkedValue(v, "precision_mode_v2", {"fp16", "origin", "cube_fp16in_fp32out", "mixed_float16", "mixed_bfloat16"},
+                          "Use --precision_mode_v2=origin.");
   }
   // Neither given: ATC's offline-inference default (docs/precision.md).
-  if (!isGiven("precision_mode") && !isGiven("precision_mode_v2")) opts.precisionMode = "force_fp16";
-  parsePrecisionCliOptions(isGiven, val, opts);  // atc/precision_options.cpp
+  if (!v.given("precision_mode") && !v.given("precision_mode_v2")) mode = "force_fp16";
+  opts.passes.precision.mode = precisionModeFromNames(mode, modeV2);
+  parsePrecisionCliOptions(v.givenFn(), v.valFn(), opts.passes.precision);  // atc/precision_options.cpp
+}
 
-  if (isGiven("input_shape")) {
-    opts.inputShape = val("input_shape");
-    parseInputShape(opts.inputShape, opts);
-  }
-  if (isGiven("input_format")) {
-    opts.inputFormat = trim(val("input_format"));
-    std::vector<std::string> ok = opts.framework == 3 ? std::vector<std::string>{"NHWC", "NCHW", "ND", "NCDHW", "NDHWC"}
-                                                      : std::vector<std::string>{"NCHW", "ND", "NCDHW"};
-    bool known = false;
-    std::string list;
-    for (auto& k : ok) {
-      known = known || k == opts.inputFormat;
-      list += (list.empty() ? "" : ", ") + k;
-    }
-    if (!known)
-      invalid(opts.inputFormat, "input_format", "the value must be one of " + list + " for this framework.",
+// --input_shape, --input_format, --out_nodes, --enable_scope_fusion_passes.
+void parseImport(const CliValues& v, AtcOptions& opts) {
+  ImportOptions& im = opts.import;
+  if (v.given("input_shape")) parseInputShape(v.val("input_shape"), im);
+  if (v.given("input_format")) {
+    std::vector<std::string> ok = im.framework == 3 ? std::vector<std::string>{"NHWC", "NCHW", "ND", "NCDHW", "NDHWC"}
+                                                    : std::vector<std::string>{"NCHW", "ND", "NCDHW"};
+    std::string f = trim(v.val("input_format"));
+    if (std::find(ok.begin(), ok.end(), f) == ok.end())
+      invalid(f, "input_format", "the value must be one of " + join(ok) + " for this framework.",
               "Use --input_format=" + ok.front() + ".");
+    im.inputFormat = f;
   }
-  if (isGiven("enable_scope_fusion_passes")) {
-    if (opts.framework != 3)
-      invalid(val("enable_scope_fusion_passes"), "enable_scope_fusion_passes",
-              "scope fusion passes apply to TensorFlow models (--framework=3) only.",
-              "Remove --enable_scope_fusion_passes.");
-    for (auto& p : split(val("enable_scope_fusion_passes"), ',')) {
-      std::string t = trim(p);
-      if (!t.empty()) opts.scopeFusionPasses.push_back(t);
-    }
+  if (v.given("out_nodes")) im.outNodeList = parseOutNodes(v.val("out_nodes"));
+  if (im.framework == 3) opts.passes.enabledPasses.push_back("TfLayoutSinkingPass");
+  if (!v.given("enable_scope_fusion_passes")) return;
+  if (im.framework != 3)
+    invalid(v.val("enable_scope_fusion_passes"), "enable_scope_fusion_passes",
+            "scope fusion passes apply to TensorFlow models (--framework=3) only.", "Remove --enable_scope_fusion_passes.");
+  std::vector<std::string> unknown, known;
+  for (auto& p : allPasses())
+    if (std::string(p.group) == "scope_fusion") known.push_back(p.name);
+  for (auto& name : splitList(v.val("enable_scope_fusion_passes"), ",")) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) unknown.push_back(name);
+    else opts.passes.enabledPasses.push_back(name);
   }
-  parseCacheOptions(opts, [&](const std::string& n) { return isGiven(n); }, val);
-  parseImplModeOptions(isGiven, val, opts);  // atc/implmode_options.cpp
-  if (isGiven("fusion_switch_file")) {
-    opts.fusionSwitchFile = trim(val("fusion_switch_file"));
-    if (opts.fusionSwitchFile.empty())
-      invalid(val("fusion_switch_file"), "fusion_switch_file", "the value is empty.",
+  if (!unknown.empty())
+    std::cerr << "[WARNING] --enable_scope_fusion_passes: unknown scope fusion pass(es) " << join(unknown)
+              << " ignored (known: " << join(known) << ").\n";
+}
+
+// --op_compiler_cache_mode/_dir, --op_debug_level, --op_debug_config, --graph_compiler_cache_dir.
+void parseCache(const CliValues& v, AtcOptions& opts) {
+  cache::CacheSettings& cs = opts.backend.kernelCache;
+  cs.mode = cache::CacheMode::Enable;
+  if (v.given("op_compiler_cache_mode")) {
+    std::string m = checkedValue(v, "op_compiler_cache_mode", {"enable", "disable", "force"},
+                                 "Use --op_compiler_cache_mode=enable (default), disable or force.");
+    cs.mode = m == "disable" ? cache::CacheMode::Disable : m == "force" ? cache::CacheMode::Force : cache::CacheMode::Enable;
+  }
+  std::string dir;
+  if (v.given("op_compiler_cache_dir")) {
+    dir = trim(v.val("op_compiler_cache_dir"));
+    bool ok = !dir.empty();
+    for (char c : dir) ok = ok && (std::isalnum((unsigned char)c) || std::string("_-./~").find(c) != std::string::npos);
+    if (!ok)
+      invalid(dir, "op_compiler_cache_dir", "a folder path of letters, digits, '_', '-', '.' and '/' is expected.",
+              "Give a folder path such as /home/me/atc_data (it is created when missing).");
+  }
+  cs.dir = cache::resolveCacheDir(dir);
+  if (v.given("op_debug_level")) {
+    std::string t = trim(v.val("op_debug_level"));
+    int64_t l = -1;
+    if (!parseInt64(t, &l) || l < 0 || l > 4)
+      invalid(t, "op_debug_level", "the value must be 0, 1, 2, 3 or 4.", "Use --op_debug_level=0 (default).");
+    opts.backend.opDebugLevel = (int)l;
+    cs.bypassAll = l != 0;
+  }
+  if (v.given("op_debug_config")) {
+    std::string t = trim(v.val("op_debug_config"));
+    if (t.empty()) invalid(t, "op_debug_config", "the value is empty.", "Give the path of a .cfg file.");
+    cache::OpDebugConfig c = cache::parseOpDebugConfig(t);  // E10001 when missing or malformed
+    if (!c.hasList) cs.bypassAll = true;
+    else cs.recompile = c.list;
+  }
+  if (v.given("graph_compiler_cache_dir")) {
+    std::string t = trim(v.val("graph_compiler_cache_dir"));
+    struct stat st;
+    if (t.empty() || ::stat(t.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      invalid(t, "graph_compiler_cache_dir", "the folder does not exist.",
+              "Create the folder first, or remove --graph_compiler_cache_dir.");
+    opts.output.graphCompilerCacheDir = t;
+  }
+}
+
+// Implementation modes, --fusion_switch_file (read and applied here), --export_compile_stat,
+// --disable_reuse_memory.
+void parsePassesAndOutput(const CliValues& v, AtcOptions& opts) {
+  parseImplModeOptions(v.givenFn(), v.valFn(), opts.passes.implmode);  // atc/implmode_options.cpp
+  if (v.given("fusion_switch_file")) {
+    std::string f = trim(v.val("fusion_switch_file"));
+    if (f.empty())
+      invalid(v.val("fusion_switch_file"), "fusion_switch_file", "the value is empty.",
               "Set --fusion_switch_file to the path of a fusion switch file.", "E10004");
+    applyFusionSwitches(loadFusionSwitchFile(f), opts.passes);
   }
-  if (isGiven("export_compile_stat")) {
-    int64_t v = -1;
-    if (!parseInt64(val("export_compile_stat"), &v) || v < 0 || v > 2)
-      invalid(val("export_compile_stat"), "export_compile_stat", "the value must be 0, 1 or 2.",
+  if (v.given("export_compile_stat")) {
+    int64_t e = -1;
+    if (!parseInt64(v.val("export_compile_stat"), &e) || e < 0 || e > 2)
+      invalid(v.val("export_compile_stat"), "export_compile_stat", "the value must be 0, 1 or 2.",
               "Use --export_compile_stat=0 (no fusion_result.json), 1 (default) or 2.");
-    opts.exportCompileStat = (int)v;
+    opts.output.exportCompileStat = (int)e;
   }
-  if (isGiven("out_nodes")) {
-    opts.outNodes = val("out_nodes");
-    opts.outNodeList = parseOutNodes(opts.outNodes);
+  if (v.given("disable_reuse_memory")) {
+    std::string d = checkedValue(v, "disable_reuse_memory", {"0", "1"},
+                                 "Use --disable_reuse_memory=0 (default: buffers reuse memory) or 1.");
+    opts.backend.disableReuseMemory = d == "1";
   }
+}
+
+}  // namespace
+
+bool parseCommandLine(int argc, const char* const* argv, AtcOptions& opts, std::ostream& helpOut) {
+  std::string cmdline = "atc";  // the whole command line, stored in the model
+  for (int i = 1; i < argc; ++i) cmdline += " " + quoteArg(argv[i]);
+  opts.cmdline = opts.backend.cmdline = cmdline;
+  CliValues v;
+  if (!readArgs(argc, argv, v, helpOut)) return false;
+  if (v.given("log")) opts.log = parseLogLevel(v.val("log"));  // first: its level applies to the rest
+  parseModeAndUnimplemented(v, opts);
+  if (opts.mode == 1) {  // --om (an .om) and --json only (atc/mode_json.h)
+    if (!v.given("om") || trim(v.val("om")).empty()) requiredParam("om", "Set --om to the .om to convert.");
+    if (!v.given("json") || trim(v.val("json")).empty()) requiredParam("json", "Set --json to the JSON file to write.");
+    opts.om = trim(v.val("om"));
+    opts.json = trim(v.val("json"));
+    return true;
+  }
+  parseRequired(v, opts);
+  parsePrecision(v, opts);
+  parseImport(v, opts);
+  parseCache(v, opts);
+  parsePassesAndOutput(v, opts);
   return true;
 }
 

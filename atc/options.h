@@ -1,5 +1,5 @@
 // atc's command line: ATC's gflags-style options (--name=value or --name value) parsed with
-// CLI11 into CompileOptions. Every option of the ATC reference is recognised; those this
+// CLI11 into AtcOptions. Every option of the ATC reference is recognised; those this
 // version does not implement are refused by name when given (never silently ignored).
 #pragma once
 #include <ostream>
@@ -7,7 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "atc/compile_options.h"
+#include "atc/atc_options.h"
+#include "frontends/import_options.h"
 
 namespace atc {
 
@@ -32,11 +33,11 @@ const OptionSpec* findOptionSpec(const std::string& name);
 // Throws AtcError: E10001 invalid/unknown/unimplemented, E10002 --input_shape,
 // E10007 required option missing, E10010 --log, E10054 --soc_version empty,
 // E10056 --precision_mode with --precision_mode_v2.
-bool parseCommandLine(int argc, const char* const* argv, CompileOptions& opts, std::ostream& helpOut);
+bool parseCommandLine(int argc, const char* const* argv, AtcOptions& opts, std::ostream& helpOut);
 
 // Pieces, public for tests.
 // "name:1,3,224,224;name2:...", scalar "name:". Fills opts.inputShapes/inputShapeOrder.
-void parseInputShape(const std::string& text, CompileOptions& opts);
+void parseInputShape(const std::string& text, ImportOptions& opts);
 // "node:0;node2:1" or ONNX output names ("out1;out2"): (name, index or -1).
 std::vector<std::pair<std::string, int>> parseOutNodes(const std::string& text);
 // debug, info, warning, error, null (E10010 otherwise).

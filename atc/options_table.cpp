@@ -1,5 +1,5 @@
 // The recognised options of atc. To implement one: handle it in atc/options.cpp (fill
-// CompileOptions), switch its status to Implemented here, and test it in
+// AtcOptions), switch its status to Implemented here, and test it in
 // tests/scripts/atc_cli.sh.
 #include "atc/options.h"
 
@@ -32,7 +32,7 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"dynamic_dims", "basic", N, {}, "dynamic dims profiles"},
       {"log", "basic", I, {}, "debug, info, warning, error, null (default)"},
       {"external_weight", "basic", N, {"0"}, "0 (default): weights in the .om"},
-      {"disable_reuse_memory", "basic", N, {"0"}, "0 (default) / 1"},
+      {"disable_reuse_memory", "basic", I, {}, "0 (default): buffers share memory; 1: every buffer its own memory"},
       {"buffer_optimize", "basic", N, {}, "l2_optimize, off_optimize"},
       {"enable_small_channel", "basic", N, {"0"}, "0 (default) / 1"},
       {"display_model_info", "basic", N, {"0"}, "0 (default) / 1"},

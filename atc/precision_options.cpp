@@ -8,47 +8,33 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
+#include "support/file_io.h"
+#include "support/strings.h"
 
 namespace atc {
 namespace {
 
-std::string trimS(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
+constexpr size_t kMaxOptionFileBytes = 16u << 20;
 
 [[noreturn]] void invalidOpt(const std::string& v, const std::string& opt, const std::string& why,
                              const std::string& fix) {
-  throw AtcError("E10001", "Value [" + v + "] for parameter [--" + opt + "] is invalid. Reason: " + why, fix);
+  invalidParam(opt, v, why, fix);
 }
 
 [[noreturn]] void badContent(const std::string& where, const std::string& why) {
-  throw AtcError("E10003", "The content of " + where + " is invalid. Reason: " + why,
-                 "Fix the file (formats: docs/precision.md).");
+  invalidFileContent(where, why, "Fix the file (formats: docs/precision.md).");
 }
 
 std::string readAll(const std::string& path, const std::string& opt) {
-  std::ifstream f(path, std::ios::binary);
-  struct stat st{};
-  if (!f || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-    invalidOpt(path, opt, "the file does not exist or cannot be read.", "Pass the path of an existing file.");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::vector<std::string> split(const std::string& s, char c) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, c)) out.push_back(x);
-  return out;
+  std::string text, err = readFileBounded(path, kMaxOptionFileBytes, &text);
+  if (!err.empty()) invalidOpt(path, opt, err + ".", "Pass the path of an existing, readable file.");
+  return text;
 }
 
 // "FP16", "float16", "fp32"...
 bool dtypeFromUser(std::string s, DType* out) {
-  for (auto& ch : s) ch = (char)std::tolower((unsigned char)ch);
+  s = toLower(s);
   static const std::map<std::string, DType> m = {
       {"fp32", DType::F32}, {"fp16", DType::F16}, {"bf16", DType::BF16}, {"uint8", DType::U8}, {"int8", DType::I8}};
   auto it = m.find(s);
@@ -61,9 +47,7 @@ bool dtypeFromUser(std::string s, DType* out) {
 
 }  // namespace
 
-PrecMode precisionModeOf(const CompileOptions& o) {
-  const std::string& a = o.precisionMode;
-  const std::string& b = o.precisionModeV2;
+PrecMode precisionModeFromNames(const std::string& a, const std::string& b) {
   if (a == "force_fp16" || b == "fp16") return PrecMode::ForceFp16;
   if (a == "allow_fp32_to_fp16") return PrecMode::AllowFp32ToFp16;
   if (a == "force_fp32" || a == "cube_fp16in_fp32out" || b == "cube_fp16in_fp32out") return PrecMode::CubeFp16InFp32Out;
@@ -73,47 +57,32 @@ PrecMode precisionModeOf(const CompileOptions& o) {
   return PrecMode::Origin;
 }
 
-const char* precModeName(PrecMode m) {
-  switch (m) {
-    case PrecMode::Origin: return "must_keep_origin_dtype";
-    case PrecMode::ForceFp16: return "force_fp16";
-    case PrecMode::AllowFp32ToFp16: return "allow_fp32_to_fp16";
-    case PrecMode::CubeFp16InFp32Out: return "cube_fp16in_fp32out";
-    case PrecMode::MixFp16: return "allow_mix_precision_fp16";
-    case PrecMode::MixBf16: return "allow_mix_precision_bf16";
-    case PrecMode::AllowFp32ToBf16: return "allow_fp32_to_bf16";
-  }
-  return "?";
-}
 
 void parsePrecisionCliOptions(const std::function<bool(const std::string&)>& isGiven,
-                              const std::function<std::string(const std::string&)>& val, CompileOptions& opts) {
+                              const std::function<std::string(const std::string&)>& val, PrecisionOptions& po) {
   if (isGiven("modify_mixlist")) {
-    std::string v = trimS(val("modify_mixlist"));
-    if (!isMixedMode(precisionModeOf(opts)))
+    std::string v = trim(val("modify_mixlist"));
+    if (!isMixedMode(po.mode))
       invalidOpt(v, "modify_mixlist", "it is only valid with a mixed precision mode.",
                  "Add --precision_mode=allow_mix_precision (or _bf16) or --precision_mode_v2=mixed_float16 / "
                  "mixed_bfloat16, or drop --modify_mixlist.");
-    loadMixlist(v);  // content errors now, before the model is read
-    opts.modifyMixlist = v;
+    po.mixlist = parseMixlistText(readAll(v, "modify_mixlist"), "--modify_mixlist file " + v);
   }
   if (isGiven("keep_dtype")) {
-    opts.keepDtype = trimS(val("keep_dtype"));
-    loadKeepDtype(opts.keepDtype);
+    std::string v = trim(val("keep_dtype"));
+    po.keepDtype = parseKeepDtypeText(readAll(v, "keep_dtype"), "--keep_dtype file " + v);
   }
   if (isGiven("customize_dtypes")) {
-    opts.customizeDtypes = trimS(val("customize_dtypes"));
-    loadCustomizeDtypes(opts.customizeDtypes);
+    std::string v = trim(val("customize_dtypes"));
+    po.customizeDtypes = parseCustomizeDtypesText(readAll(v, "customize_dtypes"), "--customize_dtypes file " + v);
   }
   if (isGiven("input_fp16_nodes")) {
-    opts.inputFp16Nodes = trimS(val("input_fp16_nodes"));
-    if (parseInputFp16Nodes(opts.inputFp16Nodes).empty())
-      invalidOpt(opts.inputFp16Nodes, "input_fp16_nodes", "no input name given.", "Use --input_fp16_nodes=\"in1;in2\".");
+    std::string v = trim(val("input_fp16_nodes"));
+    po.inputFp16Nodes = parseInputFp16Nodes(v);
+    if (po.inputFp16Nodes.empty())
+      invalidOpt(v, "input_fp16_nodes", "no input name given.", "Use --input_fp16_nodes=\"in1;in2\".");
   }
-  if (isGiven("output_type")) {
-    opts.outputType = trimS(val("output_type"));
-    parseOutputType(opts.outputType);
-  }
+  if (isGiven("output_type")) po.outputType = parseOutputType(trim(val("output_type")));
 }
 
 MixlistMods parseMixlistText(const std::string& text, const std::string& where) {
@@ -147,9 +116,6 @@ MixlistMods parseMixlistText(const std::string& text, const std::string& where) 
   return m;
 }
 
-MixlistMods loadMixlist(const std::string& path) {
-  return parseMixlistText(readAll(path, "modify_mixlist"), "--modify_mixlist file " + path);
-}
 
 static PrecLine nameOrType(const std::string& s, int line) {
   PrecLine p;
@@ -168,7 +134,7 @@ std::vector<PrecLine> parseKeepDtypeText(const std::string& text, const std::str
   int ln = 0;
   for (auto& raw : split(text, '\n')) {
     ++ln;
-    std::string s = trimS(raw);
+    std::string s = trim(raw);
     if (s.empty() || s[0] == '#') continue;
     PrecLine p = nameOrType(s, ln);
     if (p.name.empty()) badContent(where, "line " + std::to_string(ln) + ": empty op type");
@@ -177,9 +143,6 @@ std::vector<PrecLine> parseKeepDtypeText(const std::string& text, const std::str
   return out;
 }
 
-std::vector<PrecLine> loadKeepDtype(const std::string& path) {
-  return parseKeepDtypeText(readAll(path, "keep_dtype"), "--keep_dtype file " + path);
-}
 
 // Opname::InputDtype:a,b,...OutputDtype:c,...   or   OpType::T:InputDtype:...,OutputDtype:...
 std::vector<PrecLine> parseCustomizeDtypesText(const std::string& text, const std::string& where) {
@@ -187,7 +150,7 @@ std::vector<PrecLine> parseCustomizeDtypesText(const std::string& text, const st
   int ln = 0;
   for (auto& raw : split(text, '\n')) {
     ++ln;
-    std::string s = trimS(raw);
+    std::string s = trim(raw);
     if (s.empty() || s[0] == '#') continue;
     auto bad = [&](const std::string& why) { badContent(where, "line " + std::to_string(ln) + " [" + s + "]: " + why); };
     size_t ip = s.find("InputDtype:"), op = s.find("OutputDtype:");
@@ -206,7 +169,7 @@ std::vector<PrecLine> parseCustomizeDtypesText(const std::string& text, const st
     auto list = [&](size_t at, size_t len, size_t end, std::vector<DType>& v) {
       std::string body = s.substr(at + len, end == std::string::npos ? std::string::npos : end - at - len);
       for (auto& t : split(body, ',')) {
-        std::string x = trimS(t);
+        std::string x = trim(t);
         if (x.empty()) continue;
         DType d;
         if (!dtypeFromUser(x, &d)) bad("unknown dtype " + x);
@@ -220,9 +183,6 @@ std::vector<PrecLine> parseCustomizeDtypesText(const std::string& text, const st
   return out;
 }
 
-std::vector<PrecLine> loadCustomizeDtypes(const std::string& path) {
-  return parseCustomizeDtypesText(readAll(path, "customize_dtypes"), "--customize_dtypes file " + path);
-}
 
 OutputTypeSpec parseOutputType(const std::string& text) {
   OutputTypeSpec s;
@@ -230,11 +190,11 @@ OutputTypeSpec parseOutputType(const std::string& text) {
     invalidOpt(text, "output_type", why, "Use FP32, FP16, BF16, UINT8, INT8, or \"node:0:FP16;node2:1:FP32\".");
   };
   if (text.find(':') == std::string::npos) {
-    if (!dtypeFromUser(trimS(text), &s.global)) bad("unknown dtype.");
+    if (!dtypeFromUser(trim(text), &s.global)) bad("unknown dtype.");
     return s;
   }
   for (auto& e : split(text, ';')) {
-    std::string x = trimS(e);
+    std::string x = trim(e);
     if (x.empty()) continue;
     size_t c2 = x.rfind(':');
     size_t c1 = c2 == std::string::npos || c2 == 0 ? std::string::npos : x.rfind(':', c2 - 1);
@@ -252,7 +212,7 @@ OutputTypeSpec parseOutputType(const std::string& text) {
 std::vector<std::string> parseInputFp16Nodes(const std::string& text) {
   std::vector<std::string> out;
   for (auto& e : split(text, ';'))
-    if (!trimS(e).empty()) out.push_back(trimS(e));
+    if (!trim(e).empty()) out.push_back(trim(e));
   return out;
 }
 

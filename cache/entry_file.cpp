@@ -12,6 +12,7 @@
 #include <set>
 
 #include "cache/sha256.h"
+#include "support/file_io.h"
 
 namespace atc::cache {
 namespace {
@@ -52,30 +53,15 @@ ReadResult readEntry(const std::string& path, std::vector<uint8_t>& payload) {
 }
 
 std::string writeEntry(const std::string& path, const std::vector<uint8_t>& payload) {
-  static std::atomic<unsigned> counter{0};
-  std::string tmp = path + ".tmp." + std::to_string((long)::getpid()) + "." + std::to_string(counter++);
   std::vector<uint8_t> all(kHeader);
   std::memcpy(all.data(), kMagic, 8);
   for (int i = 0; i < 8; ++i) all[8 + i] = (uint8_t)((uint64_t)payload.size() >> (8 * i));
   auto h = sha256(payload.data(), payload.size());
   std::memcpy(all.data() + 16, h.data(), 32);
   all.insert(all.end(), payload.begin(), payload.end());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return "cannot create " + tmp + ": " + std::strerror(errno);
-  std::string err;
-  size_t done = 0;
-  while (done < all.size() && err.empty()) {
-    ssize_t w = ::write(fd, all.data() + done, all.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) err = std::string("write failed: ") + std::strerror(errno);
-    else done += (size_t)w;
-  }
-  if (err.empty() && ::fsync(fd) != 0) err = std::string("fsync failed: ") + std::strerror(errno);
-  if (::close(fd) != 0 && err.empty()) err = std::string("close failed: ") + std::strerror(errno);
-  if (err.empty() && ::rename(tmp.c_str(), path.c_str()) != 0)
-    err = std::string("rename failed: ") + std::strerror(errno);
-  if (!err.empty()) ::unlink(tmp.c_str());
-  return err;
+  AtomicWrite how;
+  how.fsync = true;
+  return writeFileAtomically(path, all.data(), all.size(), how);
 }
 
 void warnOnce(const std::string& text) {

@@ -16,15 +16,13 @@
 #include <sstream>
 
 #include "cache/entry_file.h"
-#include "ir/error.h"
+#include "support/file_io.h"
+#include "support/strings.h"
+#include "support/diagnostics.h"
 
 namespace atc::cache {
 namespace {
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
 
 bool endsWith(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
@@ -94,22 +92,12 @@ std::string joinLines(const std::vector<std::string>& lines) {
   return s;
 }
 
-// Atomic replace (tmp + rename); "" or the reason.
+// Atomic replace (tmp + rename, or link when onlyIfAbsent); "" or the reason.
 std::string writeTextAtomically(const std::string& path, const std::string& text, bool onlyIfAbsent) {
-  std::string tmp = path + ".tmp." + std::to_string((long)::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return std::strerror(errno);
-  bool ok = ::write(fd, text.data(), text.size()) == (ssize_t)text.size() && ::fsync(fd) == 0;
-  ok = (::close(fd) == 0) && ok;
-  std::string err;
-  if (!ok) err = std::strerror(errno);
-  else if (onlyIfAbsent) {
-    if (::link(tmp.c_str(), path.c_str()) != 0 && errno != EEXIST) err = std::strerror(errno);
-  } else if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = std::strerror(errno);
-  }
-  ::unlink(tmp.c_str());
-  return err;
+  AtomicWrite how;
+  how.fsync = true;
+  how.keepExisting = onlyIfAbsent;
+  return writeFileAtomically(path, text.data(), text.size(), how);
 }
 
 const char* kDefaultIni =
@@ -206,10 +194,10 @@ OpDebugConfig parseOpDebugConfig(const std::string& path) {
                     "Give a .cfg file with a line op_debug_config = oom,ccec_g,... and optionally "
                     "op_debug_list = OpName,OpType::Type.");
   };
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) throw bad("the file does not exist.");
-  std::ifstream f(path);
-  if (!f) throw bad("the file cannot be read.");
+  std::string text;
+  std::string err = readFileBounded(path, 1u << 20, &text);
+  if (!err.empty()) throw bad(err + ".");
+  std::istringstream f(text);
   static const std::vector<std::string> known = {"oom", "dump_cce", "dump_loc", "ccec_O0", "ccec_g", "check_flag",
                                                  "dump_bin", "sanitizer"};
   OpDebugConfig c;

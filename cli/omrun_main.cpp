@@ -17,6 +17,7 @@
 
 #include "runtime/atc_runtime.h"
 #include "runtime/npy.h"
+#include "support/half.h"
 
 using atc::rt::Model;
 using atc::rt::RuntimeError;
@@ -37,22 +38,6 @@ bool endsWith(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
-uint16_t floatToHalfBits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
-  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);
-  if (a < 0x38800000u) {  // subnormal / zero
-    float af;
-    std::memcpy(&af, &a, 4);
-    af += 0.5f;
-    uint32_t b;
-    std::memcpy(&b, &af, 4);
-    return (uint16_t)(sign | (b - 0x3f000000u));
-  }
-  return (uint16_t)(sign | ((a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13));
-}
-
 // Deterministic random data: floats in [-1, 1), integers in [0, 4), bools 0/1.
 std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
   std::vector<uint8_t> buf(d.bytes);
@@ -65,7 +50,7 @@ std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
     const std::string& t = d.dtype;
     if (t == "float32") { float v = uf(rng); std::memcpy(p, &v, 4); }
     else if (t == "float64") { double v = uf(rng); std::memcpy(p, &v, 8); }
-    else if (t == "float16") { uint16_t v = floatToHalfBits(uf(rng)); std::memcpy(p, &v, 2); }
+    else if (t == "float16") { uint16_t v = atc::floatToHalf(uf(rng)); std::memcpy(p, &v, 2); }
     else if (t == "bfloat16") { float v = uf(rng); uint32_t x; std::memcpy(&x, &v, 4); uint16_t h = (uint16_t)(x >> 16); std::memcpy(p, &h, 2); }
     else if (t == "bool") { *p = (uint8_t)(ui(rng) & 1); }
     else { int64_t v = ui(rng); std::memcpy(p, &v, es); }  // little-endian integer of width es

@@ -63,4 +63,27 @@ bool isSigned(DType t) {
   return t == DType::I64 || t == DType::I32 || t == DType::I16 || t == DType::I8 || isFloat(t);
 }
 
+namespace {
+struct OnnxCode {
+  int64_t code;
+  DType t;
+};
+constexpr OnnxCode kOnnxCodes[] = {
+    {1, DType::F32}, {2, DType::U8},   {3, DType::I8},   {4, DType::U16},  {5, DType::I16},
+    {6, DType::I32}, {7, DType::I64},  {9, DType::Bool}, {10, DType::F16}, {11, DType::F64},
+    {12, DType::U32}, {13, DType::U64}, {16, DType::BF16}};
+}  // namespace
+
+DType dtypeFromOnnxCode(int64_t code) {
+  for (auto& e : kOnnxCodes)
+    if (e.code == code) return e.t;
+  return DType::Undefined;
+}
+
+int64_t onnxCodeOf(DType t) {
+  for (auto& e : kOnnxCodes)
+    if (e.t == t) return e.code;
+  return 0;
+}
+
 }  // namespace atc

@@ -30,5 +30,9 @@ bool dtypeFromName(const std::string& s, DType* out);  // accepts our names and 
 bool isFloat(DType t);
 bool isInteger(DType t);   // signed or unsigned, not bool
 bool isSigned(DType t);
+// ONNX TensorProto.DataType codes (Cast's "to", EyeLike's "dtype", the ONNX frontend):
+// Undefined / 0 for the types the IR does not have (string, complex, float8...).
+DType dtypeFromOnnxCode(int64_t code);
+int64_t onnxCodeOf(DType t);
 
 }  // namespace atc

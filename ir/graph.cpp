@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 

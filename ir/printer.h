@@ -30,7 +30,10 @@ std::string printNode(const Node& n);
 // "[1, 2, 3]" or "<N elements, fnv1a=...>".
 std::string printTensorData(const Tensor& t, int64_t maxElements = kMaxPrintedElements);
 
-// Parses printGraph's text. Throws AtcError E19999 naming the line on a syntax error.
+// Parses printGraph's text (ir/parser.cpp). Throws AtcError E19999 naming the line on a
+// syntax error.
 std::unique_ptr<Graph> parseGraph(const std::string& text);
+// The characters of an unquoted name.
+bool isIrNameChar(char c);
 
 }  // namespace atc

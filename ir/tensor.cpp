@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 
@@ -106,94 +106,6 @@ TensorPtr makeScalar(double v, DType dt) {
     default: internalError("makeScalar: undefined dtype");
   }
   return t;
-}
-
-uint16_t floatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t absx = x & 0x7fffffffu;
-  if (absx >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
-  if (absx >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  // overflow -> inf
-  if (absx < 0x38800000u) {  // subnormal or zero in half
-    float af;
-    std::memcpy(&af, &absx, 4);
-    float scaled = af * 16777216.0f;  // 2^24: half subnormal unit is 2^-24
-    uint32_t m = (uint32_t)std::nearbyint(scaled);
-    return (uint16_t)(sign | m);
-  }
-  uint32_t mant = absx & 0x7fffffu;
-  uint32_t exp = (absx >> 23) - 127 + 15;
-  uint32_t h = (exp << 10) | (mant >> 13);
-  uint32_t rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h += 1;
-  return (uint16_t)(sign | h);
-}
-
-float halfToFloat(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  uint32_t x;
-  if (exp == 0) {
-    float f = (float)mant * (1.0f / 16777216.0f);
-    std::memcpy(&x, &f, 4);
-    x |= sign;
-  } else if (exp == 31) {
-    x = sign | 0x7f800000u | (mant << 13);
-  } else {
-    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-uint16_t floatToBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  uint32_t lsb = (x >> 16) & 1u;
-  x += 0x7fffu + lsb;
-  return (uint16_t)(x >> 16);
-}
-
-float bf16ToFloat(uint16_t h) {
-  uint32_t x = (uint32_t)h << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-void floatsToHalf(const float* src, uint16_t* dst, size_t n) {
-  // Branch-light round-to-nearest-even (the kernels' atck_f2h): vectorises, ~10x faster than
-  // calling floatToHalf per element on a 50 MB weight set. NaN becomes the quiet NaN 0x7e00.
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t x;
-    std::memcpy(&x, &src[i], 4);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t a = x & 0x7fffffffu;
-    uint32_t r;
-    if (a > 0x7f800000u) {
-      r = 0x7e00u;
-    } else if (a >= 0x477ff000u) {
-      r = 0x7c00u;
-    } else if (a < 0x38800000u) {
-      float af;
-      std::memcpy(&af, &a, 4);
-      af = af + 0.5f;  // aligns the half subnormal unit (2^-24) with float's ulp at 0.5
-      uint32_t b;
-      std::memcpy(&b, &af, 4);
-      r = b - 0x3f000000u;
-    } else {
-      r = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
-    }
-    dst[i] = (uint16_t)(sign | r);
-  }
-}
-
-void floatsToBf16(const float* src, uint16_t* dst, size_t n) {
-  for (size_t i = 0; i < n; ++i) dst[i] = floatToBf16(src[i]);
 }
 
 }  // namespace atc

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/dtype.h"
+#include "support/half.h"
 
 namespace atc {
 
@@ -49,13 +50,6 @@ using TensorPtr = std::shared_ptr<const Tensor>;
 TensorPtr makeIntTensor(const std::vector<int64_t>& v, DType dt = DType::I64, bool scalar = false);
 TensorPtr makeScalar(double v, DType dt);
 
-// fp16 / bf16 helpers (round to nearest even).
-uint16_t floatToHalf(float f);
-float halfToFloat(uint16_t h);
-uint16_t floatToBf16(float f);
-float bf16ToFloat(uint16_t h);
-// Bulk conversions (weights at compile time): same rounding as the scalar ones, inlined loops.
-void floatsToHalf(const float* src, uint16_t* dst, size_t n);
-void floatsToBf16(const float* src, uint16_t* dst, size_t n);
+// fp16 / bf16 helpers: support/half.h.
 
 }  // namespace atc

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 namespace atc {

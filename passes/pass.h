@@ -4,8 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "atc/compile_options.h"
 #include "ir/graph.h"
+#include "passes/pass_options.h"
+#include "target/target_profile.h"
 
 namespace atc {
 
@@ -15,11 +16,26 @@ struct PassStats {
   int64_t effectTimes = 0;  // times the rewrite was applied
 };
 
+// What one pipeline entry did (CompileReport, fusion_result.json).
+struct PassRecord {
+  std::string name;
+  std::string group;
+  PassStats stats;      // accumulated over runs
+  int runs = 0;
+  int changedRuns = 0;
+  double milliseconds = 0;
+  bool skipped = false; // disabled or after the stop point
+  int64_t repositoryHits = 0;  // UB fusion: its fused kernels served from the kernel cache
+};
+
 // Handed to a pass while it runs.
 class PassContext {
  public:
-  explicit PassContext(const CompileOptions& o) : opts(o) {}
-  const CompileOptions& opts;
+  explicit PassContext(const PassOptions& o, const TargetProfile* t = nullptr) : opts(o), target(t) {}
+  const PassOptions& opts;
+  // The --soc_version profile, loaded once by the driver. Null (unit tests, atc-opt without
+  // --soc_version): no op-info, every dtype allowed.
+  const TargetProfile* target;
   PassStats stats;  // the running pass's counters (the manager accumulates them)
   std::string passName;
   // --log=debug messages, prefixed with the pass name. Use them to say why a pattern

@@ -6,8 +6,9 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "atc/console.h"
-#include "ir/error.h"
+#include "support/log.h"
+#include "support/diagnostics.h"
+#include "support/strings.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 #include "passes/pass_registry.h"
@@ -28,26 +29,11 @@ std::string knownPassNames() {
 const PassInfo& requirePass(const std::string& name, const std::string& where) {
   const PassInfo* p = findPass(name);
   if (!p)
-    throw AtcError("E10001", "Value [" + name + "] for " + where +
-                                 " is invalid. Reason: no pass has this name.",
-                   "Use one of: " + knownPassNames() + ".");
+    invalidValue(where, name, "no pass has this name.", "Use one of: " + knownPassNames() + ".");
   return *p;
 }
 
-std::vector<std::string> splitList(const std::string& s) {
-  std::vector<std::string> r;
-  std::string cur;
-  for (char c : s + ",") {
-    if (c == ',' || c == ';') {
-      size_t b = cur.find_first_not_of(" \t"), e = cur.find_last_not_of(" \t");
-      if (b != std::string::npos) r.push_back(cur.substr(b, e - b + 1));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  return r;
-}
+
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -55,12 +41,12 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
-PassManager::PassManager(const CompileOptions& opts) : opts_(opts) {
+PassManager::PassManager(const PassOptions& opts, const TargetProfile* target) : opts_(opts), target_(target) {
   for (auto& name : opts.disabledPasses) {
     if (!disable(name))
       logWarning("pass " + name + " cannot be switched off; it stays on");
   }
-  for (auto& name : opts.printIrAfter) requirePass(name, "ATC_PRINT_IR_AFTER");
+  for (auto& name : opts.debug.printIrAfter) requirePass(name, "ATC_PRINT_IR_AFTER");
 }
 
 void PassManager::addDefaultPipeline() {
@@ -94,14 +80,14 @@ bool PassManager::run(Graph& g) {
   for (size_t i = 0; i < pipeline_.size(); ++i) {
     const PassInfo& p = *findPass(pipeline_[i]);
     PassRecord& rec = records_[i];
-    bool stopped = opts_.stopAfterPasses >= 0 && executed >= opts_.stopAfterPasses;
+    bool stopped = opts_.debug.stopAfterPasses >= 0 && executed >= opts_.debug.stopAfterPasses;
     if (p.canDisable && (!isEnabled(p.name) || stopped)) {
       rec.skipped = true;
       logInfo(std::string("pass ") + p.name + ": skipped (" +
               (stopped ? "after the stop point" : "switched off") + ")");
       continue;
     }
-    PassContext ctx(opts_);
+    PassContext ctx(opts_, target_);
     ctx.passName = p.name;
     auto t0 = std::chrono::steady_clock::now();
     bool changed = p.run(g, ctx);
@@ -121,22 +107,22 @@ bool PassManager::run(Graph& g) {
               ", effect_times=" + std::to_string(ctx.stats.effectTimes) + ", nodes=" +
               std::to_string(g.nodes().size()) + ", " + buf);
     }
-    if (opts_.printIrAfterAll || contains(opts_.printIrAfter, p.name)) {
+    if (opts_.debug.printIrAfterAll || contains(opts_.debug.printIrAfter, p.name)) {
       std::string text = std::string("// ---- IR after pass ") + p.name +
                          (changed ? " (changed)" : " (unchanged)") + " ----\n" + printGraph(g);
       std::fwrite(text.data(), 1, text.size(), stderr);
       std::fflush(stderr);
     }
-    if (changed && opts_.verifyEach) verifyGraph(g, VerifyOptions{}, std::string("after pass ") + p.name);
+    if (changed && opts_.debug.verifyEach) verifyGraph(g, VerifyOptions{}, std::string("after pass ") + p.name);
   }
   return anyChange;
 }
 
-void applyPassDebugEnv(CompileOptions& opts) {
+void applyPassDebugEnv(PassOptions& opts) {
   if (const char* e = std::getenv("ATC_PRINT_IR_AFTER")) {
     for (auto& n : splitList(e)) {
-      if (n == "all") opts.printIrAfterAll = true;
-      else opts.printIrAfter.push_back(n);
+      if (n == "all") opts.debug.printIrAfterAll = true;
+      else opts.debug.printIrAfter.push_back(n);
     }
   }
   if (const char* e = std::getenv("ATC_DISABLE_PASSES"))
@@ -145,17 +131,15 @@ void applyPassDebugEnv(CompileOptions& opts) {
     char* end = nullptr;
     long v = std::strtol(e, &end, 10);
     if (!*e || *end || v < 0)
-      throw AtcError("E10001", std::string("Value [") + e +
-                                   "] for environment variable [ATC_STOP_AFTER_PASSES] is invalid. "
-                                   "Reason: it must be a non-negative integer.",
-                     "Set ATC_STOP_AFTER_PASSES to a number of passes, or unset it.");
-    opts.stopAfterPasses = (int)v;
+      invalidValue("environment variable [ATC_STOP_AFTER_PASSES]", e, "it must be a non-negative integer.",
+                   "Set ATC_STOP_AFTER_PASSES to a number of passes, or unset it.");
+    opts.debug.stopAfterPasses = (int)v;
   }
-  if (const char* e = std::getenv("ATC_VERIFY_EACH")) opts.verifyEach = std::string(e) != "0";
+  if (const char* e = std::getenv("ATC_VERIFY_EACH")) opts.debug.verifyEach = std::string(e) != "0";
 }
 
-std::vector<PassRecord> runDefaultPipeline(Graph& g, const CompileOptions& opts) {
-  PassManager pm(opts);
+std::vector<PassRecord> runDefaultPipeline(Graph& g, const PassOptions& opts, const TargetProfile* target) {
+  PassManager pm(opts, target);
   pm.addDefaultPipeline();
   pm.run(g);
   return pm.records();

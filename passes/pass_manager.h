@@ -3,30 +3,18 @@
 //   ATC_DISABLE_PASSES=a,b              switch passes off (not those that cannot be)
 //   ATC_STOP_AFTER_PASSES=N             run only the first N passes (+ required ones)
 //   ATC_VERIFY_EACH=0                   do not verify after each changing pass
-// (applyPassDebugEnv copies them into CompileOptions; the manager reads CompileOptions.)
+// (applyPassDebugEnv copies them into PassOptions; the manager reads PassOptions.)
 #pragma once
 #include <string>
 #include <vector>
 
-#include "atc/compile_options.h"
 #include "passes/pass.h"
 
 namespace atc {
 
-struct PassRecord {
-  std::string name;
-  std::string group;
-  PassStats stats;      // accumulated over runs
-  int runs = 0;
-  int changedRuns = 0;
-  double milliseconds = 0;
-  bool skipped = false; // disabled or after the stop point
-  int64_t repositoryHits = 0;  // UB fusion: its fused kernels served from the kernel cache
-};
-
 class PassManager {
  public:
-  explicit PassManager(const CompileOptions& opts);
+  PassManager(const PassOptions& opts, const TargetProfile* target = nullptr);
   // Every default-on pass of the registry, in registry order.
   void addDefaultPipeline();
   // Appends a pass; throws AtcError E10001 for an unknown name.
@@ -42,16 +30,17 @@ class PassManager {
   std::vector<std::string> pipeline() const;
 
  private:
-  const CompileOptions& opts_;
+  const PassOptions& opts_;
+  const TargetProfile* target_;
   std::vector<std::string> pipeline_;
   std::vector<std::string> disabled_;
   std::vector<PassRecord> records_;
 };
 
 // Reads the ATC_* debug environment variables into opts (unset ones change nothing).
-void applyPassDebugEnv(CompileOptions& opts);
+void applyPassDebugEnv(PassOptions& opts);
 
 // The default pipeline with opts' switches applied; returns its records.
-std::vector<PassRecord> runDefaultPipeline(Graph& g, const CompileOptions& opts);
+std::vector<PassRecord> runDefaultPipeline(Graph& g, const PassOptions& opts, const TargetProfile* target = nullptr);
 
 }  // namespace atc

@@ -1,6 +1,6 @@
 #include "passes/pass_registry.h"
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 

@@ -1,5 +1,5 @@
 // The .om container: 256-byte header, partition table, partitions (docs/om-format.md).
-// Shared by the writer (atc/om_builder.cpp) and the reader (runtime, atc --mode=1/6).
+// Shared by the writer (backend/om_builder.cpp) and the reader (runtime, atc --mode=1/6).
 #pragma once
 #include <cstdint>
 #include <stdexcept>

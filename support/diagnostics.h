@@ -1,4 +1,6 @@
-// ATC-style errors: a code (E10001...), what was wrong, and what to do.
+// ATC-style errors: a code (E10001...), what was wrong, and what to do. The bottom layer:
+// every other layer reports errors through these. One helper per error code keeps each
+// code's message shape in one place (the ATC reference, §"error codes").
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -18,10 +20,23 @@ class AtcError : public std::runtime_error {
   std::string code_, message_, solution_;
 };
 
-// Shorthand for internal invariants: E19999.
-[[noreturn]] inline void internalError(const std::string& msg) {
-  throw AtcError("E19999", "Internal error: " + msg,
-                 "Report this with the model and the command line.");
-}
+// E10001 "Value [v] for parameter [--p] is invalid. Reason: r".
+[[noreturn]] void invalidParam(const std::string& param, const std::string& value, const std::string& reason,
+                               const std::string& solution);
+// E10001 "Value [v] for <what> is invalid. Reason: r" (what: "environment variable [X]"...).
+[[noreturn]] void invalidValue(const std::string& what, const std::string& value, const std::string& reason,
+                               const std::string& solution);
+// The same message shape under the codes of particular parameters: E10002 (--input_shape),
+// E10004 (empty file option), E10010 (--log).
+[[noreturn]] void invalidParamCode(const char* code, const std::string& param, const std::string& value,
+                                   const std::string& reason, const std::string& solution);
+// E10003 "The content of <where> is invalid. Reason: r".
+[[noreturn]] void invalidFileContent(const std::string& where, const std::string& reason, const std::string& solution);
+// E10007 "Argument [--p] is required."
+[[noreturn]] void requiredParam(const std::string& param, const std::string& solution);
+// E10041 "Failed to load the model from [path]. Reason: r".
+[[noreturn]] void modelLoadFailed(const std::string& path, const std::string& reason, const std::string& solution);
+// E19999: internal invariants.
+[[noreturn]] void internalError(const std::string& msg);
 
 }  // namespace atc

@@ -1,6 +1,8 @@
 // Target profiles: JSON data in kernels/targets/*.json (also embedded into the binary),
-// user profiles from $ATC_TARGETS_PATH, and "native" resolved from the host CPU.
+// user profiles from $ATC_TARGETS_PATH, and "native" resolved from the host CPU (given by
+// the caller: kernels/codegen/host_cpu.h asks LLVM).
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,12 +11,10 @@
 #include <set>
 #include <sstream>
 
-#include <llvm/ADT/StringMap.h>
-#include <llvm/TargetParser/Host.h>
-#include <llvm/TargetParser/Triple.h>
-
-#include "ir/error.h"
-#include "kernels/codegen/codegen.h"
+#include "support/diagnostics.h"
+#include "support/file_io.h"
+#include "support/strings.h"
+#include "target/target_profile.h"
 
 extern "C" {
 struct AtcBuiltinTarget {
@@ -26,6 +26,8 @@ extern const AtcBuiltinTarget atc_builtin_targets[];
 
 namespace atc {
 namespace {
+
+constexpr size_t kMaxProfileBytes = 16u << 20;
 
 #ifndef ATC_TARGETS_DIR
 #define ATC_TARGETS_DIR ""
@@ -57,11 +59,11 @@ std::vector<std::string> jsonStemsIn(const std::string& dir) {
 }
 
 bool readFile(const std::string& path, std::string* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return false;  // absent: try the next folder
+  std::string err = readFileBounded(path, kMaxProfileBytes, out);
+  if (!err.empty())
+    invalidFileContent("target profile " + path, err + ".", "Fix the profile file (see docs/targets.md).");
   return true;
 }
 
@@ -76,7 +78,8 @@ std::string joinFeatures(const nlohmann::json& f) {
   return s;
 }
 
-TargetProfile parseProfile(const std::string& name, const std::string& text, const std::string& where) {
+TargetProfile parseProfile(const std::string& name, const std::string& text, const std::string& where,
+                           const HostCpu& host) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -93,16 +96,11 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
   p.cpu = j["cpu"].get<std::string>();
   p.features = joinFeatures(j.value("features", nlohmann::json::array()));
   p.opInfo = j.value("op_info", nlohmann::json::object());
-  if (p.triple == "native") p.triple = llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple());
+  if (p.triple == "native") p.triple = host.triple;
   if (p.cpu == "native") {
-    p.cpu = llvm::sys::getHostCPUName().str();
-    auto feats = llvm::sys::getHostCPUFeatures();
-    std::vector<std::string> fs;
-    for (auto& kv : feats) fs.push_back((kv.second ? "+" : "-") + kv.first().str());
-    std::sort(fs.begin(), fs.end());
+    p.cpu = host.cpu;
     std::string extra = p.features;
-    p.features.clear();
-    for (auto& f : fs) p.features += (p.features.empty() ? "" : ",") + f;
+    p.features = host.features;
     if (!extra.empty()) p.features += (p.features.empty() ? "" : ",") + extra;
   }
   return p;
@@ -118,22 +116,19 @@ std::vector<std::string> knownTargetNames() {
   return std::vector<std::string>(names.begin(), names.end());
 }
 
-TargetProfile loadTargetProfile(const std::string& socVersion) {
+TargetProfile loadTargetProfile(const std::string& socVersion, const HostCpu& host) {
   bool plainName = !socVersion.empty() && socVersion.find('/') == std::string::npos &&
                    socVersion.find("..") == std::string::npos;
   if (plainName) {
     for (auto& d : searchDirs()) {
       std::string text, path = d + "/" + socVersion + ".json";
-      if (readFile(path, &text)) return parseProfile(socVersion, text, path);
+      if (readFile(path, &text)) return parseProfile(socVersion, text, path, host);
     }
     for (const AtcBuiltinTarget* t = atc_builtin_targets; t->name; ++t)
-      if (socVersion == t->name) return parseProfile(socVersion, t->json, "the built-in profiles");
+      if (socVersion == t->name) return parseProfile(socVersion, t->json, "the built-in profiles", host);
   }
-  std::string known;
-  for (auto& n : knownTargetNames()) known += (known.empty() ? "" : ", ") + n;
-  throw AtcError("E10001",
-                 "Value [" + socVersion + "] for parameter [--soc_version] is invalid. Reason: unknown target; known targets: " + known,
-                 "Pass one of the known targets, or add a profile <name>.json to a folder in $ATC_TARGETS_PATH.");
+  invalidParam("soc_version", socVersion, "unknown target; known targets: " + join(knownTargetNames()),
+               "Pass one of the known targets, or add a profile <name>.json to a folder in $ATC_TARGETS_PATH.");
 }
 
 }  // namespace atc

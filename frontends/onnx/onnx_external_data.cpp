@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace onnxfe {

@@ -10,7 +10,7 @@
 
 #include "frontends/onnx/onnx_model_loader.h"
 #include "frontends/onnx/onnx_tensor.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 namespace atc {
@@ -37,7 +37,7 @@ int64_t conversionTarget() {
 
 class OnnxImporter {
  public:
-  explicit OnnxImporter(const CompileOptions& opts) : opts_(opts) {}
+  explicit OnnxImporter(const ImportOptions& opts) : opts_(opts) {}
 
   std::unique_ptr<Graph> run() {
     path_ = opts_.model;
@@ -362,7 +362,7 @@ class OnnxImporter {
     }
   }
 
-  const CompileOptions& opts_;
+  const ImportOptions& opts_;
   std::string path_, modelDir_;
   onnx::ModelProto model_;
   std::unique_ptr<Graph> g_;
@@ -373,7 +373,7 @@ class OnnxImporter {
 
 }  // namespace
 
-std::unique_ptr<Graph> importOnnx(const CompileOptions& opts) {
+std::unique_ptr<Graph> importOnnx(const ImportOptions& opts) {
   return OnnxImporter(opts).run();
 }
 

@@ -4,11 +4,11 @@
 #pragma once
 #include <memory>
 
-#include "atc/compile_options.h"
+#include "frontends/import_options.h"
 #include "ir/graph.h"
 
 namespace atc {
 
-std::unique_ptr<Graph> importOnnx(const CompileOptions& opts);
+std::unique_ptr<Graph> importOnnx(const ImportOptions& opts);
 
 }  // namespace atc

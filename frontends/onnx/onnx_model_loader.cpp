@@ -12,7 +12,7 @@
 #include <climits>
 #include <cstring>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace onnxfe {

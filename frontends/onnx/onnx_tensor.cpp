@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "frontends/onnx/onnx_external_data.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace onnxfe {
@@ -11,22 +11,8 @@ namespace onnxfe {
 using TP = onnx::TensorProto;
 
 bool dtypeFromOnnx(int t, DType* out) {
-  switch (t) {
-    case TP::FLOAT: *out = DType::F32; return true;
-    case TP::FLOAT16: *out = DType::F16; return true;
-    case TP::BFLOAT16: *out = DType::BF16; return true;
-    case TP::DOUBLE: *out = DType::F64; return true;
-    case TP::INT64: *out = DType::I64; return true;
-    case TP::INT32: *out = DType::I32; return true;
-    case TP::INT16: *out = DType::I16; return true;
-    case TP::INT8: *out = DType::I8; return true;
-    case TP::UINT8: *out = DType::U8; return true;
-    case TP::UINT16: *out = DType::U16; return true;
-    case TP::UINT32: *out = DType::U32; return true;
-    case TP::UINT64: *out = DType::U64; return true;
-    case TP::BOOL: *out = DType::Bool; return true;
-    default: return false;
-  }
+  *out = dtypeFromOnnxCode(t);
+  return *out != DType::Undefined;
 }
 
 std::string onnxTypeName(int t) {

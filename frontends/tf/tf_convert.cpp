@@ -1,7 +1,7 @@
 #include "frontends/tf/tf_convert.h"
 
 #include "frontends/tf/tf_tensor.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 namespace atc {

@@ -3,7 +3,7 @@
 #include <queue>
 #include <set>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace tffe {

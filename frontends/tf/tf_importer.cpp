@@ -4,14 +4,12 @@
 #include <algorithm>
 #include <set>
 
-#include "atc/console.h"
+#include "support/log.h"
 #include "frontends/tf/tf_convert.h"
 #include "frontends/tf/tf_graph_walk.h"
-#include "frontends/tf/tf_layout.h"
 #include "frontends/tf/tf_loader.h"
-#include "frontends/tf/tf_scope_fusion.h"
 #include "frontends/tf/tf_tensor.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 namespace atc {
@@ -41,7 +39,7 @@ std::string dimsText(const Shape& s) {
 
 class TfImporter {
  public:
-  TfImporter(const CompileOptions& opts, tfproto::GraphDef& gd) : opts_(opts), gd_(gd), idx_(gd) {}
+  TfImporter(const ImportOptions& opts, tfproto::GraphDef& gd) : opts_(opts), gd_(gd), idx_(gd) {}
 
   std::unique_ptr<Graph> run() {
     g_ = std::make_unique<Graph>();
@@ -56,10 +54,7 @@ class TfImporter {
     std::sort(g_->inputs.begin(), g_->inputs.end(), [](Value* a, Value* b) { return a->name < b->name; });
     checkStaticInputs();
     g_->topoSort();
-    runScopeFusion(*g_, opts_);
-    // After the scope passes (which match TF's channels-last arithmetic).
-    int sunk = sinkLayoutTransposes(*g_);
-    if (sunk) logInfo("TF layout: " + std::to_string(sunk) + " layout transfer rewrite(s) (Transposes sunk or cancelled)");
+    // The scope passes and TfLayoutSinkingPass run next, as the first passes of the pipeline.
     return std::move(g_);
   }
 
@@ -281,7 +276,7 @@ class TfImporter {
     }
   }
 
-  const CompileOptions& opts_;
+  const ImportOptions& opts_;
   tfproto::GraphDef& gd_;
   GraphIndex idx_;
   std::unique_ptr<Graph> g_;
@@ -291,13 +286,13 @@ class TfImporter {
 }  // namespace
 }  // namespace tffe
 
-std::unique_ptr<Graph> importTf(const CompileOptions& opts) {
+std::unique_ptr<Graph> importTf(const ImportOptions& opts) {
   tfproto::GraphDef gd;
   tffe::loadGraphDef(opts.model, &gd);
   return tffe::TfImporter(opts, gd).run();
 }
 
-std::unique_ptr<Graph> importTfFromBytes(const std::string& bytes, const CompileOptions& opts) {
+std::unique_ptr<Graph> importTfFromBytes(const std::string& bytes, const ImportOptions& opts) {
   tfproto::GraphDef gd;
   tffe::parseGraphDef(bytes, opts.model.empty() ? "<memory>" : opts.model, &gd);
   return tffe::TfImporter(opts, gd).run();

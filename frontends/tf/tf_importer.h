@@ -7,13 +7,13 @@
 #include <memory>
 #include <string>
 
-#include "atc/compile_options.h"
+#include "frontends/import_options.h"
 #include "ir/graph.h"
 
 namespace atc {
 
-std::unique_ptr<Graph> importTf(const CompileOptions& opts);
+std::unique_ptr<Graph> importTf(const ImportOptions& opts);
 // Same from GraphDef bytes in memory (binary or text); opts.model is only used in messages.
-std::unique_ptr<Graph> importTfFromBytes(const std::string& bytes, const CompileOptions& opts);
+std::unique_ptr<Graph> importTfFromBytes(const std::string& bytes, const ImportOptions& opts);
 
 }  // namespace atc

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace tffe {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace tffe {

@@ -39,7 +39,7 @@
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include "cache/sha256.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/codegen/lld_link.h"
 
 extern "C" const char atc_kernels_bc_begin[], atc_kernels_bc_end[];

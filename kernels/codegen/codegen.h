@@ -8,21 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cache/kernel_cache.h"
+#include "target/target_profile.h"
 
 namespace atc {
-
-// A target profile, stored as data (kernels/targets/*.json, plus the built-in "native").
-struct TargetProfile {
-  std::string name;       // --soc_version value
-  std::string triple;     // LLVM triple
-  std::string cpu;        // LLVM CPU name (resolved to the host's for "native")
-  std::string features;   // LLVM feature string "+avx2,+fma,..."
-  nlohmann::json opInfo;  // per-op dtype support etc. (see docs/targets.md)
-};
-
-// Throws AtcError E10001 listing the known names when the name is unknown.
-TargetProfile loadTargetProfile(const std::string& socVersion);
-std::vector<std::string> knownTargetNames();
 
 struct KernelInstance {
   std::string kernel;            // library kernel name (atck_<kernel>_ntasks/_task)

@@ -12,7 +12,7 @@
 #include <lld/Common/Driver.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 LLD_HAS_DRIVER(elf)
 

@@ -1,7 +1,7 @@
 // Gather, GatherElements, GatherND, ScatterND, ScatterElements (and opset-9 Scatter).
 // Indices are int32 or int64; negative indices count from the end.
 #include "ops/datamove/datamove_util.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 namespace {

@@ -8,25 +8,7 @@
 namespace atc {
 namespace {
 
-// ONNX TensorProto.DataType -> DType (Undefined for unsupported, e.g. string).
-DType dtypeFromOnnx(int64_t t) {
-  switch (t) {
-    case 1: return DType::F32;
-    case 2: return DType::U8;
-    case 3: return DType::I8;
-    case 4: return DType::U16;
-    case 5: return DType::I16;
-    case 6: return DType::I32;
-    case 7: return DType::I64;
-    case 9: return DType::Bool;
-    case 10: return DType::F16;
-    case 11: return DType::F64;
-    case 12: return DType::U32;
-    case 13: return DType::U64;
-    case 16: return DType::BF16;
-    default: return DType::Undefined;
-  }
-}
+
 
 // Compute type that converts `from` to `to` exactly where the target can hold the value.
 int64_t castComputeType(DType from, DType to) {
@@ -49,7 +31,7 @@ ATC_REGISTER_OP([] {
   d.category = OpCategory::Elementwise;
   d.infer = [](Graph&, Node& n) {
     if (!n.hasAttr("to")) opError(n, "attribute 'to' is required");
-    DType to = dtypeFromOnnx(n.attrInt("to", 0));
+    DType to = dtypeFromOnnxCode(n.attrInt("to", 0));
     if (to == DType::Undefined)
       opError(n, "unsupported target type " + std::to_string(n.attrInt("to", 0)));
     n.outputs[0]->type = n.inputs[0]->type;

@@ -1,9 +1,9 @@
 #include "ops/elementwise/eltwise_common.h"
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/lib/math_dtype.h"
 #include "kernels/lib/math_ops.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 

@@ -1,6 +1,6 @@
 #include "ops/fused/fused_program.h"
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ops/elementwise/eltwise_common.h"
 
 namespace atc {

@@ -2,7 +2,7 @@
 // Lowered to the fused_eltwise kernel.
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/fused/fused_program.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 

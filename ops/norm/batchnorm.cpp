@@ -1,7 +1,7 @@
 // BatchNormalization, inference form: Y = (X - mean) / sqrt(var + epsilon) * scale + B per
 // channel (dim 1). Training mode (training_mode=1, or any of the extra running-mean/var
 // and saved-statistics outputs) is refused.
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/lib/math_norm_codes.h"
 #include "ops/elementwise/eltwise_common.h"
 

@@ -5,11 +5,11 @@
 // and LpNormalization (p = 1 or 2 along axis).
 #include <algorithm>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/lib/math_norm_codes.h"
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/reduce/reduce_layout.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 namespace {

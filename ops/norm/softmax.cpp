@@ -1,10 +1,10 @@
 // Softmax, LogSoftmax, Hardmax. Opset < 13: the input is coerced to 2-D at `axis`
 // (default 1) and normalised over the flattened trailing dims; opset >= 13: one axis
 // (default -1).
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/lib/math_norm_codes.h"
 #include "ops/elementwise/eltwise_common.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 namespace {

@@ -4,12 +4,12 @@
 // noop_with_empty_axes (empty axes: identity instead of reducing everything).
 #include <algorithm>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "kernels/lib/math_reduce_codes.h"
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/reduce/reduce_layout.h"
 #include "kernels/lib/math_dtype.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 namespace {

@@ -6,23 +6,9 @@ namespace {
 
 DType eyeType(const Node& n) {
   if (!n.hasAttr("dtype")) return n.inputs[0]->type.dtype;
-  // ONNX TensorProto data type codes.
-  switch (n.attrInt("dtype", 1)) {
-    case 1: return DType::F32;
-    case 2: return DType::U8;
-    case 3: return DType::I8;
-    case 4: return DType::U16;
-    case 5: return DType::I16;
-    case 6: return DType::I32;
-    case 7: return DType::I64;
-    case 9: return DType::Bool;
-    case 10: return DType::F16;
-    case 11: return DType::F64;
-    case 12: return DType::U32;
-    case 13: return DType::U64;
-    case 16: return DType::BF16;
-    default: opError(n, "unsupported dtype");
-  }
+  DType t = dtypeFromOnnxCode(n.attrInt("dtype", 1));
+  if (t == DType::Undefined) opError(n, "unsupported dtype");
+  return t;
 }
 
 void inferEyeLike(Graph&, Node& n) {

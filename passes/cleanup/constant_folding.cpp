@@ -12,8 +12,8 @@
 // while folding would bloat the .om.
 #include <exception>
 
-#include "atc/native_eval.h"
-#include "ir/error.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 #include "passes/pass.h"
 

@@ -1,5 +1,6 @@
 // Small matching helpers shared by the graph-fusion passes.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -70,6 +71,47 @@ inline bool reducesLastAxis(const Node* n) {
   std::vector<int64_t> ax;
   if (!reduceAxes(n, &ax) || ax.size() != 1) return false;
   return ax[0] == n->inputs[0]->type.rank() - 1 && n->attrInt("keepdims", 1) == 1;
+}
+
+// A scalar compile-time value (TF scope passes): a one-value (or all-equal) constant, or small constant
+// arithmetic the converters left unfolded (tf.sqrt(2.0), 1 / sqrt(2), Cast of a constant).
+inline bool scalarValue(const Value* v, double* out, int depth = 0) {
+  if (!v || depth > 4) return false;
+  if (v->isConstant()) {
+    const Tensor& t = *v->constant;
+    int64_t n = t.type.numel();
+    if (n < 1 || !isFloat(t.type.dtype)) return false;
+    double a = t.floatAt(0);
+    for (int64_t i = 1; i < n; ++i)
+      if (t.floatAt(i) != a) return false;
+    *out = a;
+    return true;
+  }
+  const Node* p = v->producer;
+  if (!p) return false;
+  double a, b;
+  if ((p->type == "Sqrt" || p->type == "Reciprocal" || p->type == "Cast" || p->type == "Identity") &&
+      p->inputs.size() == 1 && scalarValue(p->inputs[0], &a, depth + 1)) {
+    if (p->type == "Sqrt") *out = std::sqrt(a);
+    else if (p->type == "Reciprocal") *out = 1.0 / a;
+    else *out = a;
+    return true;
+  }
+  if ((p->type == "Div" || p->type == "Mul") && p->inputs.size() == 2 && scalarValue(p->inputs[0], &a, depth + 1) &&
+      scalarValue(p->inputs[1], &b, depth + 1)) {
+    *out = p->type == "Div" ? a / b : a * b;
+    return true;
+  }
+  return false;
+}
+// n is `type`(v, c) or `type`(c, v) (commutative only for Mul/Add) with scalar c ~= want: returns v.
+inline Value* withScalar(const Node* n, const char* type, double want) {
+  if (!n || n->type != type || n->inputs.size() != 2) return nullptr;
+  double d;
+  bool comm = n->type == "Mul" || n->type == "Add";
+  if (scalarValue(n->inputs[1], &d) && near(d, want, 1e-4)) return n->inputs[0];
+  if (comm && scalarValue(n->inputs[0], &d) && near(d, want, 1e-4)) return n->inputs[1];
+  return nullptr;
 }
 
 }  // namespace fu

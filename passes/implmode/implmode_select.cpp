@@ -66,40 +66,40 @@ const std::vector<std::string>& builtinImplList(const std::string& mode) {
   return none;
 }
 
-ImplChoice resolveImplMode(const CompileOptions& o, const std::string& opType,
+ImplChoice resolveImplMode(const ImplModeOptions& o, const std::string& opType,
                            const std::vector<std::string>& names) {
   ImplChoice c;
   if (implModesOf(opType).empty()) return c;  // one implementation: nothing to choose
   std::string asked, why;
   // 1. --op_precision_mode: [ByNodeName] (node or original names) > [ByOpType].
-  if (!o.opPrecisionModeFile.empty()) {
+  if (!o.iniFile.empty()) {
     int line = 0;
     for (auto& nm : names) {
-      if (const std::string* v = lookup(o.implByNodeName, nm, &line)) {
+      if (const std::string* v = lookup(o.byNodeName, nm, &line)) {
         asked = *v;
         why = "op_precision_mode [ByNodeName] line " + std::to_string(line);
         break;
       }
     }
     if (asked.empty())
-      if (const std::string* v = lookup(o.implByOpType, opType, &line)) {
+      if (const std::string* v = lookup(o.byOpType, opType, &line)) {
         asked = *v;
         why = "op_precision_mode [ByOpType] line " + std::to_string(line);
       }
   } else {
     // 2. --op_select_implmode (+ --optypelist_for_implmode).
-    const std::string sel = o.opSelectImplmode.empty() ? "high_performance" : o.opSelectImplmode;
+    const std::string sel = o.selectImplmode.empty() ? "high_performance" : o.selectImplmode;
     if (sel == "high_precision_for_all" || sel == "high_performance_for_all") {
       asked = sel.substr(0, sel.size() - 8);
       why = "op_select_implmode=" + sel;
     } else {
       const std::vector<std::string>& list =
-          o.optypelistForImplmode.empty() ? builtinImplList(sel) : o.optypelistForImplmode;
+          o.optypelist.empty() ? builtinImplList(sel) : o.optypelist;
       for (auto& t : list)
         if (t == opType) {
           asked = sel;
           why = "op_select_implmode=" + sel +
-                (o.optypelistForImplmode.empty() ? " (built-in list)" : ", optypelist_for_implmode");
+                (o.optypelist.empty() ? " (built-in list)" : ", optypelist_for_implmode");
         }
     }
   }

@@ -1,13 +1,13 @@
 // Implementation-mode selection (docs/implmode.md): which kernel variant each node uses,
 // from --op_precision_mode (ini), --op_select_implmode and --optypelist_for_implmode.
-// The pass (implmode_pass.cpp) stores the choice as node attributes "_impl_mode" and
+// The pass (impl_mode_selection.cpp) stores the choice as node attributes "_impl_mode" and
 // "_impl_mode_reason"; op lowerings read it through implVariantOf() (impl_variant.h).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "atc/compile_options.h"
+#include "passes/pass_options.h"
 #include "ir/graph.h"
 
 namespace atc {
@@ -25,7 +25,7 @@ struct ImplChoice {
 };
 
 // Resolves the mode of one node. names: the node's name then its original names (fusion).
-ImplChoice resolveImplMode(const CompileOptions& o, const std::string& opType,
+ImplChoice resolveImplMode(const ImplModeOptions& o, const std::string& opType,
                            const std::vector<std::string>& names);
 
 }  // namespace atc

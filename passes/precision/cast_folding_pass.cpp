@@ -13,7 +13,6 @@
 #include <set>
 
 #include "ir/op_registry.h"
-#include "kernels/codegen/codegen.h"
 #include "passes/pass.h"
 
 namespace atc {
@@ -24,12 +23,8 @@ using json = nlohmann::json;
 bool isCube(const Node& n) { return n.type == "Conv" || n.type == "MatMul" || n.type == "Gemm"; }
 
 DType castTo(const Node& c) {
-  switch (c.attrInt("to", 0)) {
-    case 1: return DType::F32;
-    case 10: return DType::F16;
-    case 16: return DType::BF16;
-    default: return DType::Undefined;
-  }
+  DType d = dtypeFromOnnxCode(c.attrInt("to", 0));
+  return d == DType::F32 || d == DType::F16 || d == DType::BF16 ? d : DType::Undefined;
 }
 
 // Whether the op-info lists dtype t for input/output slot i of op type `type` (true when the
@@ -47,9 +42,9 @@ bool opInfoAllows(const json& info, const std::string& type, const char* key, si
 
 }  // namespace
 
-bool runCastFolding(Graph& g, PassContext& ctx) {
+bool runCastFoldingPass(Graph& g, PassContext& ctx) {
   json info = json::object();
-  if (!ctx.opts.socVersion.empty()) info = loadTargetProfile(ctx.opts.socVersion).opInfo;
+  if (ctx.target) info = ctx.target->opInfo;
   bool changed = false;
   std::vector<Node*> casts;
   for (auto& n : g.nodes())

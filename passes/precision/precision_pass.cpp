@@ -9,11 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "atc/console.h"
-#include "atc/precision_options.h"
-#include "ir/error.h"
+#include "support/log.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
-#include "kernels/codegen/codegen.h"
 #include "passes/pass.h"
 
 namespace atc {
@@ -23,19 +21,7 @@ using json = nlohmann::json;
 
 bool isFp(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
 
-int64_t onnxCode(DType t) {
-  switch (t) {
-    case DType::F32: return 1;
-    case DType::U8: return 2;
-    case DType::I8: return 3;
-    case DType::I32: return 6;
-    case DType::I64: return 7;
-    case DType::F16: return 10;
-    case DType::F64: return 11;
-    case DType::BF16: return 16;
-    default: return 0;
-  }
-}
+
 
 struct Decision {
   DType in = DType::Undefined, out = DType::Undefined;
@@ -65,15 +51,16 @@ std::string listDtypes(const std::set<DType>& s) {
 
 class PrecisionPass {
  public:
-  PrecisionPass(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), mode_(precisionModeOf(ctx.opts)) {}
+  PrecisionPass(Graph& g, PassContext& ctx) : g_(g), ctx_(ctx), mode_(ctx.opts.precision.mode) {}
 
   bool run() {
-    if (!ctx_.opts.socVersion.empty()) opInfo_ = loadTargetProfile(ctx_.opts.socVersion).opInfo;
+    if (ctx_.target) opInfo_ = ctx_.target->opInfo;
     if (!opInfo_.is_object()) opInfo_ = json::object();
-    if (!ctx_.opts.modifyMixlist.empty()) mix_ = loadMixlist(ctx_.opts.modifyMixlist);
+    const PrecisionOptions& po = ctx_.opts.precision;
+    mix_ = po.mixlist;
     bool userLists = mode_ != PrecMode::Origin;  // no effect under must_keep_origin_dtype / origin
-    if (userLists && !ctx_.opts.keepDtype.empty()) keep_ = loadKeepDtype(ctx_.opts.keepDtype);
-    if (userLists && !ctx_.opts.customizeDtypes.empty()) cust_ = loadCustomizeDtypes(ctx_.opts.customizeDtypes);
+    if (userLists) keep_ = po.keepDtype;
+    if (userLists) cust_ = po.customizeDtypes;
     reduced_ = (mode_ == PrecMode::MixBf16 || mode_ == PrecMode::AllowFp32ToBf16) ? DType::BF16 : DType::F16;
     g_.topoSort();
     for (auto& v : g_.values()) orig_[v.get()] = v->type.dtype;
@@ -124,8 +111,7 @@ class PrecisionPass {
   }
 
   void applyInputFp16() {
-    if (ctx_.opts.inputFp16Nodes.empty()) return;
-    for (auto& name : parseInputFp16Nodes(ctx_.opts.inputFp16Nodes)) {
+    for (auto& name : ctx_.opts.precision.inputFp16Nodes) {
       Value* found = nullptr;
       for (Value* v : g_.inputs)
         if (v->name == name) found = v;
@@ -302,7 +288,7 @@ class PrecisionPass {
     } else {
       r = g_.newValue(v->name + "_" + dn(t), TensorType(t, v->type.shape));
       Node* c = g_.addNode("Cast", g_.uniqueNodeName("cast_" + v->name + "_" + dn(t)), {v}, {r});
-      c->attrs["to"] = onnxCode(t);
+      c->attrs["to"] = onnxCodeOf(t);
       c->attrs["_precision_reason"] = std::string("inserted: " + dn(v->type.dtype) + " -> " + dn(t) + " for " + forNode);
       castSource_[r] = v;
       ctx_.stats.effectTimes++;
@@ -371,7 +357,7 @@ class PrecisionPass {
         tmp->producer = &n;
         tmp->producerIndex = 0;
         Node* c = g_.addNode("Cast", g_.uniqueNodeName("cast_" + n.name + "_out"), {tmp}, {y});
-        c->attrs["to"] = onnxCode(d.out);
+        c->attrs["to"] = onnxCodeOf(d.out);
         c->attrs["_precision_reason"] = std::string("inserted: " + n.name + " result rounded to " + dn(d.out));
         y->type.dtype = d.out;
         castSource_[y] = tmp;
@@ -385,8 +371,7 @@ class PrecisionPass {
   }
 
   void fixGraphOutputs() {
-    OutputTypeSpec ot;
-    if (!ctx_.opts.outputType.empty()) ot = parseOutputType(ctx_.opts.outputType);
+    const OutputTypeSpec& ot = ctx_.opts.precision.outputType;
     std::set<std::pair<std::string, int>> used;
     for (size_t k = 0; k < g_.outputs.size(); ++k) {
       Value* y = g_.outputs[k];
@@ -425,7 +410,7 @@ class PrecisionPass {
         castSource_.erase(y);
       }
       Node* c = g_.addNode("Cast", g_.uniqueNodeName("cast_output_" + y->name), {inner}, {y});
-      c->attrs["to"] = onnxCode(want);
+      c->attrs["to"] = onnxCodeOf(want);
       c->attrs["_precision_reason"] =
           std::string("inserted: graph output ") + y->name + " as " + dn(want) + (want != orig_[y] ? " (--output_type)" : " (declared dtype)");
       y->type.dtype = want;

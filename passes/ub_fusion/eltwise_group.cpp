@@ -6,7 +6,7 @@
 #include <set>
 
 #include "ir/op_registry.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 

@@ -9,7 +9,7 @@
 #include "ir/graph.h"
 #include "kernels/lib/math_eltwise_codes.h"
 #include "passes/fusion/fusion_util.h"
-#include "passes/implmode/impl_variant.h"
+#include "ops/impl_variant.h"
 
 namespace atc {
 

@@ -221,6 +221,29 @@ PYEOF
   else
     skip=$((skip + 1)); echo "SKIP shape chain folding (could not write the model)"
   fi
+  # --disable_reuse_memory=1: every buffer its own memory (a larger arena), same outputs.
+  SQ="$SRC_DIR/samples/models/squeezenet1_1"
+  if [ -f "$SQ.onnx" ]; then
+    for r in 0 1; do
+      "$ATC" --model="$SQ.onnx" --framework=5 --output="$OUT/sq$r" --soc_version=$SOC \
+        --precision_mode=must_keep_origin_dtype --disable_reuse_memory=$r > "$T/sq$r.log" 2>&1 &&
+        "$ATC" --mode=1 --om="$OUT/sq$r.om" --json="$T/sq$r.json" > /dev/null 2>&1 &&
+        "$BIN_DIR/omrun" --model="$OUT/sq$r.om" --input="$SQ.in.npy" --output="$T/sqout$r" > /dev/null 2>&1
+    done
+    if "$PY" - "$T" <<'PYEOF'; then
+import json, sys
+import numpy as np
+t = sys.argv[1]
+m0, m1 = (json.load(open(f"{t}/sq{r}.json"))["memory_size"] for r in (0, 1))
+a, b = (np.load(f"{t}/sqout{r}/output_0.npy") for r in (0, 1))
+sys.exit(0 if m1 > m0 and np.array_equal(a, b) else 1)
+PYEOF
+      ok "--disable_reuse_memory=1: larger arena, identical outputs"
+    else
+      bad "--disable_reuse_memory" "arena or outputs" "$(cat "$T/sq1.log")"
+    fi
+  fi
+  expect_fail "--disable_reuse_memory=2" E10001 "disable_reuse_memory" -- "${BASE[@]}" --disable_reuse_memory=2
   export ATC_DISABLE_PASSES=no_such_pass
   expect_fail "ATC_DISABLE_PASSES with an unknown name" E10001 "no_such_pass" -- "${BASE[@]}"
   unset ATC_DISABLE_PASSES

@@ -12,7 +12,7 @@
 #include "cache/entry_file.h"
 #include "cache/kernel_cache.h"
 #include "cache/sha256.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 using namespace atc::cache;
 

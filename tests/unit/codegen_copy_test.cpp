@@ -7,7 +7,8 @@
 #include <fstream>
 #include <numeric>
 
-#include "ir/error.h"
+#include "kernels/codegen/host_cpu.h"
+#include "support/diagnostics.h"
 #include "kernels/codegen/codegen.h"
 #include "runtime/atc_rt_abi.h"
 #include "runtime/so_loader.h"
@@ -31,7 +32,7 @@ void runCopy(const std::vector<uint8_t>& so, const char* sym, int64_t bytes, int
 }  // namespace
 
 TEST(CodegenCopy, CompilesAndRuns) {
-  TargetProfile t = loadTargetProfile("native");
+  TargetProfile t = loadHostTargetProfile("native");
   std::vector<KernelInstance> ki = {{"copy", {1000}, "k0"}, {"copy", {(1 << 16) * 5 + 17}, "k1"}};
   std::vector<uint8_t> so = compileKernels(t, ki, CodegenOptions());
   ASSERT_GT(so.size(), 64u);
@@ -42,7 +43,7 @@ TEST(CodegenCopy, CompilesAndRuns) {
 }
 
 TEST(CodegenCopy, Deterministic) {
-  TargetProfile t = loadTargetProfile("x86-64-v3");
+  TargetProfile t = loadHostTargetProfile("x86-64-v3");
   std::vector<KernelInstance> a = {{"copy", {64}, "k1"}, {"copy", {4096}, "k0"}};
   std::vector<KernelInstance> b = {{"copy", {4096}, "k0"}, {"copy", {64}, "k1"}};
   CodegenOptions o1, o2;
@@ -53,7 +54,7 @@ TEST(CodegenCopy, Deterministic) {
 
 TEST(CodegenCopy, UnknownKernelIsE20001) {
   try {
-    compileKernels(loadTargetProfile("x86-64-v3"), {{"no_such_kernel", {}, "k0"}}, CodegenOptions());
+    compileKernels(loadHostTargetProfile("x86-64-v3"), {{"no_such_kernel", {}, "k0"}}, CodegenOptions());
     FAIL() << "expected an error";
   } catch (const AtcError& e) {
     EXPECT_EQ(e.code(), "E20001");
@@ -65,19 +66,19 @@ TEST(CodegenTargets, KnownProfiles) {
   auto names = knownTargetNames();
   for (const char* n : {"native", "x86-64-v3", "x86-64-v4"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
-  TargetProfile v4 = loadTargetProfile("x86-64-v4");
+  TargetProfile v4 = loadHostTargetProfile("x86-64-v4");
   EXPECT_EQ(v4.triple, "x86_64-unknown-linux-gnu");
   EXPECT_EQ(v4.cpu, "x86-64-v4");
   EXPECT_NE(v4.features.find("+avx512f"), std::string::npos);
   EXPECT_TRUE(v4.opInfo.contains("Conv"));
-  TargetProfile nat = loadTargetProfile("native");
+  TargetProfile nat = loadHostTargetProfile("native");
   EXPECT_NE(nat.cpu, "native");
   EXPECT_FALSE(nat.features.empty());
 }
 
 TEST(CodegenTargets, UnknownIsE10001) {
   try {
-    loadTargetProfile("Ascend310");
+    loadHostTargetProfile("Ascend310");
     FAIL() << "expected an error";
   } catch (const AtcError& e) {
     EXPECT_EQ(e.code(), "E10001");
@@ -92,7 +93,7 @@ TEST(CodegenTargets, UserProfilesFromEnv) {
   system(("mkdir -p " + dir).c_str());
   std::ofstream(dir + "/mycpu.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"haswell","features":["+avx2"],"op_info":{}})";
   setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
-  TargetProfile p = loadTargetProfile("mycpu");
+  TargetProfile p = loadHostTargetProfile("mycpu");
   unsetenv("ATC_TARGETS_PATH");
   EXPECT_EQ(p.cpu, "haswell");
   EXPECT_EQ(p.features, "+avx2");

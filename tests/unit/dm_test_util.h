@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "atc/native_eval.h"
-#include "ir/error.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 namespace dmtest {

@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "atc/fusion_switch.h"
-#include "atc/native_eval.h"
+#include "ops/native_eval.h"
 #include "ir/op_registry.h"
 #include "ir/printer.h"
 #include "passes/pass_manager.h"
@@ -104,7 +104,7 @@ TEST_P(FusionGolden, TextNumbersAndSwitchOff) {
     sec += (sec.empty() ? "" : ",") + ("\"" + p + "\":\"off\"");
   }
   std::string sw = "{\"Switch\":{\"GraphFusion\":{" + gf + "},\"UBFusion\":{" + ub + "}}}";
-  CompileOptions opts;
+  PassOptions opts;
   applyFusionSwitches(parseFusionSwitchText(sw, "golden.cfg"), opts);
   PassManager pm(opts);
   for (auto& p : passes) pm.addPass(p);

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "atc/fusion_result.h"
-#include "atc/native_eval.h"
+#include "ops/native_eval.h"
 #include "ir/op_registry.h"
 #include "ir/printer.h"
 #include "passes/pass_manager.h"
@@ -69,13 +69,13 @@ void checkPass(const std::string& pass, const std::string& ir, const std::vector
   }
   // Switched off: the default pipeline leaves the pattern, and fusion_result.json omits it.
   auto off = parseGraph(ir);
-  CompileOptions opts;
+  PassOptions opts;
   opts.disabledPasses = {pass};
   auto recs = runDefaultPipeline(*off, opts);
   std::string json = fusionResultJson(recs);
   EXPECT_EQ(json.find("\"" + pass + "\""), std::string::npos) << json;
   auto on = parseGraph(ir);
-  CompileOptions opts2;
+  PassOptions opts2;
   auto recs2 = runDefaultPipeline(*on, opts2);
   EXPECT_NE(fusionResultJson(recs2).find("\"" + pass + "\""), std::string::npos);
 }

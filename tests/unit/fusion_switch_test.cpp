@@ -5,7 +5,7 @@
 
 #include "atc/fusion_result.h"
 #include "atc/fusion_switch.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 namespace {
 using namespace atc;
@@ -28,7 +28,7 @@ TEST(FusionSwitch, JsonAllOffWithExceptions) {
       R"({"Switch":{"GraphFusion":{"ALL":"off","SoftmaxFusionPass":"on"},"UBFusion":{"ALL":"off","TbePool2dQuantFusionPass":"on"}}})",
       "sw.cfg");
   EXPECT_TRUE(has(sw.unknownNames, "TbePool2dQuantFusionPass"));
-  CompileOptions o;
+  PassOptions o;
   applyFusionSwitches(sw, o);
   EXPECT_FALSE(has(o.disabledPasses, "SoftmaxFusionPass"));  // exact name beats ALL
   EXPECT_TRUE(has(o.disabledPasses, "LayerNormFusionPass"));
@@ -38,7 +38,7 @@ TEST(FusionSwitch, JsonAllOffWithExceptions) {
 
 TEST(FusionSwitch, LineForm) {
   auto sw = parseFusionSwitchText("# comment\nGeluFusionPass:off\n\nTbeEltwiseFusionPass : off\nNpuOnlyPass:on\n", "sw.cfg");
-  CompileOptions o;
+  PassOptions o;
   applyFusionSwitches(sw, o);
   EXPECT_TRUE(has(o.disabledPasses, "GeluFusionPass"));
   EXPECT_TRUE(has(o.disabledPasses, "TbeEltwiseFusionPass"));

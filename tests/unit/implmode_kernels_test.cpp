@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "atc/native_eval.h"
+#include "ops/native_eval.h"
 #include "ir/op_registry.h"
 #include "kernels/lib/math_impl.h"
 

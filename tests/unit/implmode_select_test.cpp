@@ -10,8 +10,8 @@
 
 #include "atc/implmode_options.h"
 #include "atc/options.h"
-#include "ir/error.h"
-#include "passes/implmode/impl_variant.h"
+#include "support/diagnostics.h"
+#include "ops/impl_variant.h"
 #include "passes/implmode/implmode_select.h"
 #include "passes/pass.h"
 
@@ -32,15 +32,15 @@ std::string writeTemp(const std::string& text) {
 }
 
 // Parses a command line (model/framework/output/soc given) with extra options.
-CompileOptions parse(std::vector<std::string> extra) {
+ImplModeOptions parse(std::vector<std::string> extra) {
   std::vector<std::string> args = {"atc", "--model=m.onnx", "--framework=5", "--output=o", "--soc_version=Ascend310"};
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<const char*> argv;
   for (auto& a : args) argv.push_back(a.c_str());
-  CompileOptions o;
+  AtcOptions o;
   std::ostringstream help;
   parseCommandLine((int)argv.size(), argv.data(), o, help);
-  return o;
+  return o.passes.implmode;
 }
 
 std::string errorCode(std::vector<std::string> extra) {
@@ -52,14 +52,14 @@ std::string errorCode(std::vector<std::string> extra) {
   return "";
 }
 
-ImplChoice resolve(const CompileOptions& o, const std::string& type, std::vector<std::string> names = {"n"}) {
+ImplChoice resolve(const ImplModeOptions& o, const std::string& type, std::vector<std::string> names = {"n"}) {
   return resolveImplMode(o, type, names);
 }
 
 }  // namespace
 
 TEST(ImplModeOptions, DefaultIsHighPerformance) {
-  CompileOptions o = parse({});
+  ImplModeOptions o = parse({});
   EXPECT_EQ(resolve(o, "Softmax").mode, "high_performance");
   EXPECT_EQ(resolve(o, "Softmax").reason, "op_select_implmode=high_performance (built-in list)");
   EXPECT_EQ(resolve(o, "Log").reason, "default");  // Log: not in the built-in high_performance list
@@ -67,7 +67,7 @@ TEST(ImplModeOptions, DefaultIsHighPerformance) {
 }
 
 TEST(ImplModeOptions, HighPrecisionAppliesToBuiltinListOnly) {
-  CompileOptions o = parse({"--op_select_implmode=high_precision"});
+  ImplModeOptions o = parse({"--op_select_implmode=high_precision"});
   EXPECT_EQ(resolve(o, "Softmax").mode, "high_precision");
   EXPECT_EQ(resolve(o, "Gelu").mode, "high_precision");
   EXPECT_EQ(resolve(o, "Tanh").mode, "high_performance");  // not in high_precision's list
@@ -75,7 +75,7 @@ TEST(ImplModeOptions, HighPrecisionAppliesToBuiltinListOnly) {
 }
 
 TEST(ImplModeOptions, ForAllAppliesToEveryOpWithBothModes) {
-  CompileOptions o = parse({"--op_select_implmode=high_precision_for_all"});
+  ImplModeOptions o = parse({"--op_select_implmode=high_precision_for_all"});
   for (const char* t : {"Exp", "Log", "Tanh", "Sigmoid", "Erf", "Gelu", "Softmax", "LayerNormalization",
                         "ReduceSum", "ReduceMean"}) {
     EXPECT_EQ(resolve(o, t).mode, "high_precision") << t;
@@ -85,14 +85,14 @@ TEST(ImplModeOptions, ForAllAppliesToEveryOpWithBothModes) {
   EXPECT_EQ(resolve(o, "Gather").mode, "high_performance");
   EXPECT_NE(resolve(o, "Gather").reason.find("not implemented by Gather"), std::string::npos);
   EXPECT_EQ(resolve(o, "Relu").mode, "");
-  CompileOptions p = parse({"--op_select_implmode=high_performance_for_all"});
+  ImplModeOptions p = parse({"--op_select_implmode=high_performance_for_all"});
   EXPECT_EQ(resolve(p, "Log").mode, "high_performance");
   EXPECT_EQ(resolve(p, "Log").reason, "op_select_implmode=high_performance_for_all");
 }
 
 TEST(ImplModeOptions, OptypelistReplacesTheBuiltinList) {
-  CompileOptions o = parse({"--op_select_implmode=high_precision", "--optypelist_for_implmode=Tanh, Exp"});
-  ASSERT_EQ(o.optypelistForImplmode.size(), 2u);
+  ImplModeOptions o = parse({"--op_select_implmode=high_precision", "--optypelist_for_implmode=Tanh, Exp"});
+  ASSERT_EQ(o.optypelist.size(), 2u);
   EXPECT_EQ(resolve(o, "Tanh").mode, "high_precision");
   EXPECT_EQ(resolve(o, "Tanh").reason, "op_select_implmode=high_precision, optypelist_for_implmode");
   EXPECT_EQ(resolve(o, "Exp").mode, "high_precision");
@@ -111,7 +111,7 @@ TEST(ImplModeOptions, Errors) {
 
 TEST(ImplModeOptions, IniErrors) {
   auto code = [](const std::string& text) {
-    CompileOptions o;
+    ImplModeOptions o;
     try {
       parseOpPrecisionIni(text, "op.ini", o);
     } catch (const AtcError& e) {
@@ -138,7 +138,7 @@ TEST(ImplModeOptions, IniPrecedence) {
       "orig_gelu=keep_fp16\n"
       "relu1=high_precision\n");
   // The ini wins over --op_select_implmode (which is then ignored entirely).
-  CompileOptions o = parse({"--op_precision_mode=" + ini, "--op_select_implmode=high_precision_for_all"});
+  ImplModeOptions o = parse({"--op_precision_mode=" + ini, "--op_select_implmode=high_precision_for_all"});
   std::remove(ini.c_str());
   EXPECT_EQ(resolve(o, "Softmax", {"sm1"}).mode, "high_precision");
   EXPECT_EQ(resolve(o, "Softmax", {"sm1"}).reason, "op_precision_mode [ByOpType] line 2");
@@ -155,9 +155,9 @@ TEST(ImplModeOptions, IniPrecedence) {
   // One implementation only: nothing recorded.
   EXPECT_EQ(resolve(o, "Relu", {"relu1"}).mode, "");
   // A mode the op lacks: its default, with the reason saying so.
-  CompileOptions k;
-  k.opPrecisionModeFile = "x.ini";
-  k.implByOpType["ReduceSum"] = {"super_performance", 3};
+  ImplModeOptions k;
+  k.iniFile = "x.ini";
+  k.byOpType["ReduceSum"] = {"super_performance", 3};
   EXPECT_EQ(resolve(k, "ReduceSum").mode, "high_performance");
   EXPECT_NE(resolve(k, "ReduceSum").reason.find("op_precision_mode [ByOpType] line 3"), std::string::npos);
 }
@@ -170,10 +170,10 @@ TEST(ImplModePass, SetsAttributesAndVariants) {
   Node* sm = g.addNode("Softmax", "sm", {x}, {y});
   Node* relu = g.addNode("Relu", "relu", {y}, {z});
   sm->originalNames = {"orig_exp"};
-  CompileOptions o;
-  o.opPrecisionModeFile = "x.ini";
-  o.implByNodeName["orig_exp"] = {"high_precision", 7};
-  PassContext ctx(o);
+  PassOptions po;
+  po.implmode.iniFile = "x.ini";
+  po.implmode.byNodeName["orig_exp"] = {"high_precision", 7};
+  PassContext ctx(po);
   EXPECT_TRUE(runImplModeSelection(g, ctx));
   EXPECT_EQ(sm->attrString("_impl_mode", ""), "high_precision");
   EXPECT_EQ(sm->attrString("_impl_mode_reason", ""), "op_precision_mode [ByNodeName] line 7");

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 

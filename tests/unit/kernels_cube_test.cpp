@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <random>
 
-#include "atc/native_eval.h"
-#include "ir/error.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 #include "kernels/lib/cube_params.h"
 #include "kernels/lib/native_registry.h"

@@ -1,4 +1,5 @@
 // Data-movement ops run natively (evalNodeNative) against references computed here.
+#include "kernels/codegen/host_cpu.h"
 #include "tests/unit/dm_test_util.h"
 
 using namespace atc;
@@ -345,7 +346,7 @@ TEST(DataMoveCodegen, MatchesNative) {
     KernelCall kc = OpRegistry::instance().find(n.type)->lower(ctx);
     ki.push_back({kc.kernel, kc.params, "k" + std::to_string(i)});
   }
-  std::vector<uint8_t> so = compileKernels(loadTargetProfile("native"), ki, CodegenOptions());
+  std::vector<uint8_t> so = compileKernels(loadHostTargetProfile("native"), ki, CodegenOptions());
   rt::SharedObject obj(so.data(), so.size());
   rt::ThreadPool pool(2);
   for (size_t i = 0; i < cases.size(); ++i) {

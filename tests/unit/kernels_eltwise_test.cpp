@@ -7,8 +7,9 @@
 #include <limits>
 #include <random>
 
-#include "atc/native_eval.h"
-#include "ir/error.h"
+#include "kernels/codegen/host_cpu.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 #include "kernels/lib/math_fast.h"
 
@@ -422,7 +423,7 @@ TEST(EltwiseCodegen, MatchesNative) {
     KernelCall kc = OpRegistry::instance().find(cases[i]->n->type)->lower(ctx);
     ki.push_back({kc.kernel, kc.params, "k" + std::to_string(i)});
   }
-  std::vector<uint8_t> so = compileKernels(loadTargetProfile("native"), ki, CodegenOptions());
+  std::vector<uint8_t> so = compileKernels(loadHostTargetProfile("native"), ki, CodegenOptions());
   rt::SharedObject obj(so.data(), so.size());
   rt::ThreadPool pool(2);
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "atc/native_eval.h"
-#include "ir/error.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 using namespace atc;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "atc/native_eval.h"
+#include "ops/native_eval.h"
 #include "ir/op_registry.h"
 
 using namespace atc;

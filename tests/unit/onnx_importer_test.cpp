@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "frontends/onnx/onnx_importer.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
 namespace fs = std::filesystem;
@@ -82,12 +82,12 @@ class OnnxImporterTest : public ::testing::Test {
     model_.SerializeToOstream(&f);
     return p;
   }
-  std::unique_ptr<Graph> import(CompileOptions o = CompileOptions()) {
+  std::unique_ptr<Graph> import(ImportOptions o = ImportOptions()) {
     o.model = save();
     return importOnnx(o);
   }
   // Runs the import and returns the error code ("" if none); the message goes to *msg.
-  std::string importError(CompileOptions o = CompileOptions(), std::string* msg = nullptr) {
+  std::string importError(ImportOptions o = ImportOptions(), std::string* msg = nullptr) {
     try {
       import(o);
     } catch (const AtcError& e) {
@@ -218,7 +218,7 @@ TEST_F(OnnxImporterTest, ListsEveryUnsupportedOp) {
   addNode("Identity", {"d"}, {"y"});
   addOutput("y");
   std::string msg;
-  EXPECT_EQ(importError(CompileOptions(), &msg), "E19010");
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E19010");
   EXPECT_NE(msg.find("[b1, NoSuchOpB]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[NoSuchOpA_1, NoSuchOpA]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[b2, NoSuchOpB]"), std::string::npos) << msg;
@@ -241,7 +241,7 @@ TEST_F(OnnxImporterTest, GraphAttributesAndStringConstantsAreUnsupported) {
   ga->mutable_g()->set_name("sub");
   addOutput("y");
   std::string msg;
-  EXPECT_EQ(importError(CompileOptions(), &msg), "E19010");
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E19010");
   EXPECT_NE(msg.find("[str, Constant]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[with_graph, Identity]"), std::string::npos) << msg;
 }
@@ -251,24 +251,24 @@ TEST_F(OnnxImporterTest, InputShapeOverridesSymbolicDims) {
   addNode("Identity", {"x"}, {"y"});
   addOutput("y");
   std::string msg;
-  EXPECT_EQ(importError(CompileOptions(), &msg), "E10002");
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E10002");
   EXPECT_NE(msg.find("[x]"), std::string::npos) << msg;
 
-  CompileOptions o;
+  ImportOptions o;
   o.inputShapes["x"] = {4, 3};
   auto g = import(o);
   EXPECT_EQ(g->inputs[0]->type, TensorType(DType::F32, {4, 3}));
 
-  CompileOptions bad;
+  ImportOptions bad;
   bad.inputShapes["nope"] = {4, 3};
   EXPECT_EQ(importError(bad, &msg), "E10016");
   EXPECT_NE(msg.find("nope"), std::string::npos);
 
-  CompileOptions rank;
+  ImportOptions rank;
   rank.inputShapes["x"] = {4, 3, 2};
   EXPECT_EQ(importError(rank), "E10002");
 
-  CompileOptions stillDynamic;
+  ImportOptions stillDynamic;
   stillDynamic.inputShapes["x"] = {-1, 3};
   EXPECT_EQ(importError(stillDynamic), "E10002");
 }
@@ -278,7 +278,7 @@ TEST_F(OnnxImporterTest, InputShapeGivesRankToShapelessInput) {
   addNode("Identity", {"x"}, {"y"});
   addOutput("y");
   EXPECT_EQ(importError(), "E10002");
-  CompileOptions o;
+  ImportOptions o;
   o.inputShapes["x"] = {2, 2};
   EXPECT_EQ(import(o)->inputs[0]->type, TensorType(DType::F32, {2, 2}));
 }
@@ -288,7 +288,7 @@ TEST_F(OnnxImporterTest, OutNodesByNodeNameAndTensorName) {
   addNode("Identity", {"x"}, {"a"}, "first");
   addNode("Identity", {"a"}, {"b"}, "second");
   addOutput("b");
-  CompileOptions o;
+  ImportOptions o;
   o.outNodeList = {{"second", 0}, {"a", -1}, {"first", 0}};
   auto g = import(o);
   ASSERT_EQ(g->outputs.size(), 3u);
@@ -296,15 +296,15 @@ TEST_F(OnnxImporterTest, OutNodesByNodeNameAndTensorName) {
   EXPECT_EQ(g->outputs[1]->name, "a");
   EXPECT_EQ(g->outputs[2]->name, "a");
 
-  CompileOptions missing;
+  ImportOptions missing;
   missing.outNodeList = {{"third", 0}};
   std::string msg;
   EXPECT_EQ(importError(missing, &msg), "E10016");
   EXPECT_NE(msg.find("third"), std::string::npos);
-  CompileOptions badIndex;
+  ImportOptions badIndex;
   badIndex.outNodeList = {{"first", 3}};
   EXPECT_EQ(importError(badIndex), "E10016");
-  CompileOptions badTensor;
+  ImportOptions badTensor;
   badTensor.outNodeList = {{"zz", -1}};
   EXPECT_EQ(importError(badTensor), "E10016");
 }
@@ -368,7 +368,7 @@ TEST_F(OnnxImporterTest, ExternalDataMayNotLeaveTheModelFolder) {
       std::ofstream f(p, std::ios::binary);
       model_.SerializeToOstream(&f);
     }
-    CompileOptions o;
+    ImportOptions o;
     o.model = p;
     try {
       importOnnx(o);
@@ -388,7 +388,7 @@ TEST_F(OnnxImporterTest, ExternalDataMayNotLeaveTheModelFolder) {
 }
 
 TEST_F(OnnxImporterTest, CorruptTruncatedAndMissingFiles) {
-  CompileOptions o;
+  ImportOptions o;
   o.model = (dir_ / "missing.onnx").string();
   try {
     importOnnx(o);
@@ -428,7 +428,7 @@ TEST_F(OnnxImporterTest, OpsetOutOfRange) {
   addOutput("y");
   model_.mutable_opset_import(0)->set_version(18);
   std::string msg;
-  EXPECT_EQ(importError(CompileOptions(), &msg), "E10041");
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E10041");
   EXPECT_NE(msg.find("opset 18"), std::string::npos) << msg;
 }
 

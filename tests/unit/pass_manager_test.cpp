@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "ir/error.h"
+#include "support/diagnostics.h"
 #include "passes/pass_manager.h"
 #include "pass_test_util.h"
 
@@ -28,7 +28,7 @@ const PassRecord* record(const PassManager& pm, const std::string& name) {
 }  // namespace
 
 TEST(PassManager, DefaultPipelineIsTheRegistryOrder) {
-  CompileOptions opts;
+  PassOptions opts;
   PassManager pm(opts);
   pm.addDefaultPipeline();
   auto names = pm.pipeline();
@@ -42,7 +42,7 @@ TEST(PassManager, DefaultPipelineIsTheRegistryOrder) {
 }
 
 TEST(PassManager, RunsWithStatisticsAndVerification) {
-  CompileOptions opts;
+  PassOptions opts;
   PassManager pm(opts);
   pm.addDefaultPipeline();
   auto g = identityChain();
@@ -56,7 +56,7 @@ TEST(PassManager, RunsWithStatisticsAndVerification) {
 }
 
 TEST(PassManager, DisablesSwitchablePassesOnly) {
-  CompileOptions opts;
+  PassOptions opts;
   opts.disabledPasses = {"identity_removal", "constant_folding"};
   PassManager pm(opts);
   pm.addDefaultPipeline();
@@ -70,7 +70,7 @@ TEST(PassManager, DisablesSwitchablePassesOnly) {
 }
 
 TEST(PassManager, UnknownPassNamesAreErrors) {
-  CompileOptions opts;
+  PassOptions opts;
   opts.disabledPasses = {"typo_pass"};
   try {
     PassManager pm(opts);
@@ -79,14 +79,14 @@ TEST(PassManager, UnknownPassNamesAreErrors) {
     EXPECT_EQ(e.code(), "E10001");
     EXPECT_NE(e.message().find("typo_pass"), std::string::npos);
   }
-  CompileOptions o2;
+  PassOptions o2;
   PassManager pm(o2);
   EXPECT_THROW(pm.addPass("typo_pass"), AtcError);
 }
 
 TEST(PassManager, StopsAfterNPassesButRunsRequiredOnes) {
-  CompileOptions opts;
-  opts.stopAfterPasses = 1;
+  PassOptions opts;
+  opts.debug.stopAfterPasses = 1;
   PassManager pm(opts);
   pm.addDefaultPipeline();
   auto g = identityChain();
@@ -97,8 +97,8 @@ TEST(PassManager, StopsAfterNPassesButRunsRequiredOnes) {
 }
 
 TEST(PassManager, PrintsIrAfterANamedPass) {
-  CompileOptions opts;
-  opts.printIrAfter = {"identity_removal"};
+  PassOptions opts;
+  opts.debug.printIrAfter = {"identity_removal"};
   PassManager pm(opts);
   pm.addDefaultPipeline();
   auto g = identityChain();
@@ -115,18 +115,18 @@ TEST(PassManager, ReadsTheDebugEnvironment) {
   setenv("ATC_DISABLE_PASSES", "identity_removal, dead_code_elimination", 1);
   setenv("ATC_STOP_AFTER_PASSES", "3", 1);
   setenv("ATC_VERIFY_EACH", "0", 1);
-  CompileOptions opts;
+  PassOptions opts;
   applyPassDebugEnv(opts);
   unsetenv("ATC_PRINT_IR_AFTER");
   unsetenv("ATC_DISABLE_PASSES");
   unsetenv("ATC_VERIFY_EACH");
-  EXPECT_TRUE(opts.printIrAfterAll);
+  EXPECT_TRUE(opts.debug.printIrAfterAll);
   ASSERT_EQ(opts.disabledPasses.size(), 2u);
   EXPECT_EQ(opts.disabledPasses[1], "dead_code_elimination");
-  EXPECT_EQ(opts.stopAfterPasses, 3);
-  EXPECT_FALSE(opts.verifyEach);
+  EXPECT_EQ(opts.debug.stopAfterPasses, 3);
+  EXPECT_FALSE(opts.debug.verifyEach);
   setenv("ATC_STOP_AFTER_PASSES", "x", 1);
-  CompileOptions o2;
+  PassOptions o2;
   EXPECT_THROW(applyPassDebugEnv(o2), AtcError);
   unsetenv("ATC_STOP_AFTER_PASSES");
 }

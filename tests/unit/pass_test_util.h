@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "atc/compile_options.h"
+#include "passes/pass_options.h"
 #include "ir/op_registry.h"
 #include "ir/printer.h"
 #include "passes/pass_registry.h"
@@ -41,7 +41,7 @@ struct PassRun {
 };
 
 inline PassRun runPass(const std::string& name, atc::Graph& g) {
-  static atc::CompileOptions opts;
+  static atc::PassOptions opts;
   const atc::PassInfo* p = atc::findPass(name);
   EXPECT_NE(p, nullptr) << name;
   PassRun r;

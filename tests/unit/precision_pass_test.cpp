@@ -8,7 +8,9 @@
 #include <fstream>
 
 #include "atc/precision_options.h"
-#include "ir/error.h"
+#include "kernels/codegen/host_cpu.h"
+#include <sstream>
+#include "support/diagnostics.h"
 #include "ir/printer.h"
 #include "passes/pass.h"
 #include "passes/pass_registry.h"
@@ -44,16 +46,38 @@ struct Run {
   std::string why(const std::string& n) { return node(n)->attrString("_precision_reason", "?"); }
 };
 
-Run run(CompileOptions o, const char* text = kNet) {
+// The precision options as the command line gives them (file paths, raw values).
+struct PrecOpts {
+  std::string socVersion, precisionMode, modifyMixlist, keepDtype, customizeDtypes, outputType, inputFp16Nodes;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Parsed as parseCommandLine does, then the pass runs with the target profile.
+Run run(const PrecOpts& o, const char* text = kNet) {
+  PassOptions po;
+  PrecisionOptions& p = po.precision;
+  p.mode = precisionModeFromNames(o.precisionMode, "");
+  if (!o.modifyMixlist.empty()) p.mixlist = parseMixlistText(slurp(o.modifyMixlist), o.modifyMixlist);
+  if (!o.keepDtype.empty()) p.keepDtype = parseKeepDtypeText(slurp(o.keepDtype), o.keepDtype);
+  if (!o.customizeDtypes.empty()) p.customizeDtypes = parseCustomizeDtypesText(slurp(o.customizeDtypes), o.customizeDtypes);
+  if (!o.outputType.empty()) p.outputType = parseOutputType(o.outputType);
+  if (!o.inputFp16Nodes.empty()) p.inputFp16Nodes = parseInputFp16Nodes(o.inputFp16Nodes);
+  TargetProfile t = loadHostTargetProfile(o.socVersion);
   Run r;
   r.g = parseGraph(text);
-  PassContext ctx(o);
+  PassContext ctx(po, &t);
   runPrecisionPass(*r.g, ctx);
   return r;
 }
 
-CompileOptions opts(const std::string& soc, const std::string& mode) {
-  CompileOptions o;
+PrecOpts opts(const std::string& soc, const std::string& mode) {
+  PrecOpts o;
   o.socVersion = soc;
   o.precisionMode = mode;
   return o;
@@ -106,18 +130,18 @@ TEST(PrecisionPass, MixedListsAndModifyMixlist) {
   EXPECT_EQ(r.out("relu"), "float16"); // grey follows mm
   EXPECT_NE(r.why("relu").find("upstream node mm"), std::string::npos);
   EXPECT_EQ(r.out("add"), "float32");  // grey follows sm (black) first
-  CompileOptions o = opts("native", "allow_mix_precision");
+  PrecOpts o = opts("native", "allow_mix_precision");
   o.modifyMixlist = tmpFile("mix.json", R"({"black-list":{"to-remove":["Softmax"],"to-add":["MatMul"]}})");
   auto m = run(o);
   EXPECT_EQ(m.out("mm"), "float32");
   EXPECT_EQ(m.why("mm"), "black list");
   EXPECT_EQ(m.out("sm"), "float32");  // grey now, follows relu which follows mm (fp32)
-  CompileOptions bf = opts("native", "allow_mix_precision_bf16");
+  PrecOpts bf = opts("native", "allow_mix_precision_bf16");
   EXPECT_EQ(run(bf).out("mm"), "bfloat16");
 }
 
 TEST(PrecisionPass, Precedence) {
-  CompileOptions o = opts("native", "force_fp16");
+  PrecOpts o = opts("native", "force_fp16");
   o.keepDtype = tmpFile("keep.cfg", "# keep\nOpType::Relu\n");
   o.customizeDtypes = tmpFile("cust.cfg",
                               "OpType::Relu:InputDtype:float16,OutputDtype:float16\n"
@@ -136,7 +160,7 @@ TEST(PrecisionPass, Precedence) {
 }
 
 TEST(PrecisionPass, Errors) {
-  CompileOptions o = opts("native", "force_fp16");
+  PrecOpts o = opts("native", "force_fp16");
   o.keepDtype = tmpFile("keep_bad.cfg", "nosuchop\n");
   try {
     run(o);
@@ -144,7 +168,7 @@ TEST(PrecisionPass, Errors) {
   } catch (const AtcError& e) {
     EXPECT_NE(std::string(e.what()).find("nosuchop"), std::string::npos);
   }
-  CompileOptions c = opts("npu-like", "force_fp16");
+  PrecOpts c = opts("npu-like", "force_fp16");
   c.customizeDtypes = tmpFile("cust_bad.cfg", "OpType::ReduceMean:InputDtype:float16,OutputDtype:float16\nmm::InputDtype:float32,OutputDtype:float32\n");
   EXPECT_THROW(run(c), AtcError);  // MatMul has no fp32 on npu-like
   EXPECT_THROW(parseMixlistText("{\"grey-list\":{}}", "t"), AtcError);
@@ -155,7 +179,7 @@ TEST(PrecisionPass, Errors) {
 }
 
 TEST(PrecisionPass, OutputTypeAndInputFp16) {
-  CompileOptions o = opts("native", "must_keep_origin_dtype");
+  PrecOpts o = opts("native", "must_keep_origin_dtype");
   o.outputType = "add:0:FP16";
   o.inputFp16Nodes = "x";
   auto r = run(o);

@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "atc/om_builder.h"
+#include "kernels/codegen/host_cpu.h"
+#include "backend/om_builder.h"
 #include "runtime/atc_runtime_c.h"
 
 using namespace atc;
@@ -18,7 +19,7 @@ TEST(RuntimeCApi, LoadDescribeRun) {
   g.inputs.push_back(x);
   g.addNode("Identity", "id", {x}, {y});
   g.outputs.push_back(y);
-  std::vector<uint8_t> om = buildOm(g, CompileOptions(), loadTargetProfile("x86-64-v3"));
+  std::vector<uint8_t> om = buildOm(g, BackendOptions(), loadHostTargetProfile("x86-64-v3"));
   std::string path = testing::TempDir() + std::to_string(::getpid()) + "_capi_test.om";
   std::ofstream(path, std::ios::binary).write((const char*)om.data(), (std::streamsize)om.size());
 

@@ -4,8 +4,9 @@
 
 #include <cstring>
 
-#include "atc/om_builder.h"
-#include "atc/plan_memory.h"
+#include "kernels/codegen/host_cpu.h"
+#include "backend/om_builder.h"
+#include "backend/plan_memory.h"
 #include "ir/op_registry.h"
 #include "runtime/atc_runtime.h"
 #include "runtime/om_format.h"
@@ -31,9 +32,9 @@ std::vector<uint8_t> buildIdentityModel() {
   Value* e = g.newValue("e", TensorType(DType::F32, {0, 4}));
   g.inputs.push_back(e);
   g.outputs = {b, cz, x, c};
-  CompileOptions o;
+  BackendOptions o;
   o.cmdline = "test";
-  return buildOm(g, o, loadTargetProfile("native"));
+  return buildOm(g, o, loadHostTargetProfile("native"));
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include "frontends/tf/tf_graph.pb.h"
 #include "frontends/tf/tf_importer.h"
-#include "ir/error.h"
+#include "support/diagnostics.h"
 
 #include <google/protobuf/text_format.h>
 
@@ -14,7 +14,7 @@ const char* kPh = R"(node { name: "x" op: "Placeholder" attr { key: "dtype" valu
   attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
 )";
 
-std::string errCode(const std::string& text, CompileOptions opts = {}) {
+std::string errCode(const std::string& text, ImportOptions opts = {}) {
   try {
     importTfFromBytes(text, opts);
   } catch (const AtcError& e) {
@@ -60,7 +60,7 @@ TEST(TfImporter, CycleIsE10041) {
   std::string t = std::string(kPh) + R"(
 node { name: "a" op: "Add" input: "x" input: "b" }
 node { name: "b" op: "Relu" input: "a" })";
-  CompileOptions o;
+  ImportOptions o;
   o.outNodeList = {{"b", 0}};
   std::string e = errCode(t, o);
   EXPECT_EQ(e.substr(0, 6), "E10041") << e;
@@ -81,7 +81,7 @@ node { name: "y" op: "Relu" input: "in" })";
   std::string e = errCode(t);
   EXPECT_EQ(e.substr(0, 6), "E10001") << e;
   EXPECT_NE(e.find("[in]"), std::string::npos) << e;
-  CompileOptions o;
+  ImportOptions o;
   o.inputShapes["in"] = {4, 3};
   auto g = importTfFromBytes(t, o);
   EXPECT_EQ(g->inputs[0]->type.shape, (Shape{4, 3}));
@@ -104,7 +104,7 @@ node { name: "merge" op: "Merge" input: "enter" input: "next" }
 node { name: "body" op: "Relu" input: "merge" }
 node { name: "next" op: "NextIteration" input: "body" }
 node { name: "exit" op: "Exit" input: "body" })";
-  CompileOptions o;
+  ImportOptions o;
   o.outNodeList = {{"exit", 0}};
   std::string e = errCode(t, o);
   EXPECT_EQ(e.substr(0, 6), "E19010") << e;
@@ -113,7 +113,7 @@ node { name: "exit" op: "Exit" input: "body" })";
 
 TEST(TfImporter, OutNodesMissingIsE10016) {
   std::string t = std::string(kPh) + R"(node { name: "y" op: "Relu" input: "x" })";
-  CompileOptions o;
+  ImportOptions o;
   o.outNodeList = {{"nope", 0}};
   EXPECT_EQ(errCode(t, o).substr(0, 6), "E10016");
   o.outNodeList = {{"y", 3}};
@@ -131,7 +131,7 @@ node { name: "b" op: "OtherOp" input: "a" })";
 TEST(TfImporter, OutNodesCutTheGraph) {
   std::string t = std::string(kPh) + R"(node { name: "a" op: "Relu" input: "x" }
 node { name: "b" op: "FancyOp" input: "a" })";
-  CompileOptions o;
+  ImportOptions o;
   o.outNodeList = {{"a", 0}};
   auto g = importTfFromBytes(t, o);
   EXPECT_EQ(g->nodes().size(), 1u);

@@ -1,12 +1,12 @@
-// TF frontend: ScopeGeluPass, layout transfer sinking and MirrorPad SYMMETRIC on the imported IR
-// (importTfFromBytes on pbtxt text; numerics are in tests/tf_gen).
+// TF frontend passes: ScopeGeluPass, TfLayoutSinkingPass (registered passes run on the
+// imported IR), and MirrorPad SYMMETRIC (importTfFromBytes on pbtxt text; numerics are in tests/tf_gen).
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "frontends/tf/tf_importer.h"
-#include "frontends/tf/tf_scope_fusion.h"
-#include "ir/error.h"
+#include "passes/pass_manager.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 namespace {
@@ -39,6 +39,22 @@ std::map<std::string, int> histogram(const Graph& g) {
   return h;
 }
 
+// Imports the text, then runs the named passes as the pipeline would (first, in this order).
+struct Imported {
+  std::unique_ptr<Graph> g;
+  std::vector<PassRecord> records;
+};
+Imported importAndRun(const std::string& text, const ImportOptions& o, const std::vector<std::string>& passes) {
+  Imported r;
+  r.g = importTfFromBytes(text, o);
+  static PassOptions opts;
+  PassManager pm(opts);
+  for (auto& p : passes) pm.addPass(p);
+  pm.run(*r.g);
+  r.records = pm.records();
+  return r;
+}
+
 // tf.nn.gelu(approximate=False): 0.5 * x * (1 + erf(x / sqrt(2)))
 std::string geluErf() {
   return ph("x", {2, 8}) + scalar("half", 0.5f) + scalar("s2", 1.41421356f) + scalar("one", 1.0f) +
@@ -54,18 +70,18 @@ TEST(TfScopeGelu, OffByDefault) {
 }
 
 TEST(TfScopeGelu, ErfFormFusesAndCounts) {
-  CompileOptions o;
-  o.scopeFusionPasses = {"ScopeGeluPass"};
-  auto g = importTfFromBytes(geluErf(), o);
+  auto r = importAndRun(geluErf(), {}, {"ScopeGeluPass"});
+  auto& g = r.g;
   auto h = histogram(*g);
   ASSERT_EQ(h["Gelu"], 1);
   EXPECT_EQ(h.size(), 1u);
   Node* ge = g->nodes().front().get();
   EXPECT_EQ(ge->attrString("approximate", ""), "none");
   EXPECT_EQ(ge->outputs[0], g->outputs[0]);
-  ASSERT_EQ(tffe::lastScopeFusionStats().size(), 1u);
-  EXPECT_EQ(tffe::lastScopeFusionStats()[0].name, "ScopeGeluPass");
-  EXPECT_EQ(tffe::lastScopeFusionStats()[0].effectTimes, 1);
+  ASSERT_EQ(r.records.size(), 1u);
+  EXPECT_EQ(r.records[0].name, "ScopeGeluPass");
+  EXPECT_EQ(r.records[0].group, "scope_fusion");
+  EXPECT_EQ(r.records[0].stats.effectTimes, 1);
 }
 
 TEST(TfScopeGelu, TanhFormWithPowFuses) {
@@ -75,9 +91,7 @@ TEST(TfScopeGelu, TanhFormWithPowFuses) {
                   op("AddV2", "add", {"x", "mul_1"}) + op("Mul", "mul_2", {"c", "add"}) +
                   op("Tanh", "Tanh", {"mul_2"}) + op("AddV2", "add_1", {"one", "Tanh"}) +
                   op("Mul", "mul_3", {"mul", "add_1"});
-  CompileOptions o;
-  o.scopeFusionPasses = {"ScopeGeluPass"};
-  auto g = importTfFromBytes(t, o);
+  auto g = importAndRun(t, {}, {"ScopeGeluPass"}).g;
   auto h = histogram(*g);
   ASSERT_EQ(h["Gelu"], 1);
   EXPECT_EQ(h.size(), 1u);
@@ -86,12 +100,11 @@ TEST(TfScopeGelu, TanhFormWithPowFuses) {
 
 TEST(TfScopeGelu, IntermediateWithOtherUserIsKept) {
   // The Erf result is also a graph output: fusing would lose it.
-  CompileOptions o;
-  o.scopeFusionPasses = {"ScopeGeluPass"};
+  ImportOptions o;
   o.outNodeList = {{"gelu/mul_1", 0}, {"gelu/Erf", 0}};
-  auto g = importTfFromBytes(geluErf(), o);
-  EXPECT_EQ(histogram(*g).count("Gelu"), 0u);
-  EXPECT_EQ(tffe::lastScopeFusionStats()[0].effectTimes, 0);
+  auto r = importAndRun(geluErf(), o, {"ScopeGeluPass"});
+  EXPECT_EQ(histogram(*r.g).count("Gelu"), 0u);
+  EXPECT_EQ(r.records[0].stats.effectTimes, 0);
 }
 
 // Two NHWC conv layers with BiasAdd + Relu between them: only the boundary Transposes stay.
@@ -108,7 +121,7 @@ TEST(TfLayout, ConsecutiveNhwcLayersStayChannelsFirst) {
                   op("Conv2D", "c1", {"x", "w"}, conv) + op("BiasAdd", "b1", {"c1", "b"}) + op("Relu", "r1", {"b1"}) +
                   op("Conv2D", "c2", {"r1", "w"}, conv) + op("Mul", "m2", {"c2", "six"}) + op("Relu6", "r2", {"m2"}) +
                   op("MaxPool", "p", {"r2"}, pool) + op("Relu", "out", {"p"});
-  auto g = importTfFromBytes(t, {});
+  auto g = importAndRun(t, {}, {"TfLayoutSinkingPass"}).g;
   auto h = histogram(*g);
   std::string dump;
   int data = 0;  // Transposes of data (the filter ones are on constants: folded later)

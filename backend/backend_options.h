@@ -1,0 +1,21 @@
+// What the backend (lowering, memory plan, kernel code generation, .om serialisation) is told.
+#pragma once
+#include <string>
+
+#include "cache/kernel_cache.h"
+
+namespace atc {
+
+struct BackendOptions {
+  int threads = 0;                  // code generation workers (0 = $TE_PARALLEL_COMPILER or the cores)
+  bool disableReuseMemory = false;  // --disable_reuse_memory=1: every buffer its own memory, no aliasing
+  int opDebugLevel = 0;             // --op_debug_level (!= 0 bypasses the kernel cache)
+  // The kernel cache: mode, resolved folder, bypass and recompile list (--op_compiler_cache_mode,
+  // --op_compiler_cache_dir, --op_debug_level, --op_debug_config parsed once at the command line).
+  cache::CacheSettings kernelCache;
+  // Recorded in the model definition.
+  std::string cmdline;
+  int framework = 5;
+};
+
+}  // namespace atc

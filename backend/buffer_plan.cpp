@@ -1,0 +1,102 @@
+#include "backend/buffer_plan.h"
+
+#include <algorithm>
+#include <set>
+
+#include "support/diagnostics.h"
+
+namespace atc {
+namespace {
+int64_t alignUp64(int64_t x) { return (x + 63) / 64 * 64; }
+}  // namespace
+
+BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse) {
+  liveness(g, lowered);
+  groupBuffers(g, lowered, reuse);
+  arenaSize_ = planArena(groups_, reuse);
+  size_t bound = 0;  // reserve once: growing a 50 MB vector copies and page-faults it repeatedly
+  for (auto& v : g.values())
+    if (v->constant) bound += v->constant->data.size() + 64;
+  weights_.reserve(bound);
+  for (auto& pb : groups_) regions_.push_back({false, pb.offset, pb.size});
+}
+
+void BufferPlan::liveness(const Graph& g, const std::vector<LoweredNode>& lowered) {
+  const int N = (int)lowered.size();
+  for (auto* v : g.inputs) defAt_[v] = 0, lastUse_[v] = 0;
+  for (int i = 0; i < N; ++i) {
+    if (lowered[i].skip) continue;
+    for (auto* in : lowered[i].node->inputs)
+      if (in && !in->isConstant()) lastUse_[in] = std::max(lastUse_.count(in) ? lastUse_[in] : i, i);
+    for (auto* o : lowered[i].node->outputs) {
+      defAt_[o] = i;
+      if (!lastUse_.count(o)) lastUse_[o] = i;
+    }
+  }
+  for (auto* v : g.outputs)
+    if (!v->isConstant() || defAt_.count(v)) lastUse_[v] = N;
+}
+
+void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered, bool reuse) {
+  std::set<const Value*> graphIn(g.inputs.begin(), g.inputs.end()), graphOut(g.outputs.begin(), g.outputs.end());
+  auto newGroup = [&](const Value* v) {
+    PlanBuffer pb;
+    pb.size = std::max<int64_t>(v->type.byteSize(), 0);
+    pb.first = defAt_[v];
+    pb.last = lastUse_[v];
+    groups_.push_back(pb);
+    groupOf_[v] = (int)groups_.size() - 1;
+  };
+  for (auto* v : g.inputs)
+    if (!groupOf_.count(v)) newGroup(v);
+  const int N = (int)lowered.size();
+  workspace_.assign(N, -1);
+  for (int i = 0; i < N; ++i) {
+    LoweredNode& L = lowered[i];
+    if (L.skip) continue;
+    Node& n = *L.node;
+    const OpDef* d = OpRegistry::instance().find(n.type);
+    Value* in0 = n.input(0);
+    bool alias = reuse && d && d->aliasesInput0 && n.outputs.size() == 1 && in0 && !in0->isConstant() &&
+                 !graphIn.count(in0) && !graphOut.count(in0) && groupOf_.count(in0) && lastUse_[in0] == i &&
+                 n.outputs[0]->type.byteSize() == in0->type.byteSize() && !n.outputs[0]->isConstant() &&
+                 L.call.workspaceBytes == 0;
+    if (alias) {
+      int gi = groupOf_[in0];
+      groupOf_[n.outputs[0]] = gi;
+      groups_[gi].last = std::max(groups_[gi].last, lastUse_[n.outputs[0]]);
+      L.skip = true;
+      continue;
+    }
+    for (auto* o : n.outputs) newGroup(o);
+    if (L.call.workspaceBytes > 0) {
+      PlanBuffer pb;
+      pb.size = L.call.workspaceBytes;
+      pb.first = pb.last = i;
+      groups_.push_back(pb);
+      workspace_[i] = (int)groups_.size() - 1;
+    }
+  }
+}
+
+int BufferPlan::weightOf(const Value* v) {
+  const Tensor* t = v->constant.get();
+  auto it = weightRegion_.find(t);
+  if (it != weightRegion_.end()) return it->second;
+  int64_t off = alignUp64((int64_t)weights_.size());
+  weights_.resize((size_t)off, 0);
+  weights_.insert(weights_.end(), t->data.begin(), t->data.end());
+  regions_.push_back({true, off, (int64_t)t->data.size()});
+  weightRegion_[t] = (int)regions_.size() - 1;
+  return (int)regions_.size() - 1;
+}
+
+int BufferPlan::regionOf(const Value* v, bool nodeInput) {
+  if (nodeInput && v->isConstant()) return weightOf(v);
+  auto it = groupOf_.find(v);
+  if (it != groupOf_.end()) return it->second;
+  if (v->isConstant()) return weightOf(v);
+  internalError("value " + v->name + " has no buffer");
+}
+
+}  // namespace atc

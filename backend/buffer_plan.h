@@ -1,0 +1,47 @@
+// Backend phase 2: where every value lives. Liveness over the lowered steps, buffer groups
+// (values sharing memory: in-place aliases of input 0), the arena plan (plan_memory.h), and
+// the weights blob (constants, laid out in order of first use).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "backend/lowering.h"
+#include "backend/plan_memory.h"
+
+namespace atc {
+
+// A memory region of the plan: an arena group or a weight.
+struct PlanRegion {
+  bool weights = false;
+  int64_t offset = 0, size = 0;
+};
+
+class BufferPlan {
+ public:
+  // Plans the arena; marks aliased nodes of `lowered` as skipped. reuse=false: no aliasing
+  // and no memory reuse (--disable_reuse_memory=1).
+  BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse);
+  // The region index of v: node inputs that are constants read the weights, the rest the arena.
+  int regionOf(const Value* v, bool nodeInput = false);
+  int workspaceOf(int step) const { return workspace_[step]; }
+  int64_t arenaSize() const { return arenaSize_; }
+  const std::vector<PlanRegion>& regions() const { return regions_; }
+  std::vector<uint8_t> takeWeights() { return std::move(weights_); }
+  size_t weightBytes() const { return weights_.size(); }
+
+ private:
+  void liveness(const Graph& g, const std::vector<LoweredNode>& lowered);
+  void groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered, bool reuse);
+  int weightOf(const Value* v);
+
+  std::map<const Value*, int> lastUse_, defAt_, groupOf_;
+  std::vector<PlanBuffer> groups_;
+  std::vector<int> workspace_;
+  int64_t arenaSize_ = 0;
+  std::vector<PlanRegion> regions_;
+  std::vector<uint8_t> weights_;
+  std::map<const Tensor*, int> weightRegion_;  // lookup only: layout follows first use
+};
+
+}  // namespace atc

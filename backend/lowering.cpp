@@ -1,0 +1,37 @@
+#include "backend/lowering.h"
+
+#include "support/diagnostics.h"
+
+namespace atc {
+
+std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
+  std::vector<LoweredNode> lowered;
+  for (auto& np : g.nodes()) {
+    Node& n = *np;
+    LoweredNode L;
+    L.node = &n;
+    bool allConst = !n.outputs.empty();
+    for (auto* o : n.outputs) {
+      if (!o->type.isStatic())
+        throw AtcError("E19999", "Output " + o->name + " of node " + n.name + " (" + n.type + ") has no static shape.",
+                       "Give static shapes with --input_shape.");
+      if (!o->isConstant()) allConst = false;
+    }
+    if (allConst) {
+      L.skip = true;
+      lowered.push_back(std::move(L));
+      continue;
+    }
+    const OpDef* d = OpRegistry::instance().find(n.type);
+    if (!d || !d->lower)
+      throw AtcError("E19999", "Op type " + n.type + " (node " + n.name + ") has no kernel for target " + target.name + ".",
+                     "This op is not supported by the code generator yet.");
+    LowerCtx ctx(g, n);
+    L.call = d->lower(ctx);
+    if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
+    lowered.push_back(std::move(L));
+  }
+  return lowered;
+}
+
+}  // namespace atc

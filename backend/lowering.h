@@ -1,0 +1,22 @@
+// Backend phase 1: every node of the optimised graph lowered to a kernel call (op table's
+// lower function), or marked as skipped (all outputs constant).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/op_registry.h"
+#include "target/target_profile.h"
+
+namespace atc {
+
+struct LoweredNode {
+  Node* node = nullptr;
+  KernelCall call;
+  bool skip = false;  // outputs all constant, or aliased onto input 0 (memory plan)
+};
+
+// g must have static shapes everywhere (E19999 otherwise).
+std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target);
+
+}  // namespace atc

@@ -1,0 +1,227 @@
+// buildOm: lowering -> memory plan -> steps and kernel instances -> codegen -> .om bytes.
+// Layout of the result: docs/om-format.md.
+#include "backend/om_builder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/buffer_plan.h"
+#include "backend/kernel_cache_glue.h"
+#include "backend/lowering.h"
+#include "kernels/codegen/codegen.h"
+#include "support/diagnostics.h"
+#include "ir/op_registry.h"
+#include "runtime/cpu_check.h"
+#include "runtime/om_format.h"
+
+#ifndef ATC_VERSION
+#define ATC_VERSION "0.0.0"
+#endif
+
+namespace atc {
+namespace {
+
+using json = nlohmann::json;
+
+json attrToJson(const AttrValue& a) {
+  return std::visit(
+      [](const auto& v) -> json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, TensorPtr>) {
+          json t;
+          t["tensor"] = v ? v->type.str() : std::string("null");
+          return t;
+        } else {
+          return json(v);
+        }
+      },
+      a);
+}
+
+json typeJson(const TensorType& t) {
+  json j;
+  j["dtype"] = dtypeName(t.dtype);
+  j["shape"] = t.shape;
+  return j;
+}
+
+// The task plan's steps (one per kernel launch) and the unique kernel instances they call.
+json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<KernelInstance>& instances) {
+  const int N = (int)lowered.size();
+  json steps = json::array();
+  std::map<std::pair<std::string, std::vector<int64_t>>, std::string> instanceSym;
+  for (int i = 0; i < N; ++i) {
+    LoweredNode& L = lowered[i];
+    if (L.skip) continue;
+    auto key = std::make_pair(L.call.kernel, L.call.params);
+    auto it = instanceSym.find(key);
+    if (it == instanceSym.end()) {
+      std::string sym = "k" + std::to_string(instances.size());
+      instances.push_back({L.call.kernel, L.call.params, sym});
+      it = instanceSym.emplace(key, sym).first;
+    }
+    {  // the nodes an instance serves (op_debug_list, kernel cache hit report)
+      KernelInstance& ki = instances[std::stoul(it->second.substr(1))];
+      ki.nodes.push_back(L.node->name);
+      ki.opTypes.push_back(L.node->type);
+    }
+    json args = json::array();
+    for (auto* in : L.node->inputs) args.push_back(in ? json(bp.regionOf(in, true)) : json(nullptr));
+    for (auto* o : L.node->outputs) args.push_back(bp.regionOf(o));
+    if (bp.workspaceOf(i) >= 0) args.push_back(bp.workspaceOf(i));
+    json s;
+    s["symbol"] = it->second;
+    s["kernel"] = L.call.kernel;
+    s["node"] = L.node->name;
+    s["args"] = args;
+    steps.push_back(s);
+  }
+
+  return steps;
+}
+
+// TASK_INFO: inputs, outputs, steps, buffers, arena size and the CPU features to check.
+json taskPlan(Graph& g, json steps, BufferPlan& bp, const TargetProfile& target) {
+  auto ioJson = [&](const Value* v) {
+    json j = typeJson(v->type);
+    j["name"] = v->name;
+    j["dtype_code"] = (int)v->type.dtype;
+    j["bytes"] = std::max<int64_t>(v->type.byteSize(), 0);
+    j["buffer"] = bp.regionOf(v);
+    return j;
+  };
+  json plan;
+  plan["format_version"] = 1;
+  plan["inputs"] = json::array();
+  for (auto* v : g.inputs) plan["inputs"].push_back(ioJson(v));
+  plan["outputs"] = json::array();
+  for (auto* v : g.outputs) plan["outputs"].push_back(ioJson(v));
+  plan["steps"] = steps;
+  plan["arena_size"] = bp.arenaSize();
+  json bj = json::array();
+  for (auto& b : bp.regions()) {
+    json x;
+    x["mem"] = b.weights ? "weights" : "arena";
+    x["offset"] = b.offset;
+    x["size"] = b.size;
+    bj.push_back(x);
+  }
+  plan["buffers"] = bj;
+  // Instruction-set features the runtime checks before loading the kernels.
+  std::set<std::string> feats;
+  {
+    std::string f = target.features, tok;
+    for (size_t p = 0; p <= f.size(); ++p) {
+      if (p == f.size() || f[p] == ',') {
+        if (tok.size() > 1 && tok[0] == '+' && rt::cpuFeatureCheckable(tok.substr(1))) feats.insert(tok.substr(1));
+        tok.clear();
+      } else {
+        tok += f[p];
+      }
+    }
+  }
+  plan["cpu_features"] = std::vector<std::string>(feats.begin(), feats.end());
+  plan["target"] = target.name;
+
+  return plan;
+}
+
+// MODEL_DEF: the optimised graph (nodes, values, attributes) and the build's provenance.
+json modelDef(Graph& g, const std::vector<LoweredNode>& lowered, BufferPlan& bp, const BackendOptions& opts,
+              const TargetProfile& target) {
+  json nodes = json::array();
+  json values = json::object();
+  auto noteValue = [&](const Value* v) {
+    if (!v || values.contains(v->name)) return;
+    json t = typeJson(v->type);
+    if (v->isConstant()) t["constant"] = true;
+    values[v->name] = t;
+  };
+  for (auto* v : g.inputs) noteValue(v);
+  for (auto& L : lowered) {
+    Node& n = *L.node;
+    json j;
+    j["name"] = n.name;
+    j["type"] = n.type;
+    if (!n.domain.empty()) j["domain"] = n.domain;
+    json ins = json::array(), outs = json::array();
+    for (auto* in : n.inputs) {
+      ins.push_back(in ? json(in->name) : json(nullptr));
+      noteValue(in);
+    }
+    for (auto* o : n.outputs) {
+      outs.push_back(o->name);
+      noteValue(o);
+    }
+    j["inputs"] = ins;
+    j["outputs"] = outs;
+    json attrs = json::object();
+    for (auto& kv : n.attrs) attrs[kv.first] = attrToJson(kv.second);
+    j["attrs"] = attrs;
+    if (!n.originalNames.empty()) j["original_names"] = n.originalNames;
+    nodes.push_back(j);
+  }
+  for (auto* v : g.outputs) noteValue(v);
+  json md;
+  md["name"] = g.name;
+  md["opset"] = g.opsetVersion;
+  md["graph"]["nodes"] = nodes;
+  md["graph"]["values"] = values;
+  json gin = json::array(), gout = json::array();
+  for (auto* v : g.inputs) gin.push_back(v->name);
+  for (auto* v : g.outputs) gout.push_back(v->name);
+  md["graph"]["inputs"] = gin;
+  md["graph"]["outputs"] = gout;
+  md["atc_cmdline"] = opts.cmdline;
+  md["soc_version"] = target.name;
+  md["target"]["triple"] = target.triple;
+  md["target"]["cpu"] = target.cpu;
+  md["target"]["features"] = target.features;
+  md["atc_version"] = ATC_VERSION;
+  md["llvm_version"] = llvmVersionString();
+  md["framework_type"] = opts.framework;
+  md["memory_size"] = bp.arenaSize();
+  md["weight_size"] = (int64_t)bp.weightBytes();
+
+  return md;
+}
+
+}  // namespace
+
+std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target,
+                             KernelCacheReport* cacheReport) {
+  std::vector<LoweredNode> lowered = lowerGraph(g, target);
+  BufferPlan bp(g, lowered, !opts.disableReuseMemory);
+  std::vector<KernelInstance> instances;
+  json steps = planSteps(lowered, bp, instances);
+  json plan = taskPlan(g, std::move(steps), bp, target);
+  json md = modelDef(g, lowered, bp, opts, target);
+
+  CodegenOptions co;
+  co.workers = opts.threads;
+  configureKernelCache(opts, co);
+  std::vector<uint8_t> cacheHits;
+  co.hitsOut = &cacheHits;
+  std::vector<uint8_t> so = compileKernels(target, instances, co);
+  if (cacheReport) reportKernelCacheHits(instances, cacheHits, *cacheReport);
+
+  om::Header h;
+  h.name = g.name;
+  h.socVersion = target.name;
+  h.atcVersion = ATC_VERSION;
+  h.opCount = (uint32_t)g.nodes().size();
+  h.memorySize = (uint64_t)bp.arenaSize();
+  h.weightSize = bp.weightBytes();
+  auto bytesOf = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;  // moved, not copied
+  parts.emplace_back(om::kModelDef, bytesOf(md.dump()));
+  parts.emplace_back(om::kWeightsData, bp.takeWeights());
+  parts.emplace_back(om::kTaskInfo, bytesOf(plan.dump()));
+  parts.emplace_back(om::kKernels, std::move(so));
+  return om::writeOm(h, parts);
+}
+
+}  // namespace atc

@@ -1,0 +1,29 @@
+// Files: atomic writes (temporary + rename, so no reader ever sees a partial file) and
+// bounded reads of regular files (option files, profiles), counted per path so that tests
+// can check that each option file is read once per compile.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace atc {
+
+struct AtomicWrite {
+  bool fsync = false;         // flush to disk before the rename (cache entries)
+  bool keepExisting = false;  // publish only if `path` does not exist yet (link, not rename)
+  bool removeOnSignal = false;  // SIGINT/SIGTERM/SIGHUP remove the temporary (installSignalCleanup)
+};
+
+// Writes `size` bytes to `path` through "<path>.tmp.<pid>.<n>". Returns "" or the reason
+// (the temporary is removed on failure).
+std::string writeFileAtomically(const std::string& path, const void* data, size_t size, AtomicWrite how = {});
+// Installs handlers that remove the temporary of a removeOnSignal write, then re-raise.
+void installSignalCleanup();
+
+// Reads a regular file of at most maxBytes into *out. Returns "" or the reason ("the file
+// does not exist", "it is not a regular file", "it is larger than N bytes"...).
+std::string readFileBounded(const std::string& path, size_t maxBytes, std::string* out);
+// How many times readFileBounded has read `path` in this process (tests).
+int fileReadCount(const std::string& path);
+
+}  // namespace atc

@@ -1,0 +1,32 @@
+// A target profile (--soc_version), stored as data: kernels/targets/*.json (embedded into
+// the binary), user profiles from $ATC_TARGETS_PATH, and "native" resolved from the host
+// CPU. Loaded once by the driver and handed to the passes (PassContext) and the backend.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace atc {
+
+// What "native" resolves to (kernels/codegen/host_cpu.h asks LLVM; no LLVM here).
+struct HostCpu {
+  std::string triple;    // normalised LLVM triple
+  std::string cpu;       // LLVM CPU name
+  std::string features;  // "+avx2,-avx512f,..." sorted
+};
+
+struct TargetProfile {
+  std::string name;       // --soc_version value
+  std::string triple;     // LLVM triple
+  std::string cpu;        // LLVM CPU name (resolved to the host's for "native")
+  std::string features;   // LLVM feature string "+avx2,+fma,..."
+  nlohmann::json opInfo;  // per-op dtype support etc. (see docs/targets.md)
+};
+
+// Throws AtcError E10001 listing the known names when the name is unknown, E10003 when the
+// profile file is malformed.
+TargetProfile loadTargetProfile(const std::string& socVersion, const HostCpu& host);
+std::vector<std::string> knownTargetNames();
+
+}  // namespace atc
