@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "support/diagnostics.h"
+#include "support/file_io.h"
 #include "runtime/om_format.h"
 
 namespace atc {
@@ -48,13 +49,9 @@ json omToJson(const std::string& omPath) {
 
 void writeOmJson(const std::string& omPath, const std::string& jsonPath) {
   json j = omToJson(omPath);
-  std::ofstream f(jsonPath, std::ios::binary | std::ios::trunc);
-  if (!f)
-    throw AtcError("E10001", "Value [" + jsonPath + "] for parameter [--json] is invalid. Reason: cannot write the file.",
-                   "Pass a writable path.");
-  f << j.dump(2) << "\n";
-  if (!f) throw AtcError("E10001", "Value [" + jsonPath + "] for parameter [--json] is invalid. Reason: write failed.",
-                         "Pass a writable path.");
+  std::string text = j.dump(2) + "\n";
+  std::string err = writeFileAtomically(jsonPath, text.data(), text.size());
+  if (!err.empty()) invalidParam("json", jsonPath, "cannot write the file (" + err + ").", "Pass a writable path.");
 }
 
 std::string precisionSummaryTable(const Graph& g) {

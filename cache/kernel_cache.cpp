@@ -190,9 +190,9 @@ CacheLimits resolveLimits(const std::string& kernelCacheDir) {
 
 OpDebugConfig parseOpDebugConfig(const std::string& path) {
   auto bad = [&](const std::string& reason) -> AtcError {
-    return AtcError("E10001", "Value [" + path + "] for parameter [--op_debug_config] is invalid. Reason: " + reason,
-                    "Give a .cfg file with a line op_debug_config = oom,ccec_g,... and optionally "
-                    "op_debug_list = OpName,OpType::Type.");
+    return invalidParamError("op_debug_config", path, reason,
+                             "Give a .cfg file with a line op_debug_config = oom,ccec_g,... and optionally "
+                             "op_debug_list = OpName,OpType::Type.");
   };
   std::string text;
   std::string err = readFileBounded(path, 1u << 20, &text);

@@ -2,9 +2,15 @@
 
 namespace atc {
 
+AtcError invalidParamError(const std::string& param, const std::string& value, const std::string& reason,
+                           const std::string& solution) {
+  return AtcError("E10001", "Value [" + value + "] for parameter [--" + param + "] is invalid. Reason: " + reason,
+                  solution);
+}
+
 void invalidParam(const std::string& param, const std::string& value, const std::string& reason,
                   const std::string& solution) {
-  invalidParamCode("E10001", param, value, reason, solution);
+  throw invalidParamError(param, value, reason, solution);
 }
 
 void invalidValue(const std::string& what, const std::string& value, const std::string& reason,

@@ -20,7 +20,10 @@ class AtcError : public std::runtime_error {
   std::string code_, message_, solution_;
 };
 
-// E10001 "Value [v] for parameter [--p] is invalid. Reason: r".
+// E10001 "Value [v] for parameter [--p] is invalid. Reason: r" (invalidParamError: the error
+// itself, for code that collects or rethrows it).
+AtcError invalidParamError(const std::string& param, const std::string& value, const std::string& reason,
+                           const std::string& solution);
 [[noreturn]] void invalidParam(const std::string& param, const std::string& value, const std::string& reason,
                                const std::string& solution);
 // E10001 "Value [v] for <what> is invalid. Reason: r" (what: "environment variable [X]"...).

@@ -268,11 +268,9 @@ class TfImporter {
     {
       if (in->type.isStatic()) return;
       std::string shape = in->type.shapeKnown ? "[" + dimsText(in->type.shape) + "]" : "unknown rank";
-      throw AtcError("E10001",
-                     "Value [" + shape + "] of input [" + in->name +
-                         "] is invalid. Reason: the Placeholder has unknown dims, and dynamic shapes are not "
-                         "supported in this version.",
-                     "Give its static shape with --input_shape=\"" + in->name + ":d0,d1,...\".");
+      invalidValue("input [" + in->name + "]", shape,
+                   "the Placeholder has unknown dims, and dynamic shapes are not supported in this version.",
+                   "Give its static shape with --input_shape=\"" + in->name + ":d0,d1,...\".");
     }
   }
 

@@ -1,19 +1,12 @@
 // Unary element-wise ops (math, activations): one table row each, all lowered to the
 // generic "eltwise" kernel with an op code and the op's float attributes as scalars.
 #include "ops/elementwise/eltwise_common.h"
+#include "ops/elementwise/unary_table.h"
 
 namespace atc {
 namespace {
 
-struct UnaryRow {
-  const char* type;
-  int64_t code;
-  const char* a1 = nullptr;  // attribute -> alpha
-  double d1 = 0;
-  const char* a2 = nullptr;  // attribute -> beta (or gamma for Selu)
-  double d2 = 0;
-  bool boolOut = false;
-};
+using UnaryRow = UnaryOpRow;
 
 const UnaryRow kUnary[] = {
     {"Relu", ATCK_E_RELU},
@@ -89,4 +82,16 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
+
+const UnaryOpRow* findUnaryOp(const std::string& type) {
+  for (const auto& r : kUnary)
+    if (type == r.type) return &r;
+  return nullptr;
+}
+
+void unaryAlphaBeta(const UnaryOpRow& row, const Node& n, double* alpha, double* beta) {
+  *alpha = row.a1 ? n.attrFloat(row.a1, row.d1) : 0.0;
+  *beta = row.a2 ? n.attrFloat(row.a2, row.d2) : 0.0;
+}
+
 }  // namespace atc

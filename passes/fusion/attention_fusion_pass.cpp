@@ -197,11 +197,7 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     ctx.stats.effectTimes++;
     changed = true;
   }
-  if (changed) {
-    g.topoSort();
-    g.pruneValues();
-  }
-  return changed;
+  return fu::finishRewrite(g, changed);
 }
 
 }  // namespace atc

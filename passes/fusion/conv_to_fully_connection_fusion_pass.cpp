@@ -64,11 +64,7 @@ bool runConvToFullyConnectionFusionPass(Graph& g, PassContext& ctx) {
     ctx.stats.effectTimes++;
     changed = true;
   }
-  if (changed) {
-    g.topoSort();
-    g.pruneValues();
-  }
-  return changed;
+  return fu::finishRewrite(g, changed);
 }
 
 }  // namespace atc

@@ -19,6 +19,14 @@ inline Node* soleUser(const Graph& g, const Value* v) {
   auto us = g.users(v);
   return us.size() == 1 ? us[0] : nullptr;
 }
+// The end of a rewriting pass: after a change, re-sort the nodes and drop dead values.
+inline bool finishRewrite(Graph& g, bool changed) {
+  if (changed) {
+    g.topoSort();
+    g.pruneValues();
+  }
+  return changed;
+}
 // Removes n when none of its outputs is used or a graph output.
 inline void dropIfDead(Graph& g, Node* n) {
   for (Value* o : n->outputs)

@@ -81,11 +81,7 @@ bool runTransposeReshapeFoldingPass(Graph& g, PassContext& ctx) {
       changed = true;
     }
   }
-  if (changed) {
-    g.topoSort();
-    g.pruneValues();
-  }
-  return changed;
+  return fu::finishRewrite(g, changed);
 }
 
 }  // namespace atc

@@ -119,9 +119,8 @@ class PrecisionPass {
         throw AtcError("E10016", "Input [" + name + "] of --input_fp16_nodes is not an input of the model.",
                        "Use names of the model's inputs.");
       if (!isFp(found->type.dtype))
-        throw AtcError("E10001", "Value [" + name + "] for parameter [--input_fp16_nodes] is invalid. Reason: the input is " +
-                                     dn(found->type.dtype) + ", not floating point.",
-                       "List floating-point inputs only.");
+        invalidParam("input_fp16_nodes", name, "the input is " + dn(found->type.dtype) + ", not floating point.",
+                     "List floating-point inputs only.");
       found->type.dtype = DType::F16;
       changed_ = true;
     }
@@ -419,9 +418,8 @@ class PrecisionPass {
     }
     for (auto& e : ot.perOutput)
       if (!used.count(e.first))
-        throw AtcError("E10001", "Value [" + e.first.first + ":" + std::to_string(e.first.second) +
-                                     "] for parameter [--output_type] is invalid. Reason: it names no output of the model.",
-                       "Use node:index of a graph output (see --out_nodes).");
+        invalidParam("output_type", e.first.first + ":" + std::to_string(e.first.second),
+                     "it names no output of the model.", "Use node:index of a graph output (see --out_nodes).");
   }
 };
 

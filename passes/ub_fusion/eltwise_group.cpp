@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/op_registry.h"
+#include "ops/elementwise/unary_table.h"
 #include "ops/impl_variant.h"
 
 namespace atc {
@@ -14,14 +15,13 @@ int64_t appendGelu(FeProgram& p, int64_t x, bool tanhForm);  // ops/fused/gelu.c
 
 namespace {
 
-const std::map<std::string, int64_t>& unaryCodes() {
-  static const std::map<std::string, int64_t> m = {
-      {"Relu", ATCK_E_RELU}, {"Sigmoid", ATCK_E_SIGMOID}, {"Tanh", ATCK_E_TANH},
-      {"Erf", ATCK_E_ERF}, {"Exp", ATCK_E_EXP}, {"Log", ATCK_E_LOG}, {"Sqrt", ATCK_E_SQRT},
-      {"Reciprocal", ATCK_E_RECIPROCAL}, {"Neg", ATCK_E_NEG}, {"Abs", ATCK_E_ABS},
-      {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Elu", ATCK_E_ELU}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
-      {"HardSwish", ATCK_E_HARDSWISH}, {"Clip", ATCK_E_CLIP}, {"Gelu", ATCK_E_GELU}};
-  return m;
+// The unary ops a fused group takes (codes and params: ops/elementwise/unary_table.h; Clip
+// and Gelu are special-cased).
+const std::set<std::string>& unaryOps() {
+  static const std::set<std::string> s = {"Relu",       "Sigmoid", "Tanh",      "Erf",        "Exp",       "Log",
+                                          "Sqrt",       "Reciprocal", "Neg",   "Abs",        "LeakyRelu", "Elu",
+                                          "HardSigmoid", "HardSwish", "Clip",  "Gelu"};
+  return s;
 }
 const std::map<std::string, int64_t>& binaryCodes() {
   static const std::map<std::string, int64_t> m = {
@@ -53,7 +53,7 @@ bool clipBounds(const Node& n, double* lo, double* hi) {
 bool eltwiseFusible(const Node& n) {
   if (n.type == "FusedEltwise") return true;
   if (implKeepsOwnKernel(n)) return false;  // docs/implmode.md
-  bool un = unaryCodes().count(n.type), bin = binaryCodes().count(n.type);
+  bool un = unaryOps().count(n.type), bin = binaryCodes().count(n.type);
   if (!un && !bin) return false;
   if (n.outputs.size() != 1 || n.outputs[0]->type.dtype != DType::F32 || !n.outputs[0]->type.isStatic())
     return false;
@@ -104,14 +104,13 @@ bool emitEltwiseNode(const Node& n, FeProgram& p, std::map<const Value*, int64_t
     int64_t x = reg(n.inputs[0]);
     if (x < 0 || !clipBounds(n, &lo, &hi)) return false;
     r = p.add(ATCK_E_CLIP, x, -1, lo, hi);
-  } else if (unaryCodes().count(n.type)) {
+  } else if (unaryOps().count(n.type)) {
+    const UnaryOpRow* row = findUnaryOp(n.type);
     int64_t x = reg(n.inputs[0]);
-    if (x < 0) return false;
+    if (x < 0 || !row) return false;
     double a = 0, b = 0;
-    if (n.type == "LeakyRelu") a = n.attrFloat("alpha", 0.01);
-    if (n.type == "Elu") a = n.attrFloat("alpha", 1.0);
-    if (n.type == "HardSigmoid") a = n.attrFloat("alpha", 0.2), b = n.attrFloat("beta", 0.5);
-    r = p.add(unaryCodes().at(n.type), x, -1, a, b);
+    unaryAlphaBeta(*row, n, &a, &b);
+    r = p.add(row->code, x, -1, a, b);
   } else if (binaryCodes().count(n.type)) {
     int64_t code = binaryCodes().at(n.type);
     if (code == ATCK_E_POW && isScalarConst(n.inputs[1])) {

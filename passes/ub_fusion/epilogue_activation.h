@@ -3,22 +3,22 @@
 // AtckEltOp unary code and its params for node n, or false.
 #pragma once
 #include <limits>
-#include <map>
+#include <set>
 #include <string>
 
 #include "ir/graph.h"
 #include "kernels/lib/math_eltwise_codes.h"
 #include "passes/fusion/fusion_util.h"
+#include "ops/elementwise/unary_table.h"
 #include "ops/impl_variant.h"
 
 namespace atc {
 
 // Activation code and params of n, or false.
 inline bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
-  static const std::map<std::string, int64_t> codes = {
-      {"Relu", ATCK_E_RELU}, {"Sigmoid", ATCK_E_SIGMOID}, {"Tanh", ATCK_E_TANH},
-      {"LeakyRelu", ATCK_E_LEAKYRELU}, {"Clip", ATCK_E_CLIP}, {"HardSigmoid", ATCK_E_HARDSIGMOID},
-      {"HardSwish", ATCK_E_HARDSWISH}, {"Elu", ATCK_E_ELU}};
+  // The activations the epilogue applies (codes and params: ops/elementwise/unary_table.h).
+  static const std::set<std::string> kEpilogue = {"Relu", "Sigmoid", "Tanh", "LeakyRelu",
+                                                  "HardSigmoid", "HardSwish", "Elu"};
   *a = *b = 0;
   if (implKeepsOwnKernel(n)) return false;  // docs/implmode.md
   if (n.type == "Gelu") {
@@ -26,13 +26,13 @@ inline bool activationOf(const Node& n, int64_t* code, double* a, double* b) {
     *code = ATCK_E_GELU;
     return true;
   }
-  auto it = codes.find(n.type);
-  if (it == codes.end() || n.outputs[0]->type.dtype != DType::F32) return false;
-  *code = it->second;
-  if (n.type == "LeakyRelu") *a = n.attrFloat("alpha", 0.01);
-  if (n.type == "Elu") *a = n.attrFloat("alpha", 1.0);
-  if (n.type == "HardSigmoid") *a = n.attrFloat("alpha", 0.2), *b = n.attrFloat("beta", 0.5);
+  if ((n.type != "Clip" && !kEpilogue.count(n.type)) || n.outputs[0]->type.dtype != DType::F32) return false;
+  if (const UnaryOpRow* row = findUnaryOp(n.type)) {
+    *code = row->code;
+    unaryAlphaBeta(*row, n, a, b);
+  }
   if (n.type == "Clip") {
+    *code = ATCK_E_CLIP;
     *a = n.hasAttr("min") ? n.attrFloat("min", 0) : -std::numeric_limits<double>::infinity();
     *b = n.hasAttr("max") ? n.attrFloat("max", 0) : std::numeric_limits<double>::infinity();
     for (int i = 1; i < 3; ++i) {

@@ -88,11 +88,7 @@ bool runTbeCommonRules0FusionPass(Graph& g, PassContext& ctx) {
     ctx.stats.effectTimes++;
     changed = true;
   }
-  if (changed) {
-    g.topoSort();
-    g.pruneValues();
-  }
-  return changed;
+  return fu::finishRewrite(g, changed);
 }
 
 }  // namespace atc

@@ -68,11 +68,7 @@ bool runTbeReduceElemwiseFusionPass(Graph& g, PassContext& ctx) {
     ctx.stats.effectTimes++;
     changed = true;
   }
-  if (changed) {
-    g.topoSort();
-    g.pruneValues();
-  }
-  return changed;
+  return fu::finishRewrite(g, changed);
 }
 
 }  // namespace atc
