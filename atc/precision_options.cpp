@@ -129,17 +129,24 @@ static PrecLine nameOrType(const std::string& s, int line) {
   return p;
 }
 
-std::vector<PrecLine> parseKeepDtypeText(const std::string& text, const std::string& where) {
-  std::vector<PrecLine> out;
+// Calls fn(lineNumber, trimmedLine) for each line that is neither blank nor a '#' comment.
+template <class Fn>
+static void forEachContentLine(const std::string& text, Fn fn) {
   int ln = 0;
   for (auto& raw : split(text, '\n')) {
     ++ln;
     std::string s = trim(raw);
-    if (s.empty() || s[0] == '#') continue;
+    if (!s.empty() && s[0] != '#') fn(ln, s);
+  }
+}
+
+std::vector<PrecLine> parseKeepDtypeText(const std::string& text, const std::string& where) {
+  std::vector<PrecLine> out;
+  forEachContentLine(text, [&](int ln, const std::string& s) {
     PrecLine p = nameOrType(s, ln);
     if (p.name.empty()) badContent(where, "line " + std::to_string(ln) + ": empty op type");
     out.push_back(p);
-  }
+  });
   return out;
 }
 
@@ -147,11 +154,7 @@ std::vector<PrecLine> parseKeepDtypeText(const std::string& text, const std::str
 // Opname::InputDtype:a,b,...OutputDtype:c,...   or   OpType::T:InputDtype:...,OutputDtype:...
 std::vector<PrecLine> parseCustomizeDtypesText(const std::string& text, const std::string& where) {
   std::vector<PrecLine> out;
-  int ln = 0;
-  for (auto& raw : split(text, '\n')) {
-    ++ln;
-    std::string s = trim(raw);
-    if (s.empty() || s[0] == '#') continue;
+  forEachContentLine(text, [&](int ln, const std::string& s) {
     auto bad = [&](const std::string& why) { badContent(where, "line " + std::to_string(ln) + " [" + s + "]: " + why); };
     size_t ip = s.find("InputDtype:"), op = s.find("OutputDtype:");
     if (ip == std::string::npos && op == std::string::npos) bad("needs InputDtype: and/or OutputDtype:");
@@ -179,7 +182,7 @@ std::vector<PrecLine> parseCustomizeDtypesText(const std::string& text, const st
     if (ip != std::string::npos) list(ip, 11, op > ip ? op : std::string::npos, p.in);
     if (op != std::string::npos) list(op, 12, ip > op ? ip : std::string::npos, p.out);
     out.push_back(p);
-  }
+  });
   return out;
 }
 

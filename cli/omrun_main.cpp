@@ -18,6 +18,7 @@
 #include "runtime/atc_runtime.h"
 #include "runtime/npy.h"
 #include "support/half.h"
+#include "support/strings.h"
 
 using atc::rt::Model;
 using atc::rt::RuntimeError;
@@ -25,18 +26,6 @@ using atc::rt::TensorDesc;
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string t;
-  while (std::getline(ss, t, ','))
-    if (!t.empty()) out.push_back(t);
-  return out;
-}
-
-bool endsWith(const std::string& s, const std::string& suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
 
 // Deterministic random data: floats in [-1, 1), integers in [0, 4), bools 0/1.
 std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
@@ -61,7 +50,7 @@ std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
 std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, size_t index) {
   std::string where = "input " + std::to_string(index) + " (" + d.name + ")";
   std::string expect = "expected " + d.dtype + d.shapeString() + " (" + std::to_string(d.bytes) + " bytes)";
-  if (endsWith(path, ".npy")) {
+  if (atc::endsWith(path, ".npy")) {
     atc::rt::NpyArray a = atc::rt::readNpy(path);
     if (a.dtype != d.dtype || a.shape != d.shape) {
       std::string got = "[";
@@ -128,7 +117,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<Model> m = Model::load(modelPath, threads);
     const auto& ins = m->inputs();
     const auto& outs = m->outputs();
-    std::vector<std::string> files = splitList(inputList);
+    std::vector<std::string> files = atc::splitList(inputList, ",");
     if (!inputList.empty() && files.size() != ins.size()) {
       std::string exp;
       for (size_t i = 0; i < ins.size(); ++i)

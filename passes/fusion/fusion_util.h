@@ -2,6 +2,8 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <vector>
 #include <string>
 
 #include "ir/graph.h"
@@ -26,6 +28,23 @@ inline bool finishRewrite(Graph& g, bool changed) {
     g.pruneValues();
   }
   return changed;
+}
+// Replaces `nodes` (removed; each also added to *removed) by one new node of `type` named
+// uniquely after `name`, with the sorted, deduplicated original names of the nodes it replaces.
+inline Node* replaceWithNode(Graph& g, const std::vector<Node*>& nodes, std::set<Node*>* removed, const char* type,
+                             const std::string& name, const std::vector<Value*>& ins, const std::vector<Value*>& outs) {
+  std::vector<std::string> orig;
+  for (Node* n : nodes)
+    for (auto& o : n->originalNames) orig.push_back(o);
+  for (Node* n : nodes) {
+    removed->insert(n);
+    g.removeNode(n);
+  }
+  Node* r = g.addNode(type, g.uniqueNodeName(name), ins, outs);
+  std::sort(orig.begin(), orig.end());
+  orig.erase(std::unique(orig.begin(), orig.end()), orig.end());
+  r->originalNames = orig;
+  return r;
 }
 // Removes n when none of its outputs is used or a graph output.
 inline void dropIfDead(Graph& g, Node* n) {

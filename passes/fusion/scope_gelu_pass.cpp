@@ -98,19 +98,9 @@ int fuseGeluScopes(Graph& g, int* matched) {
       if (n != last && (g.isGraphOutput(n->outputs[0]) || g.users(n->outputs[0]).size() != 1)) ok = false;
     if (!ok) continue;
     Value* y = last->outputs[0];
-    std::vector<std::string> orig;
-    for (Node* n : nodes)
-      for (auto& nm : n->originalNames) orig.push_back(nm);
     std::string name = last->name;
-    for (Node* n : nodes) {
-      removed.insert(n);
-      g.removeNode(n);
-    }
-    Node* ge = g.addNode("Gelu", g.uniqueNodeName(name + "/Gelu"), {x}, {y});
+    Node* ge = fu::replaceWithNode(g, nodes, &removed, "Gelu", name + "/Gelu", {x}, {y});
     ge->attrs["approximate"] = std::string(tanhForm ? "tanh" : "none");
-    std::sort(orig.begin(), orig.end());
-    orig.erase(std::unique(orig.begin(), orig.end()), orig.end());
-    ge->originalNames = orig;
     ++fused;
   }
   if (fused) g.topoSort();

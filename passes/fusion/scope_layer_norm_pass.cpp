@@ -74,19 +74,9 @@ int fuseLayerNormScopes(Graph& g) {
     Value* y = out->outputs[0];
     std::string name = out->name;
     std::vector<Node*> dead = {m1, sub, sq, m2, addEps, sqrt, rcp, mulGamma, mulX, mulMean, subB, out};
-    std::vector<std::string> orig;
-    for (Node* d : dead)
-      for (auto& o : d->originalNames) orig.push_back(o);
-    for (Node* d : dead) {
-      removed.insert(d);
-      g.removeNode(d);
-    }
-    Node* ln = g.addNode("LayerNormalization", g.uniqueNodeName(name + "/LayerNorm"), {x, gamma, beta}, {y});
+    Node* ln = fu::replaceWithNode(g, dead, &removed, "LayerNormalization", name + "/LayerNorm", {x, gamma, beta}, {y});
     ln->attrs["axis"] = (int64_t)(r - (int64_t)axes.size());
     ln->attrs["epsilon"] = eps->constant->floatAt(0);
-    std::sort(orig.begin(), orig.end());
-    orig.erase(std::unique(orig.begin(), orig.end()), orig.end());
-    ln->originalNames = orig;
     ++fused;
   }
   if (fused) g.topoSort();
