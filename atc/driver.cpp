@@ -28,6 +28,7 @@
 #include "support/diagnostics.h"
 #include "kernels/codegen/codegen.h"
 #include "kernels/codegen/host_cpu.h"
+#include "support/checked_math.h"
 #include "support/file_io.h"
 #include "atc/mode_json.h"
 #include "passes/pass_manager.h"
@@ -65,6 +66,10 @@ std::string parentDir(const std::string& path) {
 
 void checkStaticInputs(const Graph& g) {
   for (auto* in : g.inputs) {
+    if (!in->type.sizeFits())
+      invalidParamCode("E10002", "input_shape", in->name + ":" + in->type.str(),
+                       "the input's size overflows or exceeds " + std::to_string(kMaxTensorBytes) + " bytes.",
+                       "Give the input a shape of a size the machine can hold with --input_shape.");
     if (in->type.isStatic()) continue;
     invalidValue("input [" + in->name + "]", in->type.str(),
                  "the input has a dynamic or unknown shape, and dynamic shapes are not supported in this version.",
@@ -128,20 +133,29 @@ void writeOutputFile(const std::string& path, const void* data, size_t size) {
 
 namespace {
 
-// Whole-model cache (--graph_compiler_cache_dir, docs/cache.md): the entry's path, or "".
-std::string graphCacheEntry(const AtcOptions& opts, const TargetProfile& target) {
-  if (opts.output.graphCompilerCacheDir.empty()) return "";
+// Whole-model cache (--graph_compiler_cache_dir, docs/cache.md): the entry's key and path.
+struct GraphCacheEntry {
+  std::string key, path;  // empty: no whole-model cache
+};
+GraphCacheEntry graphCacheEntry(const AtcOptions& opts, const TargetProfile& target) {
+  if (opts.output.graphCompilerCacheDir.empty()) return {};
   std::string key = cache::graphCacheKey(opts.import.model, opts.cmdline,
                                          target.triple + "|" + target.cpu + "|" + target.features,
                                          codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion));
-  return key.empty() ? "" : cache::graphCacheEntryPath(opts.output.graphCompilerCacheDir, key);
+  if (key.empty()) return {};
+  return {key, cache::graphCacheEntryPath(opts.output.graphCompilerCacheDir, key)};
 }
 
-// Writes the cached .om when the entry is valid; true on a hit.
-bool serveFromGraphCache(const std::string& entry, const std::string& omPath) {
-  if (entry.empty()) return false;
-  std::vector<uint8_t> cached;
-  cache::ReadResult r = cache::readEntry(entry, cached);
+// Writes the cached .om when the entry is valid and records this key; true on a hit.
+bool serveFromGraphCache(const GraphCacheEntry& e, const std::string& omPath) {
+  if (e.path.empty()) return false;
+  const std::string& entry = e.path;
+  std::vector<uint8_t> payload, cached;
+  cache::ReadResult r = cache::readEntry(entry, payload);
+  if (r == cache::ReadResult::Ok && !cache::graphCacheOm(e.key, payload, &cached)) {
+    cache::warnOnce("whole-model cache entry " + entry + " holds another build's model; rebuilding it");
+    return false;
+  }
   if (r == cache::ReadResult::Ok) {
     PhaseTimer t("write");
     writeOutputFile(omPath, cached.data(), cached.size());
@@ -176,13 +190,14 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   const std::string omPath = opts.output.output + ".om";
   checkOutputPath(opts.output.output);
   checkModelFile(opts.import.model);
+  if (int n = removeStaleTemporaries(omPath)) logInfo("removed " + std::to_string(n) + " temporary file(s) of killed builds");
   TargetProfile target;
   {
     PhaseTimer t("target profile");
     target = loadTargetProfile(opts.socVersion, hostCpu());
   }
   logInfo("target " + target.name + ": triple " + target.triple + ", cpu " + target.cpu);
-  std::string graphEntry = graphCacheEntry(opts, target);
+  GraphCacheEntry graphEntry = graphCacheEntry(opts, target);
   if (serveFromGraphCache(graphEntry, omPath)) return;
   std::unique_ptr<Graph> g = importModel(opts.import);
   CompileReport local;
@@ -204,8 +219,8 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
     writeOutputFile(omPath, om.data(), om.size());
   }
   logInfo("wrote " + omPath + " (" + std::to_string(om.size()) + " bytes)");
-  if (!graphEntry.empty()) {
-    std::string err = cache::writeEntry(graphEntry, om);
+  if (!graphEntry.path.empty()) {
+    std::string err = cache::writeEntry(graphEntry.path, cache::graphCachePayload(graphEntry.key, om));
     if (!err.empty()) cache::warnOnce("cannot store the model into --graph_compiler_cache_dir (" + err + ")");
   }
   if (opts.output.exportCompileStat == 1) {

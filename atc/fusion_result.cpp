@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atc/console.h"
+#include "support/file_io.h"
 
 namespace atc {
 
@@ -64,10 +66,10 @@ std::string fusionResultPath() {
 void writeFusionResult(const std::vector<PassRecord>& records) {
   std::string path = fusionResultPath();
   std::string text = fusionResultJson(records);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (f) f << text;
-  if (!f) {
-    logWarning("cannot write " + path + ": " + std::strerror(errno));
+  // Temporary + rename: a symlink planted at the path is replaced, never written through.
+  std::string err = writeFileAtomically(path, text.data(), text.size());
+  if (!err.empty()) {  // the build goes on, but the user is told whatever --log says
+    std::fprintf(stderr, "[WARNING] cannot write %s: %s\n", path.c_str(), err.c_str());
     return;
   }
   logInfo("wrote " + path);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -371,6 +372,13 @@ void parseCache(const CliValues& v, AtcOptions& opts) {
               "Give a folder path such as /home/me/atc_data (it is created when missing).");
   }
   cs.dir = cache::resolveCacheDir(dir);
+  if (const char* e = std::getenv("ATC_MAX_MODEL_MEMORY_BYTES")) {
+    int64_t lim = -1;
+    if (!parseInt64(e, &lim) || lim <= 0)
+      invalidValue("environment variable [ATC_MAX_MODEL_MEMORY_BYTES]", e, "it must be a positive number of bytes.",
+                   "Set it to a byte count such as 17179869184 (16 GiB), or unset it (64 GiB).");
+    opts.backend.maxModelMemoryBytes = lim;
+  }
   if (v.given("op_debug_level")) {
     std::string t = trim(v.val("op_debug_level"));
     int64_t l = -1;

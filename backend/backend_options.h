@@ -9,6 +9,9 @@ namespace atc {
 struct BackendOptions {
   int threads = 0;                  // code generation workers (0 = $TE_PARALLEL_COMPILER or the cores)
   bool disableReuseMemory = false;  // --disable_reuse_memory=1: every buffer its own memory, no aliasing
+  // The most memory (arena + weights, bytes) a model may need at run time: a larger plan is
+  // refused at build time instead of at load ($ATC_MAX_MODEL_MEMORY_BYTES; default 64 GiB).
+  int64_t maxModelMemoryBytes = int64_t(64) << 30;
   int opDebugLevel = 0;             // --op_debug_level (!= 0 bypasses the kernel cache)
   // The kernel cache: mode, resolved folder, bypass and recompile list (--op_compiler_cache_mode,
   // --op_compiler_cache_dir, --op_debug_level, --op_debug_config parsed once at the command line).

@@ -12,6 +12,7 @@
 #include "backend/kernel_cache_glue.h"
 #include "backend/lowering.h"
 #include "kernels/codegen/codegen.h"
+#include "support/checked_math.h"
 #include "support/diagnostics.h"
 #include "ir/op_registry.h"
 #include "runtime/cpu_check.h"
@@ -46,6 +47,23 @@ json typeJson(const TensorType& t) {
   j["dtype"] = dtypeName(t.dtype);
   j["shape"] = t.shape;
   return j;
+}
+
+// Arena plus weights against the configured limit (checked sums: sizes are below
+// kMaxTensorBytes each, but a plan adds many).
+void checkModelMemory(Graph& g, BufferPlan& bp, const BackendOptions& opts) {
+  int64_t weights = 0;
+  for (auto& v : g.values())
+    if (v->constant && !checkedAdd(weights, (int64_t)v->constant->data.size(), &weights)) weights = INT64_MAX;
+  int64_t total = 0;
+  if (!checkedAdd(bp.arenaSize(), weights, &total)) total = INT64_MAX;
+  if (total > opts.maxModelMemoryBytes)
+    invalidValue("the model's run-time memory (arena " + std::to_string(bp.arenaSize()) + " + weights at most " +
+                     std::to_string(weights) + " bytes)",
+                 std::to_string(total) + " bytes",
+                 "it exceeds the limit of " + std::to_string(opts.maxModelMemoryBytes) +
+                     " bytes ($ATC_MAX_MODEL_MEMORY_BYTES).",
+                 "Use smaller input shapes (--input_shape), or raise $ATC_MAX_MODEL_MEMORY_BYTES if the target has the memory.");
 }
 
 // The task plan's steps (one per kernel launch) and the unique kernel instances they call.
@@ -195,6 +213,7 @@ std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetP
                              KernelCacheReport* cacheReport) {
   std::vector<LoweredNode> lowered = lowerGraph(g, target);
   BufferPlan bp(g, lowered, !opts.disableReuseMemory);
+  checkModelMemory(g, bp, opts);
   std::vector<KernelInstance> instances;
   json steps = planSteps(lowered, bp, instances);
   json plan = taskPlan(g, std::move(steps), bp, target);

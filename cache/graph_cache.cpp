@@ -3,15 +3,22 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "cache/sha256.h"
+#include "support/file_io.h"
 
 namespace atc::cache {
 namespace {
 
 bool hashFile(const std::string& path, Sha256& h) {
+  std::string known;  // an option file the command line has read: not read again
+  if (contentsAlreadyRead(path, &known)) {
+    h.update(known.data(), known.size());
+    return true;
+  }
   std::ifstream f(path, std::ios::binary);
   if (!f) return false;
   std::vector<char> buf(1 << 20);
@@ -63,6 +70,24 @@ std::string graphCacheKey(const std::string& modelPath, const std::string& cmdli
 
 std::string graphCacheEntryPath(const std::string& dir, const std::string& key) {
   return dir + "/" + key + ".gce";
+}
+
+namespace {
+const std::string kEntryTag = "atc-graph-entry/1 key=";
+}
+
+std::vector<uint8_t> graphCachePayload(const std::string& key, const std::vector<uint8_t>& om) {
+  std::string head = kEntryTag + key + "\n";
+  std::vector<uint8_t> p(head.begin(), head.end());
+  p.insert(p.end(), om.begin(), om.end());
+  return p;
+}
+
+bool graphCacheOm(const std::string& key, const std::vector<uint8_t>& payload, std::vector<uint8_t>* om) {
+  std::string head = kEntryTag + key + "\n";
+  if (payload.size() < head.size() || std::memcmp(payload.data(), head.data(), head.size()) != 0) return false;
+  om->assign(payload.begin() + (long)head.size(), payload.end());
+  return true;
 }
 
 }  // namespace atc::cache

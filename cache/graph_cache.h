@@ -14,5 +14,10 @@ std::string graphCacheKey(const std::string& modelPath, const std::string& cmdli
                           const std::string& versionTag);
 // <dir>/<key>.gce
 std::string graphCacheEntryPath(const std::string& dir, const std::string& key);
+// An entry's payload records its key before the .om, so that an entry copied or renamed
+// under another key is never served for it: graphCacheOm checks the key (false: a mismatch,
+// treat as corrupt).
+std::vector<uint8_t> graphCachePayload(const std::string& key, const std::vector<uint8_t>& om);
+bool graphCacheOm(const std::string& key, const std::vector<uint8_t>& payload, std::vector<uint8_t>* om);
 
 }  // namespace atc::cache

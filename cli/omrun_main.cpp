@@ -18,6 +18,7 @@
 #include "runtime/atc_runtime.h"
 #include "runtime/npy.h"
 #include "support/half.h"
+#include "support/file_io.h"
 #include "support/strings.h"
 
 using atc::rt::Model;
@@ -60,11 +61,9 @@ std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, siz
     }
     return a.data;
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw RuntimeError(where + ": cannot open " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string s = ss.str();
+  std::string s;  // a raw binary file of exactly the input's size; regular files only
+  std::string err = atc::readFileBounded(path, d.bytes, &s);
+  if (!err.empty()) throw RuntimeError(where + ": cannot open " + path + ": " + err + "; " + expect);
   if (s.size() != d.bytes)
     throw RuntimeError(where + ": " + path + " has " + std::to_string(s.size()) + " bytes, " + expect);
   return std::vector<uint8_t>(s.begin(), s.end());

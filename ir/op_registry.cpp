@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "support/checked_math.h"
 #include "support/diagnostics.h"
 
 namespace atc {
@@ -62,10 +63,17 @@ void inferNode(Graph& g, Node& n) {
   while (nin > 0 && n.inputs[nin - 1] == nullptr) --nin;
   if (nin < d->minInputs || (d->maxInputs >= 0 && nin > d->maxInputs))
     opError(n, "has " + std::to_string(nin) + " inputs");
+  // Required inputs (ONNX puts them first) must be present: "" marks an absent optional one.
+  for (int i = 0; i < d->minInputs && i < nin; ++i)
+    if (!n.inputs[i]) opError(n, "input " + std::to_string(i) + " is required but absent (\"\")");
   int nout = (int)n.outputs.size();
   if (nout < d->minOutputs || (d->maxOutputs >= 0 && nout > d->maxOutputs))
     opError(n, "has " + std::to_string(nout) + " outputs");
   if (d->infer) d->infer(g, n);
+  for (Value* o : n.outputs)
+    if (o && !o->type.sizeFits())
+      opError(n, "output " + o->name + " of type " + o->type.str() + " is too large (its size overflows or exceeds " +
+                     std::to_string(kMaxTensorBytes) + " bytes)");
 }
 
 void inferGraph(Graph& g) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "support/checked_math.h"
 #include "support/diagnostics.h"
 
 namespace atc {
@@ -15,16 +16,26 @@ bool TensorType::isStatic() const {
 }
 
 int64_t TensorType::numel() const {
-  if (!isStatic()) return -1;
-  int64_t n = 1;
-  for (auto d : shape) n *= d;
+  int64_t n = -1;
+  if (!isStatic() || !shapeSize(shape, dtypeSize(dtype), &n, nullptr)) return -1;
   return n;
 }
 
 int64_t TensorType::byteSize() const {
-  int64_t n = numel();
-  return n < 0 ? -1 : n * (int64_t)dtypeSize(dtype);
+  int64_t b = -1;
+  if (!isStatic() || !shapeSize(shape, dtypeSize(dtype), nullptr, &b)) return -1;
+  return b;
 }
+
+size_t checkedBytes(const TensorType& t) {
+  if (!t.sizeFits())
+    throw AtcError("E19999", "A tensor of type " + t.str() + " is too large: its size overflows or exceeds " +
+                                 std::to_string(kMaxTensorBytes) + " bytes.",
+                   "Check the model's shapes and --input_shape.");
+  return (size_t)std::max<int64_t>(t.byteSize(), 0);
+}
+
+bool TensorType::sizeFits() const { return !isStatic() || shapeSize(shape, dtypeSize(dtype), nullptr, nullptr); }
 
 std::string TensorType::str() const {
   std::ostringstream os;

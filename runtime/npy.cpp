@@ -1,4 +1,5 @@
 #include "runtime/npy.h"
+#include "support/file_io.h"
 
 #include <cstring>
 #include <fstream>
@@ -33,11 +34,9 @@ std::string npyDescr(const std::string& dtype) {
 
 NpyArray readNpy(const std::string& path) {
   auto fail = [&](const std::string& m) { return RuntimeError(path + ": " + m); };
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw fail("cannot open file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string s = ss.str();
+  std::string s;  // regular files only, bounded: a FIFO or /dev/zero is refused, not read forever
+  std::string err = readFileBounded(path, kMaxRuntimeFileBytes, &s);
+  if (!err.empty()) throw fail("cannot open the file: " + err);
   if (s.size() < 10 || s.compare(0, 6, "\x93NUMPY") != 0) throw fail("not a .npy file");
   int major = (uint8_t)s[6];
   size_t hlen, hoff;

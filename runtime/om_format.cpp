@@ -1,4 +1,5 @@
 #include "runtime/om_format.h"
+#include "support/file_io.h"
 
 #include <cstring>
 #include <fstream>
@@ -173,11 +174,9 @@ std::string OmView::partString(uint32_t type) const {
 }
 
 std::vector<uint8_t> readFileBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw OmError("cannot open " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  std::string s = ss.str();
+  std::string s;  // regular files only, bounded: a FIFO or /dev/zero is refused, not read forever
+  std::string err = readFileBounded(path, kMaxRuntimeFileBytes, &s);
+  if (!err.empty()) throw OmError("cannot read " + path + ": " + err);
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 

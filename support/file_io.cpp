@@ -1,5 +1,6 @@
 #include "support/file_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@ void onFatalSignal(int sig) {
 
 std::mutex g_readMu;
 std::map<std::string, int> g_readCounts;
+std::map<std::string, std::string> g_readContents;  // files up to kRememberBytes
+constexpr size_t kRememberBytes = 16u << 20;
 
 std::string writeAll(int fd, const uint8_t* p, size_t left) {
   while (left > 0) {
@@ -40,6 +43,29 @@ std::string writeAll(int fd, const uint8_t* p, size_t left) {
 }
 
 }  // namespace
+
+int removeStaleTemporaries(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return 0;
+  int removed = 0;
+  while (dirent* e = ::readdir(d)) {
+    std::string n = e->d_name;
+    if (n.compare(0, prefix.size(), prefix) != 0) continue;
+    std::string rest = n.substr(prefix.size());
+    size_t dot = rest.find('.');
+    std::string pidText = rest.substr(0, dot);
+    if (pidText.empty() || pidText.find_first_not_of("0123456789") != std::string::npos || pidText.size() > 9) continue;
+    pid_t pid = (pid_t)std::stol(pidText);
+    if (pid <= 0 || (::kill(pid, 0) != 0 && errno == ESRCH)) {
+      if (::unlink((dir + "/" + n).c_str()) == 0) ++removed;
+    }
+  }
+  ::closedir(d);
+  return removed;
+}
 
 void installSignalCleanup() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, onFatalSignal);
@@ -103,7 +129,19 @@ std::string readFileBounded(const std::string& path, size_t maxBytes, std::strin
     out->append(buf, (size_t)r);
   }
   ::close(fd);
+  if (err.empty() && out->size() <= kRememberBytes) {
+    std::lock_guard<std::mutex> g(g_readMu);
+    g_readContents[path] = *out;
+  }
   return err;
+}
+
+bool contentsAlreadyRead(const std::string& path, std::string* out) {
+  std::lock_guard<std::mutex> g(g_readMu);
+  auto it = g_readContents.find(path);
+  if (it == g_readContents.end()) return false;
+  *out = it->second;
+  return true;
 }
 
 int fileReadCount(const std::string& path) {

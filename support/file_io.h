@@ -17,13 +17,22 @@ struct AtomicWrite {
 // Writes `size` bytes to `path` through "<path>.tmp.<pid>.<n>". Returns "" or the reason
 // (the temporary is removed on failure).
 std::string writeFileAtomically(const std::string& path, const void* data, size_t size, AtomicWrite how = {});
+// Removes "<path>.tmp.<pid>[.<n>]" files left by writers that were killed (kill -9): those
+// whose process no longer exists. Returns how many were removed.
+int removeStaleTemporaries(const std::string& path);
 // Installs handlers that remove the temporary of a removeOnSignal write, then re-raise.
 void installSignalCleanup();
+
+// The largest .om or .npy the runtime reads (64 GiB).
+constexpr size_t kMaxRuntimeFileBytes = size_t(1) << 36;
 
 // Reads a regular file of at most maxBytes into *out. Returns "" or the reason ("the file
 // does not exist", "it is not a regular file", "it is larger than N bytes"...).
 std::string readFileBounded(const std::string& path, size_t maxBytes, std::string* out);
 // How many times readFileBounded has read `path` in this process (tests).
 int fileReadCount(const std::string& path);
+// The bytes the last readFileBounded of `path` returned (files up to 16 MiB are remembered):
+// lets a later phase (the whole-model cache key) use an option file without reading it again.
+bool contentsAlreadyRead(const std::string& path, std::string* out);
 
 }  // namespace atc

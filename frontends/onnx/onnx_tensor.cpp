@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "frontends/onnx/onnx_external_data.h"
+#include "support/checked_math.h"
 #include "support/diagnostics.h"
 
 namespace atc {
@@ -51,9 +52,13 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
     if (p.dims(i) < 0) bad(modelPath, name, "has a negative dimension");
     shape.push_back(p.dims(i));
   }
-  auto t = std::make_shared<Tensor>(TensorType(dt, shape));
-  const size_t bytes = t->data.size();
-  const int64_t n = t->type.numel();
+  // Sizes checked before anything is allocated: a tensor claiming 8 GiB with 32 bytes of data
+  // is refused here, not after allocating 8 GiB.
+  int64_t n = 0, nbytes = 0;
+  if (!shapeSize(shape, dtypeSize(dt), &n, &nbytes))
+    bad(modelPath, name, "has a shape whose size overflows or exceeds " + std::to_string(kMaxTensorBytes) + " bytes");
+  const size_t bytes = (size_t)nbytes;
+  const TensorType type(dt, shape);
 
   if (p.data_location() == TP::EXTERNAL) {
     ExternalDataRef ref;
@@ -66,11 +71,17 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
         bad(modelPath, name, "has an invalid external_data entry [" + kv.key() + "=" + kv.value() + "]");
       }
     }
+    if (ref.length >= 0 && (uint64_t)ref.length != bytes)
+      bad(modelPath, name,
+          "declares " + std::to_string(ref.length) + " bytes of external data, expected " + std::to_string(bytes) +
+              " for " + type.str());
     std::vector<uint8_t> raw = readExternalData(modelDir, ref, name, modelPath);
     if (raw.size() != bytes)
       bad(modelPath, name,
           "has " + std::to_string(raw.size()) + " bytes of external data, expected " +
-              std::to_string(bytes) + " for " + t->type.str());
+              std::to_string(bytes) + " for " + type.str());
+    auto t = std::make_shared<Tensor>();
+    t->type = type;
     t->data = std::move(raw);
     return t;
   }
@@ -79,7 +90,8 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
     if (p.raw_data().size() != bytes)
       bad(modelPath, name,
           "has " + std::to_string(p.raw_data().size()) + " bytes of raw data, expected " +
-              std::to_string(bytes) + " for " + t->type.str());
+              std::to_string(bytes) + " for " + type.str());
+    auto t = std::make_shared<Tensor>(type);
     if (bytes) std::memcpy(t->data.data(), p.raw_data().data(), bytes);  // host is little endian
     return t;
   }
@@ -94,8 +106,8 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
   }
   if (have != n)
     bad(modelPath, name,
-        "has " + std::to_string(have) + " elements, expected " + std::to_string(n) + " for " +
-            t->type.str());
+        "has " + std::to_string(have) + " elements, expected " + std::to_string(n) + " for " + type.str());
+  auto t = std::make_shared<Tensor>(type);
   Tensor& d = *t;
   switch (dt) {
     case DType::F32: copyTyped<float>(p.float_data(), d); break;

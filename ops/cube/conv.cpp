@@ -38,6 +38,7 @@ ConvDims convDims(const Node& n) {
   if (d.G < 1 || d.C % d.G != 0 || d.OC % d.G != 0)
     opError(n, "group must divide the input and output channels");
   if (ws[1] != d.C / d.G) opError(n, "W channels (dim 1) must be C / group");
+  if (d.C == 0 || d.OC == 0) opError(n, "zero input or output channels");
   std::vector<int64_t> in(xt.shape.begin() + 2, xt.shape.end());
   std::vector<int64_t> k(ws.begin() + 2, ws.end());
   if (n.hasAttr("kernel_shape") && n.attrInts("kernel_shape") != k)

@@ -4,6 +4,7 @@
 // outputs stay). A node's outputs are known when:
 //  - its inference set output->constant (shape-only ops: Shape, Size), or
 //  - every input is a constant and the native kernel library can evaluate it.
+// Nodes whose outputs all have zero elements fold to empty constants.
 // Ops marked aliasesInput0 (Reshape, Unsqueeze...) fold by re-typing input 0's bytes.
 // This is what folds Shape -> Gather -> Concat -> Reshape chains: the Reshape's shape input
 // is a constant by the time the Reshape is inferred.
@@ -26,6 +27,14 @@ constexpr int64_t kMaxCheapFoldElements = 1 << 20;
 bool allOutputsKnown(const Node& n) {
   for (auto* o : n.outputs)
     if (!o->isConstant()) return false;
+  return !n.outputs.empty();
+}
+
+// Every output static with zero elements: the outputs are known (empty) whatever the inputs,
+// and no kernel has to run on zero-size shapes (a zero batch, a zero-length slice...).
+bool allOutputsEmpty(const Node& n) {
+  for (auto* o : n.outputs)
+    if (!o->type.isStatic() || o->type.numel() != 0) return false;
   return !n.outputs.empty();
 }
 
@@ -71,6 +80,15 @@ bool runConstantFolding(Graph& g, PassContext& ctx) {
       ctx.stats.matchTimes++;
       ctx.stats.effectTimes++;
       ctx.debug("folded " + n->name + " (" + n->type + "): outputs known from types");
+      g.removeNode(n);
+      changed = true;
+      continue;
+    }
+    if (allOutputsEmpty(*n)) {
+      for (auto* o : n->outputs) o->constant = std::make_shared<Tensor>(o->type);
+      ctx.stats.matchTimes++;
+      ctx.stats.effectTimes++;
+      ctx.debug("folded " + n->name + " (" + n->type + "): its outputs have zero elements");
       g.removeNode(n);
       changed = true;
       continue;

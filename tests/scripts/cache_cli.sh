@@ -107,6 +107,18 @@ grep -q "whole-model cache hit" "$T/g2/log" && cmp -s "$T/g1/net.om" "$T/g2/net.
   && ok "--graph_compiler_cache_dir: second build reused" || ko "graph cache"
 run_in "$T/g3" --graph_compiler_cache_dir="$T/nonexistent" && ko "missing graph cache dir accepted" \
   || { grep -q E10001 "$T/g3/log" && ok "--graph_compiler_cache_dir must exist"; }
+# Entries record their key: two entries swapped on disk are rebuilt, never served for the
+# other build (before, atc wrote the wrong model with exit 0).
+run_in "$T/g4" --graph_compiler_cache_dir="$T/gcache" --precision_mode=force_fp16
+e=($(ls "$T/gcache"/*.gce))
+if [ ${#e[@]} -eq 2 ]; then
+  mv "${e[0]}" "$T/swap" && mv "${e[1]}" "${e[0]}" && mv "$T/swap" "${e[1]}"
+  run_in "$T/g5" --graph_compiler_cache_dir="$T/gcache"
+  grep -q "holds another build's model" "$T/g5/log" && cmp -s "$T/g1/net.om" "$T/g5/net.om" \
+    && ok "swapped whole-model cache entries are rebuilt, not served" || ko "swapped graph cache entries"
+else
+  ko "expected two whole-model cache entries, found ${#e[@]}"
+fi
 
 # Stress: concurrent builds on one fresh cache (same command line, so outputs must be
 # byte-identical to a cold build made alone with its own cache), plus force builds.

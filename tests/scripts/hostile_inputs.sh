@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Hostile and broken inputs (issue: never crash, hang or lie): each must give a clear
+# ATC-style error (exit 1, an E-code block with a Solution line), no signal, no hang, and
+# no output left behind. The models are the smallest repros in ../shared/repros, plus
+# inputs made here. Usage: hostile_inputs.sh BIN_DIR SRC_DIR
+set -u
+BIN=$(cd "$1" && pwd); SRC=$(cd "$2" && pwd)
+R="$SRC/../shared/repros"
+SQ="$SRC/samples/models/squeezenet1_1"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+export ASCEND_CACHE_PATH="$T/cache"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; [ -f "$T/log" ] && sed 's/^/    | /' "$T/log" | head -8; }
+# expect_error NAME CODE -- atc args...: exit 1 within 60 s, the code's error block, no .om
+expect_error() {
+  local name=$1 code=$2; shift 3
+  rm -rf "$T/out"; mkdir -p "$T/out"
+  (cd "$T/out" && timeout 60 "$BIN/atc" "$@" --output="$T/out/m" --soc_version=native > "$T/log" 2>&1); local rc=$?
+  if [ $rc -ne 1 ]; then bad "$name" "exit code $rc (expected 1; 124 = hang, >128 = signal)"; return; fi
+  grep -q "^$code: " "$T/log" || { bad "$name" "no $code error block"; return; }
+  grep -q "^        Solution: " "$T/log" || { bad "$name" "no Solution line"; return; }
+  [ -z "$(ls "$T/out" | grep -v fusion_result.json)" ] || { bad "$name" "output left behind: $(ls "$T/out")"; return; }
+  ok "$name ($code)"
+}
+if [ -d "$R" ]; then
+  expect_error "Conv with an absent X input" E19999 -- --model="$R/conv_absent_x.onnx" --framework=5
+  expect_error "Conv with INT64_MAX dims" E10002 -- --model="$R/conv_dim_int64max.onnx" --framework=5
+  expect_error "[2^62] float32 initializer with no data" E10041 -- --model="$R/init_2e62_empty.onnx" --framework=5
+  expect_error "initializer claiming 8 GiB with 32 bytes" E10041 -- --model="$R/init_8GiB_claim_32B_data.onnx" --framework=5
+  expect_error "Constant claiming 8 GiB with 4 bytes" E10041 -- --model="$R/constant_8GiB_claim_4B_data.onnx" --framework=5
+  expect_error "input of [2^62] elements" E10002 -- --model="$R/input_2e62_relu.onnx" --framework=5
+  expect_error "input of [2^64] elements" E10002 -- --model="$R/input_2e64_relu.onnx" --framework=5
+  expect_error "TF Const splat of [2^62]" E19999 -- --model="$R/tf_const_2e62_splat.pbtxt" --framework=3
+else
+  echo "SKIP ../shared/repros not found"
+fi
+expect_error "zero input channels" E19999 -- --model="$SQ.onnx" --framework=5 --input_shape=input:1,0,224,224
+export ATC_MAX_MODEL_MEMORY_BYTES=1000000
+expect_error "a plan larger than \$ATC_MAX_MODEL_MEMORY_BYTES" E10001 -- --model="$SQ.onnx" --framework=5
+export ATC_MAX_MODEL_MEMORY_BYTES=12abc
+expect_error "a malformed \$ATC_MAX_MODEL_MEMORY_BYTES" E10001 -- --model="$SQ.onnx" --framework=5
+unset ATC_MAX_MODEL_MEMORY_BYTES
+mkfifo "$T/fifo"
+expect_error "a FIFO as --fusion_switch_file" E10001 -- --model="$SQ.onnx" --framework=5 --fusion_switch_file="$T/fifo"
+expect_error "/dev/zero as --keep_dtype" E10001 -- --model="$SQ.onnx" --framework=5 --keep_dtype=/dev/zero
+expect_error "a folder as --fusion_switch_file" E10001 -- --model="$SQ.onnx" --framework=5 --fusion_switch_file="$T"
+# A zero batch is no crash: the graph folds to empty outputs and runs.
+rm -rf "$T/z"; mkdir -p "$T/z"
+if (cd "$T/z" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/z/m" --soc_version=native \
+      --input_shape=input:0,3,224,224 > "$T/log" 2>&1) && timeout 60 "$BIN/omrun" --model="$T/z/m.om" --output="$T/z/o" > "$T/log2" 2>&1 &&
+   /usr/bin/python3 -c "import numpy as np,sys; a=np.load('$T/z/o/output_0.npy'); sys.exit(0 if a.shape[0]==0 else 1)"; then
+  ok "zero batch builds and runs to an empty output"
+else
+  bad "zero batch" "$(cat "$T/log2" 2>/dev/null | tail -2)"
+fi
+# Leftovers of a killed build are removed; a symlink planted as fusion_result.json is
+# replaced, not written through.
+rm -rf "$T/k"; mkdir -p "$T/k"
+echo junk > "$T/k/m.om.tmp.4194999.0"; echo keep > "$T/victim"; ln -s "$T/victim" "$T/k/fusion_result.json"
+if (cd "$T/k" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/k/m" --soc_version=native > "$T/log" 2>&1); then
+  [ ! -e "$T/k/m.om.tmp.4194999.0" ] && ok "stale m.om.tmp.<dead pid> removed" || bad "stale temporary" "still there"
+  [ "$(cat "$T/victim")" = keep ] && [ -f "$T/k/fusion_result.json" ] && [ ! -L "$T/k/fusion_result.json" ] \
+    && ok "fusion_result.json replaces a planted symlink" || bad "fusion_result.json symlink" "written through"
+else
+  bad "build for the leftover checks" "rc != 0"
+fi
+# omrun: non-regular files are refused, not read forever.
+timeout 30 "$BIN/omrun" --model="$T/fifo" > "$T/log" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ] && ok "omrun --model=FIFO refused (rc $rc)" || bad "omrun --model=FIFO" "rc $rc"
+if [ -f "$T/z/m.om" ]; then
+  timeout 30 "$BIN/omrun" --model="$T/z/m.om" --input=/dev/zero > "$T/log" 2>&1; rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ] && ok "omrun --input=/dev/zero refused (rc $rc)" || bad "omrun --input=/dev/zero" "rc $rc"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
