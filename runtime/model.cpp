@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/atc_rt_abi.h"
+#include "support/checked_math.h"
 #include "runtime/atc_runtime.h"
 #include "runtime/cpu_check.h"
 #include "runtime/om_format.h"
@@ -40,6 +41,7 @@ namespace {
 struct AlignedBuf {
   void* p = nullptr;
   explicit AlignedBuf(size_t n) {
+    if (n > SIZE_MAX - 64) throw RuntimeError("cannot allocate " + std::to_string(n) + " bytes");
     size_t sz = ((n + 63) / 64) * 64;
     if (sz == 0) sz = 64;
     p = aligned_alloc(64, sz);
@@ -133,6 +135,8 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
     I.weights.reset(new AlignedBuf(wsize));
     if (wsize) std::memcpy(I.weights->p, w, wsize);
     I.arenaSize = plan.at("arena_size").get<uint64_t>();
+    if (I.arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
+      throw bad("arena size " + std::to_string(I.arenaSize) + " is larger than any model can need");
     I.arena.reset(new AlignedBuf(I.arenaSize));
 
     std::vector<uint8_t*> bufPtr;
@@ -160,6 +164,10 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
         d.shape = t.at("shape").get<std::vector<int64_t>>();
         d.bytes = t.at("bytes").get<uint64_t>();
         size_t id = bufId(t.at("buffer"));
+        int64_t want = -1;  // the declared byte count must be the shape's, checked, and fit its buffer
+        size_t es = dtypeSizeByName(d.dtype);
+        if (!es || !shapeSize(d.shape, es, nullptr, &want) || (uint64_t)want != d.bytes)
+          throw bad(d.name + ": " + std::to_string(d.bytes) + " bytes declared for " + d.dtype + " of that shape");
         if (bufSize[id] < d.bytes) throw bad("buffer of " + d.name + " is too small");
         out.push_back(d);
         ptrs.push_back(bufPtr[id]);

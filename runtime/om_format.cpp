@@ -73,6 +73,13 @@ uint64_t omChecksum64(const uint8_t* p, size_t n) {
   return fnv1a64(reinterpret_cast<const uint8_t*>(&n), sizeof(n), h);
 }
 
+uint64_t omFileChecksum(const uint8_t* file, size_t size) {
+  uint8_t head[kHeaderSize];
+  std::memcpy(head, file, kHeaderSize);
+  std::memset(head + kOffChecksum, 0, 8);
+  return fnv1a64(head, kHeaderSize, omChecksum64(file + kHeaderSize, size - kHeaderSize));
+}
+
 std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts) {
   size_t tableEnd = kHeaderSize + 4 + kEntrySize * parts.size();
   std::vector<Partition> table;
@@ -105,7 +112,8 @@ std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std
   put<uint64_t>(b, kOffMemSize, h.memorySize);
   put<uint64_t>(b, kOffWeightSize, h.weightSize);
   put<uint64_t>(b, kOffTableOffset, kHeaderSize);
-  put<uint64_t>(b, kOffChecksum, omChecksum64(b.data() + kHeaderSize, total - kHeaderSize));
+  put<uint64_t>(b, kOffChecksum, 0);
+  put<uint64_t>(b, kOffChecksum, omFileChecksum(b.data(), total));
   return b;
 }
 
@@ -130,7 +138,7 @@ OmView parseOm(const uint8_t* d, size_t size, const std::string& what) {
   if (h.totalLength != size)
     throw fail("the header says " + std::to_string(h.totalLength) + " bytes but the file has " + std::to_string(size) +
                (size < h.totalLength ? " (truncated)" : " (trailing data)"));
-  if (omChecksum64(d + kHeaderSize, size - kHeaderSize) != h.checksum) throw fail("checksum mismatch (the file is corrupted)");
+  if (omFileChecksum(d, size) != h.checksum) throw fail("checksum mismatch (the file is corrupted)");
   h.modelType = get<uint32_t>(d, kOffModelType);
   h.opCount = get<uint32_t>(d, kOffOpCount);
   h.name = getStr(d, kOffName, 32);

@@ -11,7 +11,7 @@ namespace om {
 
 constexpr uint32_t kMagic = 0x444F4D49;  // "IMOD" read as a little-endian u32
 constexpr uint32_t kHeaderSize = 256;
-constexpr uint32_t kFormatVersion = 2;  // 2: omChecksum64 replaces byte-wise FNV-1a
+constexpr uint32_t kFormatVersion = 3;  // 3: the header is inside the checksum (2: body only)
 
 enum PartitionType : uint32_t {
   kModelDef = 0,     // JSON: graph, attributes, build info
@@ -26,7 +26,7 @@ struct Header {
   uint32_t headerSize = kHeaderSize;
   uint32_t version = kFormatVersion;
   uint32_t flags = 0;
-  uint64_t checksum = 0;     // FNV-1a 64 over every byte after the header
+  uint64_t checksum = 0;     // omFileChecksum: the body and the header (this field as 0)
   uint64_t totalLength = 0;  // file size in bytes
   uint32_t modelType = 0;    // 0 = CPU offline model
   uint32_t opCount = 0;      // graph nodes
@@ -61,8 +61,12 @@ struct OmView {
 };
 
 uint64_t fnv1a64(const uint8_t* p, size_t n, uint64_t h = 0xcbf29ce484222325ull);
-// The .om checksum (format version 2): see docs/om-format.md.
+// The .om checksum of a byte range: see docs/om-format.md.
 uint64_t omChecksum64(const uint8_t* p, size_t n);
+// The file's checksum (format version 3): omChecksum64 of everything after the header, then
+// the 256 header bytes with the checksum field as zeros folded in with FNV-1a. Every header
+// field (sizes, names, table offset) is covered.
+uint64_t omFileChecksum(const uint8_t* file, size_t size);
 
 // Serialises header + partitions (in the given order, each at a 64-byte aligned offset).
 // Fills checksum and totalLength.

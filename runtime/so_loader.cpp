@@ -1,9 +1,12 @@
 #include "runtime/so_loader.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include "runtime/atc_runtime.h"
 
@@ -21,9 +24,33 @@ bool writeAll(int fd, const uint8_t* p, size_t n) {
   return true;
 }
 
+// The ELF header and every program header's file range must lie inside the image: a
+// truncated or crafted kernel library is refused here instead of faulting (SIGBUS) in dlopen.
+void checkElfBounds(const uint8_t* data, size_t size) {
+  auto fail = [](const std::string& why) { return RuntimeError("the model's kernel library is invalid: " + why); };
+  if (size < sizeof(Elf64_Ehdr)) throw fail("shorter than an ELF header");
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, data, sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) throw fail("not a 64-bit ELF");
+  if (eh.e_type != ET_DYN) throw fail("not a shared object");
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size ||
+      (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > size - eh.e_phoff)
+    throw fail("program headers outside the file");
+  if (eh.e_shnum && (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > size ||
+                     (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > size - eh.e_shoff))
+    throw fail("section headers outside the file");
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, data + eh.e_phoff + (size_t)i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+      throw fail("a loadable segment lies outside the file (truncated?)");
+  }
+}
+
 }  // namespace
 
 SharedObject::SharedObject(const uint8_t* data, size_t size) {
+  checkElfBounds(data, size);
   std::string path;
   int fd = memfd_create("atc_kernels", MFD_CLOEXEC);
   std::string tmpFile;

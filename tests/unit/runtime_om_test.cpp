@@ -2,7 +2,9 @@
 // plan reuse, and clear errors for truncated or corrupted files.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <functional>
 
 #include "kernels/codegen/host_cpu.h"
 #include "backend/om_builder.h"
@@ -83,6 +85,54 @@ TEST(RuntimeOm, TruncatedAndCorrupted) {
   expectError(bad, "version");
   expectError({}, "truncated");
   EXPECT_THROW(rt::Model::load("/nonexistent/model.om"), rt::RuntimeError);
+}
+
+// Crafted .om files with a valid checksum (recomputed, as an attacker can): every field the
+// loader uses is checked, and each gives a clear error instead of a crash.
+std::vector<uint8_t> rewrite(const std::vector<uint8_t>& om1, uint32_t type,
+                             const std::function<void(std::vector<uint8_t>&)>& edit) {
+  om::OmView v = om::parseOm(om1.data(), om1.size());
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;
+  for (auto& p : v.partitions) {
+    std::vector<uint8_t> b(om1.begin() + (long)p.offset, om1.begin() + (long)(p.offset + p.size));
+    if (p.type == type) edit(b);
+    parts.emplace_back(p.type, std::move(b));
+  }
+  return om::writeOm(v.header, parts);
+}
+
+std::vector<uint8_t> editPlan(const std::vector<uint8_t>& om1, const std::function<void(nlohmann::json&)>& edit) {
+  return rewrite(om1, om::kTaskInfo, [&](std::vector<uint8_t>& b) {
+    auto j = nlohmann::json::parse(std::string(b.begin(), b.end()));
+    edit(j);
+    std::string t = j.dump();
+    b.assign(t.begin(), t.end());
+  });
+}
+
+TEST(RuntimeOm, CraftedFilesAreRefused) {
+  std::vector<uint8_t> om1 = buildIdentityModel();
+  auto expectError = [](const std::vector<uint8_t>& bytes, const std::string& needle) {
+    try {
+      rt::Model::loadFromMemory(bytes.data(), bytes.size(), 1, "m.om");
+      ADD_FAILURE() << "expected an error containing " << needle;
+    } catch (const rt::RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  // The header is inside the checksum: a changed memory size alone is detected.
+  std::vector<uint8_t> bad = om1;
+  bad[120] ^= 0x01;
+  expectError(bad, "checksum");
+  // An arena size near 2^64 (it used to wrap to 64 bytes).
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["arena_size"] = UINT64_MAX - 10; }), "arena size");
+  // An input of shape [2,3] float32 declared as 3072 bytes (it used to over-read the heap).
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["inputs"][0]["bytes"] = 3072; }), "bytes declared");
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["outputs"][0]["shape"] = {1}; }), "bytes declared");
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["inputs"][0]["dtype"] = "float99"; }), "bytes declared");
+  // A truncated kernel library (it used to fault inside dlopen).
+  expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(b.size() / 2); }), "kernel library");
+  expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(16); }), "kernel library");
 }
 
 TEST(RuntimeOm, HeaderFields) {
