@@ -110,6 +110,24 @@ void Graph::removeNode(Node* n) {
   nodes_.remove_if([n](const std::unique_ptr<Node>& p) { return p.get() == n; });
 }
 
+void Graph::removeNodes(const std::set<Node*>& ns) {
+  for (Node* n : ns)
+    for (auto* o : n->outputs)
+      if (o && o->producer == n) o->producer = nullptr;
+  nodes_.remove_if([&ns](const std::unique_ptr<Node>& p) { return ns.count(p.get()) != 0; });
+}
+
+std::map<const Value*, int> Graph::userCounts() const {
+  std::map<const Value*, int> r;
+  for (auto& n : nodes_)
+    for (size_t i = 0; i < n->inputs.size(); ++i) {
+      const Value* in = n->inputs[i];
+      if (!in || std::find(n->inputs.begin(), n->inputs.begin() + (long)i, in) != n->inputs.begin() + (long)i) continue;
+      ++r[in];
+    }
+  return r;
+}
+
 void Graph::replaceAllUses(Value* from, Value* to) {
   for (auto& n : nodes_)
     for (auto& in : n->inputs)

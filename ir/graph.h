@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <list>
+#include <set>
 #include <map>
 #include <memory>
 #include <string>
@@ -69,6 +70,11 @@ class Graph {
                 const std::vector<Value*>& inputs, const std::vector<Value*>& outputs);
   // Removes the node (its outputs' producer becomes null; values stay).
   void removeNode(Node* n);
+  // Removes all of them in one walk of the node list (removeNode is linear in the graph).
+  void removeNodes(const std::set<Node*>& ns);
+  // For every value, the number of distinct nodes that read it (one walk; users() walks the
+  // whole graph per call, so passes that ask for every node use this instead).
+  std::map<const Value*, int> userCounts() const;
   // Replaces every use of `from` (node inputs and graph outputs) with `to`.
   void replaceAllUses(Value* from, Value* to);
   // Nodes that read v, in node order.

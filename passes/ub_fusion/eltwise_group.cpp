@@ -146,6 +146,8 @@ std::vector<Value*> groupInputs(const std::vector<Node*>& members) {
   return ins;
 }
 
+// Adds the FusedEltwise node that replaces `members` (which the caller removes, all groups
+// at once: one removal per member would make the pass quadratic in the graph size).
 Node* buildFusedEltwise(Graph& g, const std::vector<Node*>& members) {
   std::vector<Value*> ins = groupInputs(members);
   FeProgram p;
@@ -168,7 +170,6 @@ Node* buildFusedEltwise(Graph& g, const std::vector<Node*>& members) {
   Node* root = members.back();
   Value* out = root->outputs[0];
   std::string name = root->name;
-  for (auto* m : members) g.removeNode(m);
   Node* f = g.addNode("FusedEltwise", g.uniqueNodeName(name), ins, {out});
   storeFeProgram(*f, p);
   f->attrs["fused_ops"] = types;
@@ -181,6 +182,7 @@ bool runEltwiseGrouping(Graph& g, PassContext& ctx, bool chainsOnly) {
   std::map<Node*, int> groupOf;
   std::vector<std::vector<Node*>> groups;
   std::vector<int> mergedProducers;
+  const std::map<const Value*, int> userCount = g.userCounts();  // the graph is not changed until the end
   for (auto& up : g.nodes()) {
     Node* x = up.get();
     if (!eltwiseFusible(*x)) continue;
@@ -194,8 +196,8 @@ bool runEltwiseGrouping(Graph& g, PassContext& ctx, bool chainsOnly) {
       Node* p = v->producer;
       int pg = groupOf[p];
       if (pg == gid || groups[pg].empty() || groups[pg].back() != p) continue;
-      bool onlyX = !g.isGraphOutput(v);
-      for (auto* u : g.users(v)) onlyX = onlyX && u == x;
+      auto uc = userCount.find(v);  // x reads v, so one user means x alone
+      bool onlyX = !g.isGraphOutput(v) && uc != userCount.end() && uc->second == 1;
       if (!onlyX) {
         ctx.debug("node " + p->name + " not fused into " + x->name + ": its output has other users");
         continue;
@@ -232,6 +234,7 @@ bool runEltwiseGrouping(Graph& g, PassContext& ctx, bool chainsOnly) {
   std::map<Node*, size_t> pos;
   size_t i = 0;
   for (auto& up : g.nodes()) pos[up.get()] = i++;
+  std::set<Node*> fusedAway;
   for (auto& grp : todo) {
     std::sort(grp.begin(), grp.end(), [&](Node* a, Node* b) { return pos[a] < pos[b]; });
     ctx.stats.matchTimes++;
@@ -240,10 +243,12 @@ bool runEltwiseGrouping(Graph& g, PassContext& ctx, bool chainsOnly) {
       ctx.debug("group at " + grp.back()->name + " not fused: a member cannot be expressed");
       continue;
     }
+    fusedAway.insert(grp.begin(), grp.end());
     f->attrs["_ub_pass"] = ctx.passName;  // repository_hit_times (atc/fusion_result.h)
     ctx.stats.effectTimes++;
     changed = true;
   }
+  g.removeNodes(fusedAway);
   if (changed) g.topoSort();
   return changed;
 }
