@@ -83,11 +83,24 @@ int BufferPlan::weightOf(const Value* v) {
   const Tensor* t = v->constant.get();
   auto it = weightRegion_.find(t);
   if (it != weightRegion_.end()) return it->second;
+  // Constants with the same bytes share one region (weights are read-only): 20k MatMuls that
+  // read copies of one weight store it once.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : t->data) h = (h ^ b) * 0x100000001b3ull;
+  auto& same = byContent_[{h, t->data.size()}];
+  for (int r : same) {
+    const PlanRegion& pr = regions_[r];
+    if (std::equal(t->data.begin(), t->data.end(), weights_.begin() + pr.offset)) {
+      weightRegion_[t] = r;
+      return r;
+    }
+  }
   int64_t off = alignUp64((int64_t)weights_.size());
   weights_.resize((size_t)off, 0);
   weights_.insert(weights_.end(), t->data.begin(), t->data.end());
   regions_.push_back({true, off, (int64_t)t->data.size()});
   weightRegion_[t] = (int)regions_.size() - 1;
+  same.push_back((int)regions_.size() - 1);
   return (int)regions_.size() - 1;
 }
 

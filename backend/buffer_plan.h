@@ -42,6 +42,7 @@ class BufferPlan {
   std::vector<PlanRegion> regions_;
   std::vector<uint8_t> weights_;
   std::map<const Tensor*, int> weightRegion_;  // lookup only: layout follows first use
+  std::map<std::pair<uint64_t, size_t>, std::vector<int>> byContent_;  // (FNV-1a, size) -> regions
 };
 
 }  // namespace atc

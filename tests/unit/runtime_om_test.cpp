@@ -39,6 +39,16 @@ std::vector<uint8_t> buildIdentityModel() {
   return buildOm(g, o, loadHostTargetProfile("native"));
 }
 
+// Loading must fail with a RuntimeError whose message contains `needle`.
+void expectError(const std::vector<uint8_t>& bytes, const std::string& needle) {
+  try {
+    rt::Model::loadFromMemory(bytes.data(), bytes.size(), 1, "m.om");
+    ADD_FAILURE() << "expected an error containing " << needle;
+  } catch (const rt::RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 
 TEST(RuntimeOm, IdentityModelRuns) {
@@ -64,14 +74,6 @@ TEST(RuntimeOm, IdentityModelRuns) {
 
 TEST(RuntimeOm, TruncatedAndCorrupted) {
   std::vector<uint8_t> om1 = buildIdentityModel();
-  auto expectError = [](const std::vector<uint8_t>& bytes, const std::string& needle) {
-    try {
-      rt::Model::loadFromMemory(bytes.data(), bytes.size(), 1, "m.om");
-      ADD_FAILURE() << "expected an error containing " << needle;
-    } catch (const rt::RuntimeError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
   expectError(std::vector<uint8_t>(om1.begin(), om1.begin() + 100), "truncated");
   expectError(std::vector<uint8_t>(om1.begin(), om1.end() - 10), "truncated");
   std::vector<uint8_t> bad = om1;
@@ -112,14 +114,6 @@ std::vector<uint8_t> editPlan(const std::vector<uint8_t>& om1, const std::functi
 
 TEST(RuntimeOm, CraftedFilesAreRefused) {
   std::vector<uint8_t> om1 = buildIdentityModel();
-  auto expectError = [](const std::vector<uint8_t>& bytes, const std::string& needle) {
-    try {
-      rt::Model::loadFromMemory(bytes.data(), bytes.size(), 1, "m.om");
-      ADD_FAILURE() << "expected an error containing " << needle;
-    } catch (const rt::RuntimeError& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
-  };
   // The header is inside the checksum: a changed memory size alone is detected.
   std::vector<uint8_t> bad = om1;
   bad[120] ^= 0x01;
