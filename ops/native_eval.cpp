@@ -18,6 +18,38 @@ bool canEvalNative(const Node& n) {
   return true;
 }
 
+namespace {
+
+// Inputs of up to this many bytes in all are checked to be unchanged by the kernel.
+constexpr size_t kMaxCheckedInputBytes = size_t(16) << 20;
+
+// Copies of the inputs' bytes before the kernel runs (empty when they are too large to
+// copy cheaply): a kernel that writes an input (a wrong output index, such as "copy" on a
+// two-input node) would otherwise silently change a constant other nodes share.
+std::vector<std::vector<uint8_t>> snapshotInputs(const Node& n) {
+  size_t total = 0;
+  for (auto* in : n.inputs)
+    if (in) total += in->constant->data.size();
+  std::vector<std::vector<uint8_t>> r;
+  if (total > kMaxCheckedInputBytes) return r;
+  for (auto* in : n.inputs) r.push_back(in ? in->constant->data : std::vector<uint8_t>());
+  return r;
+}
+
+// Throws (after restoring the bytes) when the kernel changed one of its inputs.
+void checkInputsUnchanged(const Node& n, const std::string& kernel, const std::vector<std::vector<uint8_t>>& before) {
+  if (before.empty()) return;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    Value* in = n.inputs[i];
+    if (!in || in->constant->data == before[i]) continue;
+    const_cast<std::vector<uint8_t>&>(in->constant->data) = before[i];
+    internalError("kernel " + kernel + " of node " + n.name + " (" + n.type + ") wrote its input " + std::to_string(i) +
+                  " (" + in->name + "); kernels write only their outputs");
+  }
+}
+
+}  // namespace
+
 std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n) {
   const OpDef* d = OpRegistry::instance().find(n.type);
   if (!d || !d->lower) internalError("no lowering for op " + n.type);
@@ -37,7 +69,9 @@ std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n) {
   }
   std::vector<uint8_t> ws((size_t)call.workspaceBytes + 64);
   if (call.workspaceBytes > 0) bufs.push_back(ws.data());
+  std::vector<std::vector<uint8_t>> before = snapshotInputs(n);
   runNativeKernel(*k, call.params.data(), bufs.data());
+  checkInputsUnchanged(n, call.kernel, before);
   return std::vector<TensorPtr>(outs.begin(), outs.end());
 }
 

@@ -1,5 +1,6 @@
 // Model: .om reader + plan loader + executor (see docs/om-format.md).
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -53,6 +54,34 @@ struct AlignedBuf {
   AlignedBuf& operator=(const AlignedBuf&) = delete;
 };
 
+// The weights: page-aligned, read-only once filled. A kernel that wrote one of its inputs
+// (a wrong output index in its lowering) would otherwise change the weights for every later
+// run without a sign; with the pages read-only it faults at once.
+struct ReadOnlyBuf {
+  void* p = nullptr;
+  size_t mapped = 0;
+  ReadOnlyBuf(const uint8_t* data, size_t n) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    mapped = std::max<size_t>((n + page - 1) / page * page, page);
+    p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      p = nullptr;
+      throw RuntimeError("out of memory allocating " + std::to_string(mapped) + " bytes of weights");
+    }
+    if (n) std::memcpy(p, data, n);
+    if (mprotect(p, mapped, PROT_READ) != 0) {
+      munmap(p, mapped);
+      p = nullptr;
+      throw RuntimeError("cannot make the weights read-only");
+    }
+  }
+  ~ReadOnlyBuf() {
+    if (p) munmap(p, mapped);
+  }
+  ReadOnlyBuf(const ReadOnlyBuf&) = delete;
+  ReadOnlyBuf& operator=(const ReadOnlyBuf&) = delete;
+};
+
 int defaultThreads() {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int)n : 1;
@@ -64,7 +93,8 @@ struct Model::Impl {
   std::string name, soc;
   std::vector<TensorDesc> inputs, outputs;
   std::vector<uint8_t*> inPtr, outPtr;
-  std::unique_ptr<AlignedBuf> arena, weights;
+  std::unique_ptr<AlignedBuf> arena;
+  std::unique_ptr<ReadOnlyBuf> weights;
   uint64_t arenaSize = 0;
   std::unique_ptr<SharedObject> so;
   std::unique_ptr<ThreadPool> pool;
@@ -132,8 +162,7 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
   try {
     uint64_t wsize = 0;
     const uint8_t* w = v.has(om::kWeightsData) ? v.part(om::kWeightsData, &wsize) : nullptr;
-    I.weights.reset(new AlignedBuf(wsize));
-    if (wsize) std::memcpy(I.weights->p, w, wsize);
+    I.weights.reset(new ReadOnlyBuf(w, wsize));
     I.arenaSize = plan.at("arena_size").get<uint64_t>();
     if (I.arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
       throw bad("arena size " + std::to_string(I.arenaSize) + " is larger than any model can need");
@@ -141,6 +170,7 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
 
     std::vector<uint8_t*> bufPtr;
     std::vector<uint64_t> bufSize;
+    std::vector<bool> bufReadOnly;
     for (auto& b : plan.at("buffers")) {
       std::string mem = b.at("mem").get<std::string>();
       uint64_t off = b.at("offset").get<uint64_t>(), sz = b.at("size").get<uint64_t>();
@@ -149,6 +179,7 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
       if (off > cap || sz > cap - off) throw bad("buffer outside its memory");
       bufPtr.push_back((uint8_t*)(mem == "arena" ? I.arena->p : I.weights->p) + off);
       bufSize.push_back(sz);
+      bufReadOnly.push_back(mem == "weights");
     }
     auto bufId = [&](const nlohmann::json& j) -> size_t {
       size_t id = j.get<size_t>();
@@ -174,6 +205,9 @@ std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, i
       }
     };
     readDescs(plan.at("inputs"), I.inputs, I.inPtr);
+    for (auto& t : plan.at("inputs"))
+      if (bufReadOnly[bufId(t.at("buffer"))])
+        throw bad("input " + t.at("name").get<std::string>() + " is in the weights");
     readDescs(plan.at("outputs"), I.outputs, I.outPtr);
 
     if (plan.contains("cpu_features")) {

@@ -1,4 +1,5 @@
-// copy: bufs[1] = bufs[0], P = {bytes}. Used by Identity and by reshape-like ops.
+// copy: bufs[1] = bufs[0], P = {bytes}: for nodes with ONE input only (the output is bufs[1]);
+// a node with more inputs uses copy_to (ops/datamove dm::copyInput0 picks).
 #include "kernels/lib/kernel_abi.h"
 
 ATC_KERNEL(copy)

@@ -10,7 +10,10 @@
 //   int64_t atck_NAME_ntasks(const int64_t* P);   // number of independent work items
 //   void    atck_NAME_task(const int64_t* P, void** bufs, int64_t begin, int64_t end);
 // bufs: the node's inputs (absent optional inputs: nullptr), then outputs, then the
-// workspace if the lowering asked for one. The runtime runs items [0, ntasks) in parallel
+// workspace if the lowering asked for one. A kernel writes only its outputs and workspace:
+// inputs are read-only (they may be weights, which the runtime maps read-only, constants
+// shared by other nodes, or graph inputs); a kernel with a fixed output index (copy: bufs[1])
+// is only for nodes with that many inputs. The runtime runs items [0, ntasks) in parallel
 // chunks; items must be independent. Floats in P are stored with atck_f(), read with atck_d().
 #pragma once
 #include <stdint.h>

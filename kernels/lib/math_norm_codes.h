@@ -31,8 +31,8 @@ enum AtckBatchNormParam {
 // The input is collapsed into kept / reduced dims as for "reduce".
 enum AtckNormKind {
   ATCK_NK_MEANVAR = 0,  // (x - mean) * 1/sqrt(var + eps)  (or / (sqrt(var) + eps))
-  ATCK_NK_L1 = 1,       // x / sum|x|
-  ATCK_NK_L2 = 2,       // x / sqrt(sum x^2)
+  ATCK_NK_L1 = 1,       // x / sum|x|        (0 where the norm is 0)
+  ATCK_NK_L2 = 2,       // x / sqrt(sum x^2) (0 where the norm is 0)
 };
 enum AtckNormAffine {
   ATCK_NA_NONE = 0,

@@ -148,10 +148,12 @@ static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_
       mean = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 0) / (C)nred;
       C var = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, mean, 1) / (C)nred;
       inv = P[ATCK_NP_EPS_ON_STD] ? (C)1 / (atck_m_sqrt(var) + eps) : (C)1 / atck_m_sqrt(var + eps);
-    } else if (kind == ATCK_NK_L1) {
-      inv = (C)1 / atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 2);
     } else {
-      inv = (C)1 / atck_m_sqrt(atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 1));
+      // Lp: x / norm, and 0 where the norm is 0 (an all-zero slice; ONNX Runtime's result,
+      // where 1 / 0 would make 0 * inf = NaN).
+      C norm = kind == ATCK_NK_L1 ? atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 2)
+                                  : atck_m_sqrt(atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 1));
+      inv = norm == (C)0 ? (C)0 : (C)1 / norm;
     }
     if (meanOut) atck_st<C>(meanOut, P[ATCK_NP_DTSTAT], o, mean);
     if (invOut) atck_st<C>(invOut, P[ATCK_NP_DTSTAT], o, inv);

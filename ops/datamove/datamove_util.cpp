@@ -74,6 +74,12 @@ KernelCall stridedCopy(const Node& n, int64_t esize, Shape dims, std::vector<int
   return k;
 }
 
+KernelCall copyInput0(const Node& n) {
+  int64_t bytes = n.outputs[0]->type.byteSize();
+  if (n.inputs.size() <= 1) return KernelCall{"copy", {bytes}};
+  return KernelCall{"copy_to", {bytes, (int64_t)n.inputs.size()}};
+}
+
 int64_t elementBits(double v, DType dt) {
   int64_t bits = 0;
   auto put = [&](const void* p, size_t n) { std::memcpy(&bits, p, n); };

@@ -28,6 +28,12 @@ std::vector<int64_t> stridesOf(const Shape& s);
 KernelCall stridedCopy(const Node& n, int64_t esize, Shape dims, std::vector<int64_t> strides,
                        int64_t offset);
 
+// Lowering of "output 0 = input 0's bytes" (Identity, Reshape-like ops, Cast and CastLike
+// between equal dtypes): "copy" (writes bufs[1]) for a single-input node, "copy_to" naming
+// the output's buffer (bufs[n.inputs.size()]) when the node has more inputs (Reshape's
+// shape, Squeeze's axes, CastLike's target): "copy" would write over input 1 instead.
+KernelCall copyInput0(const Node& n);
+
 // The bytes of one element of dtype dt holding value v (for fill / pad values), as int64.
 int64_t elementBits(double v, DType dt);
 // The bytes of element 0 of t, as int64 (esize <= 8).

@@ -4,10 +4,6 @@
 namespace atc {
 namespace {
 
-KernelCall lowerCopy(LowerCtx& c) {
-  return KernelCall{"copy", {c.node.outputs[0]->type.byteSize()}};
-}
-
 void inferSame(Graph&, Node& n) { n.outputs[0]->type = n.inputs[0]->type; }
 
 ATC_REGISTER_OP([] {
@@ -15,7 +11,7 @@ ATC_REGISTER_OP([] {
   d.type = "Identity";
   d.category = OpCategory::DataMove;
   d.infer = inferSame;
-  d.lower = lowerCopy;
+  d.lower = [](LowerCtx& c) { return dm::copyInput0(c.node); };
   d.aliasesInput0 = true;
   return d;
 }());

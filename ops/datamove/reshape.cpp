@@ -1,20 +1,12 @@
 // Reshape-like ops: Reshape, Flatten, Squeeze, Unsqueeze. The bytes do not change: they
-// alias input 0 and lower to "copy" / "copy_to" (the memory
-// planner may elide it).
+// alias input 0 and lower to "copy" / "copy_to" (dm::copyInput0; the memory planner may
+// elide it).
 #include <algorithm>
 
 #include "ops/datamove/datamove_util.h"
 
 namespace atc {
 namespace {
-
-// "copy" reads bufs[0] and writes bufs[1]; with a second (shape / axes) input present the
-// output is further on: "copy_to" names it.
-KernelCall lowerCopy(LowerCtx& c) {
-  int64_t bytes = c.node.outputs[0]->type.byteSize();
-  if (c.node.inputs.size() <= 1) return KernelCall{"copy", {bytes}};
-  return KernelCall{"copy_to", {bytes, (int64_t)c.node.inputs.size()}};
-}
 
 OpDef reshapeLike(const char* type, int minIn, int maxIn, std::function<void(Graph&, Node&)> f) {
   OpDef d;
@@ -23,7 +15,7 @@ OpDef reshapeLike(const char* type, int minIn, int maxIn, std::function<void(Gra
   d.minInputs = minIn;
   d.maxInputs = maxIn;
   d.infer = std::move(f);
-  d.lower = lowerCopy;
+  d.lower = [](LowerCtx& c) { return dm::copyInput0(c.node); };
   d.aliasesInput0 = true;
   return d;
 }

@@ -3,12 +3,11 @@
 // float -> integer saturates (NaN -> 0); float -> bool is x != 0; fp16/bf16 round to
 // nearest even.
 #include "kernels/lib/math_dtype.h"
+#include "ops/datamove/datamove_util.h"
 #include "ops/elementwise/eltwise_common.h"
 
 namespace atc {
 namespace {
-
-
 
 // Compute type that converts `from` to `to` exactly where the target can hold the value.
 int64_t castComputeType(DType from, DType to) {
@@ -18,10 +17,13 @@ int64_t castComputeType(DType from, DType to) {
   return ATCK_CT_I64;
 }
 
+// Cast and CastLike: equal dtypes are a byte copy of input 0. CastLike's second input (the
+// dtype donor) is in bufs too, so its output is bufs[2]: dm::copyInput0 names it (the plain
+// "copy" kernel writes bufs[1], which overwrote the donor and left the output unwritten).
 KernelCall lowerCast(LowerCtx& c) {
   const Node& n = c.node;
   DType from = n.inputs[0]->type.dtype, to = n.outputs[0]->type.dtype;
-  if (from == to) return KernelCall{"copy", {n.outputs[0]->type.byteSize()}};
+  if (from == to) return dm::copyInput0(n);
   return makeEltwiseCall(c.node, ATCK_E_COPY, {n.inputs[0]}, n.outputs[0]->type, castComputeType(from, to));
 }
 

@@ -2,7 +2,7 @@
 // spatial dims, per-channel scale/B), LayerNormalization (opset 17: over dims >= axis,
 // elementwise scale/B, optional Mean / InvStdDev outputs), MeanVarianceNormalization
 // (axes, default [0, 2, 3]; (X - mean) / (sqrt(var) + 1e-9) as the ONNX function body)
-// and LpNormalization (p = 1 or 2 along axis).
+// and LpNormalization (p = 1 or 2 along axis; 0 where the norm is 0, as ONNX Runtime).
 #include <algorithm>
 
 #include "support/diagnostics.h"

@@ -11,6 +11,8 @@ outputs with the references. Categories:
                a model atc accepted
 Default mode: exit 1 if any case crashes or a case listed in passing.txt no longer passes.
 --update: rewrite passing.txt with the cases that pass now.
+--passing FILE: another list than passing.txt (one per test-data root: the case names of
+Debian's libonnx-testdata and of ../shared/onnx-node-tests overlap).
 """
 import argparse
 import collections
@@ -255,10 +257,10 @@ def run_case(case, case_dir, bin_dir, tmp_root, compile_only=False):
         shutil.rmtree(work, ignore_errors=True)
 
 
-def read_passing():
-    if not os.path.isfile(PASSING_FILE):
+def read_passing(path):
+    if not os.path.isfile(path):
         return set()
-    with open(PASSING_FILE) as f:
+    with open(path) as f:
         return {l.strip() for l in f if l.strip() and not l.startswith("#")}
 
 
@@ -270,7 +272,9 @@ def main():
     ap.add_argument("--filter", default=None, help="only cases whose name matches this regex")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--report", default=None, help="write a JSON report per case here")
-    ap.add_argument("--update", action="store_true", help="rewrite passing.txt")
+    ap.add_argument("--update", action="store_true", help="rewrite the passing list")
+    ap.add_argument("--passing", default=PASSING_FILE,
+                    help="the list of cases that must pass (default tests/conformance/passing.txt)")
     ap.add_argument("--compile-only", action="store_true",
                     help="only run atc; a case passes when it compiles (no omrun, no passing.txt check)")
     ap.add_argument("--verbose", "-v", action="store_true", help="print every case")
@@ -334,14 +338,14 @@ def main():
         print("%d compiled, %d did not" % (len(passing_now), len(results) - len(passing_now)))
         return 1 if any(r["status"] == "crash" for r in results) else 0
     if args.update:
-        kept = {c for c in read_passing() if c not in ran}  # cases outside --filter stay
-        with open(PASSING_FILE, "w") as f:
+        kept = {c for c in read_passing(args.passing) if c not in ran}  # cases outside --filter stay
+        with open(args.passing, "w") as f:
             for c in sorted(kept | passing_now):
                 f.write(c + "\n")
-        print("wrote %s (%d cases)" % (PASSING_FILE, len(kept | passing_now)))
+        print("wrote %s (%d cases)" % (args.passing, len(kept | passing_now)))
 
     failed = len(results) - len(passing_now)
-    regressions = [] if args.update else sorted((read_passing() & ran) - passing_now)
+    regressions = [] if args.update else sorted((read_passing(args.passing) & ran) - passing_now)
     crashes = [r for r in results if r["status"] == "crash"]
     for c in regressions:
         r = next(x for x in results if x["case"] == c)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: the bundled sample and the real models in ../shared/models/onnx (when present)
 # compile with atc, run with omrun on their reference inputs and match the fp32 reference
-# outputs (max abs error <= 1e-3 of the largest reference magnitude).
+# outputs (max abs error <= 1e-3 of the largest reference magnitude). Then the repros of
+# ../shared/repros that must give a right answer, with inputs and references made here.
 # Usage: e2e_models.sh BIN_DIR SRC_DIR
 set -u
 BIN=$1
@@ -39,5 +40,20 @@ SHARED="$SRC/../shared/models/onnx"
 for m in resnet18 mobilenet_v2 squeezenet1_1 bert_tiny; do
   run_model "$m" "$SHARED"
 done
+# castlike_add: y = x + CastLike(Constant(0.5), x). CastLike between equal dtypes once wrote
+# its output over its second input (x) and left its own output unwritten: [0.5, 0, 1, -2, 3].
+REPROS="$SRC/../shared/repros"
+if [ -f "$REPROS/castlike_add.onnx" ]; then
+  mkdir -p "$TMP/repros"
+  cp "$REPROS/castlike_add.onnx" "$TMP/repros/castlike_add.onnx"
+  /usr/bin/python3 -c "
+import numpy as np
+x = np.array([-1, 0, 1, -2, 3], dtype=np.float32)
+np.save('$TMP/repros/castlike_add.in.npy', x)
+np.save('$TMP/repros/castlike_add.out.npy', x + np.float32(0.5))"
+  run_model castlike_add "$TMP/repros"
+else
+  echo "SKIP castlike_add (not present in $REPROS)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -416,6 +416,9 @@ TEST(EltwiseCodegen, MatchesNative) {
   add("InstanceNormalization", {x4, c8, c8});
   add("MeanVarianceNormalization", {x4});
   add("LpNormalization", {x4}, {{"axis", (int64_t)1}});
+  auto z4 = makeT(DType::F32, {2, 3, 4}, {0, 0, 0, 0, 1.5, -2, 0, 0});  // zero slices along axes 1 and 2
+  add("LpNormalization", {z4}, {{"axis", (int64_t)1}});
+  add("LpNormalization", {z4}, {{"axis", (int64_t)-1}, {"p", (int64_t)1}});
 
   std::vector<KernelInstance> ki;
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -197,6 +197,29 @@ TEST(Norm, LpNormalization) {
     }
 }
 
+// An all-zero slice has norm 0: its output is 0 (ONNX Runtime's result), not 0 * (1/0) = NaN.
+TEST(Norm, LpNormalizationZeroSlice) {
+  auto x = std::make_shared<Tensor>(TensorType(DType::F32, {3, 4}));
+  const float v[12] = {3, 0, -4, 0, 0, 0, 0, 0, 1, 1, -1, 1};
+  for (int i = 0; i < 12; ++i) x->as<float>()[i] = v[i];
+  for (int64_t p : {1, 2}) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    auto r = run("LpNormalization", {x}, {{"p", p}, {"axis", (int64_t)1}});
+    const double n0 = p == 1 ? 7 : 5, n2 = p == 1 ? 4 : 2;
+    const double want[12] = {3 / n0, 0, -4 / n0, 0, 0, 0, 0, 0, 1 / n2, 1 / n2, -1 / n2, 1 / n2};
+    for (int i = 0; i < 12; ++i) EXPECT_NEAR(r[0]->floatAt(i), want[i], 1e-6) << "at " << i;
+    // Along axis 0, with x[2][1] zeroed: column 1 is all zeros, column 3 has one non-zero.
+    auto c = std::make_shared<Tensor>(*x);
+    c->as<float>()[9] = 0;
+    auto r0 = run("LpNormalization", {c}, {{"p", p}, {"axis", (int64_t)0}});
+    EXPECT_EQ(r0[0]->floatAt(1), 0.0);
+    EXPECT_EQ(r0[0]->floatAt(5), 0.0);
+    EXPECT_EQ(r0[0]->floatAt(9), 0.0);
+    EXPECT_EQ(r0[0]->floatAt(3), 0.0);
+    EXPECT_NEAR(r0[0]->floatAt(11), 1.0, 1e-6);
+  }
+}
+
 // The explicit-vector row path (vec_math.h atck_softmax_row8): row lengths below, at and
 // above the 8-lane width, -inf entries (attention masks) giving exact zeros, and a NaN
 // making its whole row NaN while the other rows stay finite.

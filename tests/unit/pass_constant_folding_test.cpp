@@ -58,3 +58,27 @@ TEST(PassConstantFolding, LeavesLargeCheapBroadcastsAsNodes) {
   ASSERT_NE(g->findNode("big"), nullptr);
   EXPECT_EQ(g->findValue("y")->type.str(), "float32[2048,1024]");
 }
+
+// CastLike between equal dtypes folds to input 0's value, and the dtype donor (a constant
+// other nodes read) keeps its value: the byte copy once wrote 0.25 over %w[0] and folded %zc
+// to 0.
+TEST(PassConstantFolding, CastLikeFoldsWithoutTouchingItsDonor) {
+  auto g = parseGraph(
+      "graph g(%x: float32[3]) -> (%y, %y2) {\n"
+      "  %z: float32[] = const [0.25]\n"
+      "  %w: float32[3] = const [1.0, 2.0, 3.0]\n"
+      "  %zc: undefined[?] = CastLike(%z, %w) {name=\"castlike\"}\n"
+      "  %y: undefined[?] = Add(%x, %zc) {name=\"add\"}\n"
+      "  %y2: undefined[?] = Add(%x, %w) {name=\"add2\"}\n"
+      "}\n");
+  auto r = runPass("constant_folding", *g);
+  EXPECT_TRUE(r.changed);
+  EXPECT_EQ(g->findNode("castlike"), nullptr);
+  EXPECT_EQ(printGraph(*g),
+            "graph g(%x: float32[3]) -> (%y, %y2) {\n"
+            "  %zc: float32[] = const [0.25]\n"
+            "  %w: float32[3] = const [1.0, 2.0, 3.0]\n"
+            "  %y: float32[3] = Add(%x, %zc) {name=\"add\"}\n"
+            "  %y2: float32[3] = Add(%x, %w) {name=\"add2\"}\n"
+            "}\n");
+}
