@@ -3,13 +3,14 @@
 # builds of atc (before and after a refactoring) can be compared byte for byte:
 #   tests/structure/om_identity.sh BIN_DIR OUT_DIR [SHARED_MODELS_DIR]
 #   cmp -r / diff -r OUT_BEFORE OUT_AFTER
-# The .om records its command line, so every build uses the same fixed work paths.
+# The .om records its command line, so every build uses the same fixed work paths (one run at
+# a time per work folder; $ATC_OM_IDENTITY_WORK picks another, for both runs compared).
 set -euo pipefail
 BIN=$(cd "$1" && pwd)
 OUT=$2
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 MODELS=${3:-$SRC/../shared/models}
-WORK=/tmp/atc_om_identity_work
+WORK=${ATC_OM_IDENTITY_WORK:-/tmp/atc_om_identity_work}
 rm -rf "$WORK" && mkdir -p "$WORK/files" "$OUT"
 cat > "$WORK/files/switch.cfg" <<'CFG'
 {"Switch":{"GraphFusion":{"SoftmaxFusionPass":"off"},"UBFusion":{"TbeEltwiseFusionPass":"off"}}}
