@@ -134,15 +134,24 @@ bool emitEltwiseNode(const Node& n, FeProgram& p, std::map<const Value*, int64_t
   return true;
 }
 
+// The fused node's inputs: every value read from outside the group, except one-element
+// constants, which become program constants. The fused node's output shape is the broadcast
+// of its inputs, so a one-element constant of a higher rank than every other input (c[1,1]
+// in Neg(x[]) - c) stays an input: embedding it would lose the rank it adds.
 std::vector<Value*> groupInputs(const std::vector<Node*>& members) {
   std::set<const Value*> inside;
   for (auto* m : members) inside.insert(m->outputs[0]);
-  std::vector<Value*> ins;
+  std::vector<Value*> ins, scalars;
   for (auto* m : members)
     for (auto* v : m->inputs) {
-      if (!v || inside.count(v) || isScalarConst(v)) continue;
-      if (std::find(ins.begin(), ins.end(), v) == ins.end()) ins.push_back(v);
+      if (!v || inside.count(v)) continue;
+      auto& list = isScalarConst(v) ? scalars : ins;
+      if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
     }
+  int64_t maxRank = 0;
+  for (auto* v : ins) maxRank = std::max<int64_t>(maxRank, v->type.rank());
+  for (auto* v : scalars)
+    if (v->type.rank() > maxRank) ins.push_back(v);
   return ins;
 }
 
@@ -150,6 +159,8 @@ std::vector<Value*> groupInputs(const std::vector<Node*>& members) {
 // at once: one removal per member would make the pass quadratic in the graph size).
 Node* buildFusedEltwise(Graph& g, const std::vector<Node*>& members) {
   std::vector<Value*> ins = groupInputs(members);
+  for (auto* v : ins)  // the kernel reads float32 inputs (a kept one-element constant may be another dtype)
+    if (v->type.dtype != DType::F32) return nullptr;
   FeProgram p;
   p.nin = (int64_t)ins.size();
   std::map<const Value*, int64_t> regOf;
