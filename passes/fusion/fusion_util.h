@@ -21,6 +21,14 @@ inline Node* soleUser(const Graph& g, const Value* v) {
   auto us = g.users(v);
   return us.size() == 1 ? us[0] : nullptr;
 }
+// The nodes satisfying pred, in node-list order (a stable list to rewrite while iterating).
+template <class Pred>
+std::vector<Node*> nodesWhere(Graph& g, Pred pred) {
+  std::vector<Node*> r;
+  for (auto& up : g.nodes())
+    if (pred(*up)) r.push_back(up.get());
+  return r;
+}
 // The end of a rewriting pass: after a change, re-sort the nodes and drop dead values.
 inline bool finishRewrite(Graph& g, bool changed) {
   if (changed) {

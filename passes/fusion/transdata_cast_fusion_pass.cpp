@@ -59,9 +59,7 @@ bool lossless(DType a, DType b) {
 
 bool runTransdataCastFusionPass(Graph& g, PassContext& ctx) {
   bool changed = false;
-  std::vector<Node*> list;
-  for (auto& up : g.nodes())
-    if (up->type == "Transpose" || up->type == "Cast") list.push_back(up.get());
+  std::vector<Node*> list = fu::nodesWhere(g, [](const Node& n) { return n.type == "Transpose" || n.type == "Cast"; });
   std::vector<Node*> removed;
   auto gone = [&](Node* n) { return std::find(removed.begin(), removed.end(), n) != removed.end(); };
   for (Node* n : list) {

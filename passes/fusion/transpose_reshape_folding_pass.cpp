@@ -37,9 +37,8 @@ std::vector<std::string> mergedNames(const Node* p, const Node* n) {
 
 bool runTransposeReshapeFoldingPass(Graph& g, PassContext& ctx) {
   bool changed = false;
-  std::vector<Node*> list;
-  for (auto& up : g.nodes())
-    if (up->type == "Transpose" || isReshapeLike(up.get())) list.push_back(up.get());
+  std::vector<Node*> list =
+      fu::nodesWhere(g, [](const Node& n) { return n.type == "Transpose" || isReshapeLike(&n); });
   // In topological order each second node sees its producer already folded.
   for (Node* n : list) {
     Node* p = n->inputs.empty() || !n->inputs[0] ? nullptr : n->inputs[0]->producer;
