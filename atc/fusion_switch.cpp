@@ -140,7 +140,7 @@ FusionSwitches parseFusionSwitchText(const std::string& text, const std::string&
 }
 
 FusionSwitches loadFusionSwitchFile(const std::string& path) {
-  std::string text, err = readFileBounded(path, 1u << 20, &text);
+  std::string text, err = readOptionFile(path, 1u << 20, &text);
   if (!err.empty()) invalidParam("fusion_switch_file", path, err + ".", "Set --fusion_switch_file to an existing, readable file.");
   return parseFusionSwitchText(text, path);
 }

@@ -103,7 +103,7 @@ void parseImplModeOptions(const std::function<bool(const std::string&)>& isGiven
     if (f.empty())
       bad(f, "op_precision_mode", "the value is empty.", "Set --op_precision_mode to the path of an op_precision.ini.",
           "E10004");
-    std::string text, err = readFileBounded(f, 16u << 20, &text);
+    std::string text, err = readOptionFile(f, 16u << 20, &text);
     if (!err.empty())
       bad(f, "op_precision_mode", err + ".", "Set --op_precision_mode to the path of a readable op_precision.ini.",
           "E10003");

@@ -27,7 +27,7 @@ constexpr size_t kMaxOptionFileBytes = 16u << 20;
 }
 
 std::string readAll(const std::string& path, const std::string& opt) {
-  std::string text, err = readFileBounded(path, kMaxOptionFileBytes, &text);
+  std::string text, err = readOptionFile(path, kMaxOptionFileBytes, &text);
   if (!err.empty()) invalidOpt(path, opt, err + ".", "Pass the path of an existing, readable file.");
   return text;
 }

@@ -195,7 +195,7 @@ OpDebugConfig parseOpDebugConfig(const std::string& path) {
                              "op_debug_list = OpName,OpType::Type.");
   };
   std::string text;
-  std::string err = readFileBounded(path, 1u << 20, &text);
+  std::string err = readOptionFile(path, 1u << 20, &text);
   if (!err.empty()) throw bad(err + ".");
   std::istringstream f(text);
   static const std::vector<std::string> known = {"oom", "dump_cce", "dump_loc", "ccec_O0", "ccec_g", "check_flag",

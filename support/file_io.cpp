@@ -129,6 +129,11 @@ std::string readFileBounded(const std::string& path, size_t maxBytes, std::strin
     out->append(buf, (size_t)r);
   }
   ::close(fd);
+  return err;
+}
+
+std::string readOptionFile(const std::string& path, size_t maxBytes, std::string* out) {
+  std::string err = readFileBounded(path, maxBytes, out);
   if (err.empty() && out->size() <= kRememberBytes) {
     std::lock_guard<std::mutex> g(g_readMu);
     g_readContents[path] = *out;

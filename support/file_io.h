@@ -29,10 +29,13 @@ constexpr size_t kMaxRuntimeFileBytes = size_t(1) << 36;
 // Reads a regular file of at most maxBytes into *out. Returns "" or the reason ("the file
 // does not exist", "it is not a regular file", "it is larger than N bytes"...).
 std::string readFileBounded(const std::string& path, size_t maxBytes, std::string* out);
-// How many times readFileBounded has read `path` in this process (tests).
+// readFileBounded for an option file of the command line: the bytes are also remembered
+// (files up to 16 MiB), so that a later phase (the whole-model cache key) uses them without
+// reading the file again. The runtime's reads (.om, .npy) are not remembered.
+std::string readOptionFile(const std::string& path, size_t maxBytes, std::string* out);
+// How many times `path` has been read by readFileBounded / readOptionFile in this process (tests).
 int fileReadCount(const std::string& path);
-// The bytes the last readFileBounded of `path` returned (files up to 16 MiB are remembered):
-// lets a later phase (the whole-model cache key) use an option file without reading it again.
+// The bytes the last readOptionFile of `path` returned, if remembered.
 bool contentsAlreadyRead(const std::string& path, std::string* out);
 
 }  // namespace atc

@@ -74,10 +74,8 @@ std::vector<int64_t> traceOutputSide(Graph& g, Node* mm2, Value** outp, std::vec
   std::vector<int64_t> ost = fu::contiguousStrides(out->type.shape);
   Node* t = fu::soleUser(g, out);
   if (t && t->type == "Transpose" && t->outputs[0]->type.isStatic()) {
-    std::vector<int64_t> perm = t->attrInts("perm");
+    std::vector<int64_t> perm = fu::transposePerm(t);
     size_t r = out->type.rank();
-    if (perm.empty())
-      for (size_t i = 0; i < r; ++i) perm.push_back((int64_t)(r - 1 - i));
     std::vector<int64_t> tst = fu::contiguousStrides(t->outputs[0]->type.shape);
     for (size_t i = 0; i < r && perm.size() == r; ++i) ost[perm[i]] = tst[i];
     out = t->outputs[0];

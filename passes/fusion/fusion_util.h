@@ -21,6 +21,15 @@ inline Node* soleUser(const Graph& g, const Value* v) {
   auto us = g.users(v);
   return us.size() == 1 ? us[0] : nullptr;
 }
+// A Transpose's permutation; ONNX's default (reverse the dims) when "perm" is absent.
+inline std::vector<int64_t> transposePerm(const Node* t) {
+  std::vector<int64_t> p = t->attrInts("perm");
+  if (p.empty()) {
+    int64_t r = t->inputs[0]->type.rank();
+    for (int64_t i = 0; i < r; ++i) p.push_back(r - 1 - i);
+  }
+  return p;
+}
 // The nodes satisfying pred, in node-list order (a stable list to rewrite while iterating).
 template <class Pred>
 std::vector<Node*> nodesWhere(Graph& g, Pred pred) {

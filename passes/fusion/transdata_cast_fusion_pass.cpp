@@ -13,15 +13,6 @@
 namespace atc {
 namespace {
 
-std::vector<int64_t> permOf(const Node* t) {
-  std::vector<int64_t> p = t->attrInts("perm");
-  if (p.empty()) {
-    int64_t r = t->inputs[0]->type.rank();
-    for (int64_t i = 0; i < r; ++i) p.push_back(r - 1 - i);
-  }
-  return p;
-}
-
 bool isIdentityPerm(const std::vector<int64_t>& p) {
   for (size_t i = 0; i < p.size(); ++i)
     if (p[i] != (int64_t)i) return false;
@@ -71,13 +62,13 @@ bool runTransdataCastFusionPass(Graph& g, PassContext& ctx) {
     if (n->type == "Transpose") {
       if (!n->inputs[0]->type.shapeKnown) continue;
       Node* p = n->inputs[0]->producer;
-      std::vector<int64_t> p2 = permOf(n);
+      std::vector<int64_t> p2 = fu::transposePerm(n);
       if (isIdentityPerm(p2)) {
         ctx.stats.matchTimes++;
         src = n->inputs[0];
         what = "identity Transpose " + n->name;
       } else if (p && p->type == "Transpose") {
-        std::vector<int64_t> p1 = permOf(p);
+        std::vector<int64_t> p1 = fu::transposePerm(p);
         if (p1.size() != p2.size()) continue;
         bool id = true;
         for (size_t i = 0; i < p2.size(); ++i) id = id && p2[i] >= 0 && p2[i] < (int64_t)p1.size() && p1[p2[i]] == (int64_t)i;

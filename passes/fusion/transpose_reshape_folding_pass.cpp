@@ -17,15 +17,6 @@ bool isReshapeLike(const Node* n) {
   return n->type == "Reshape" || n->type == "Flatten" || n->type == "Squeeze" || n->type == "Unsqueeze";
 }
 
-std::vector<int64_t> permOf(const Node* t) {
-  std::vector<int64_t> p = t->attrInts("perm");
-  if (p.empty()) {
-    int64_t r = t->inputs[0]->type.rank();
-    for (int64_t i = 0; i < r; ++i) p.push_back(r - 1 - i);
-  }
-  return p;
-}
-
 std::vector<std::string> mergedNames(const Node* p, const Node* n) {
   std::vector<std::string> r = p->originalNames.empty() ? std::vector<std::string>{p->name} : p->originalNames;
   if (n->originalNames.empty()) r.push_back(n->name);
@@ -45,7 +36,7 @@ bool runTransposeReshapeFoldingPass(Graph& g, PassContext& ctx) {
     if (!p || !n->outputs[0]->type.isStatic() || !p->inputs[0] || !p->inputs[0]->type.isStatic()) continue;
     if (n->type == "Transpose" && p->type == "Transpose") {
       ctx.stats.matchTimes++;
-      std::vector<int64_t> p1 = permOf(p), p2 = permOf(n);
+      std::vector<int64_t> p1 = fu::transposePerm(p), p2 = fu::transposePerm(n);
       if (p1.size() != p2.size()) continue;
       std::vector<int64_t> c(p2.size());
       bool identity = true;
