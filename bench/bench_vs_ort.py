@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Latency of our compiled models against ONNX Runtime (CPU) on the same machine, in one run.
+
+For each model: cold-compiles the ONNX file with atc (kernel cache disabled, timed), then in
+interleaved rounds runs omrun and ONNX Runtime (the npm package onnxruntime-node@1.30.0, driven
+by bench/ort_runner.js) on the same input with the same thread count, and prints both medians,
+the ratio ours / ONNX Runtime, our GFLOP/s (Conv/MatMul/Gemm work) and the percent of the
+host's measured FMA peak (a probe for the target's vector width times the thread count), then
+the geomean of the ratios. ONNX Runtime is installed into the cache folder when missing
+(`npm install --ignore-scripts`: its CPU library ships in the package).
+
+Usage: bench/bench_vs_ort.py [--bin build/bin] [--models a,b|all] [--threads 2] [--rounds 5]
+       [--loop 10] [--warmup 3] [--soc native] [--precision must_keep_origin_dtype]
+       [--cache ~/.cache/atc-bench] [--markdown]
+Needs /usr/bin/python3 with numpy, onnx, torch and torchvision (for the exports), node and npm.
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_models  # noqa: E402
+import peak_probe  # noqa: E402
+
+ORT_VERSION = "1.30.0"
+
+
+def ensure_ort(cache):
+    pkg = os.path.join(cache, "ort", "node_modules", "onnxruntime-node")
+    if not os.path.exists(os.path.join(pkg, "package.json")):
+        os.makedirs(os.path.join(cache, "ort"), exist_ok=True)
+        subprocess.run(["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund",
+                        "onnxruntime-node@" + ORT_VERSION], cwd=os.path.join(cache, "ort"),
+                       check=True, stdout=subprocess.DEVNULL)
+    return pkg
+
+
+def compile_model(a, name, path, tmp):
+    out = os.path.join(tmp, name)
+    t0 = time.perf_counter()
+    r = subprocess.run([os.path.join(a.bin, "atc"), "--model=" + path, "--framework=5",
+                        "--output=" + out, "--soc_version=" + a.soc,
+                        "--precision_mode=" + a.precision,
+                        "--op_compiler_cache_mode=disable"],  # a true cold compile
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"atc failed on {name}:\n{r.stdout[-2000:]}")
+    return out + ".om", time.perf_counter() - t0
+
+
+def run_ours(a, om, npy, tmp):
+    summary = os.path.join(tmp, "summary.json")
+    subprocess.run([os.path.join(a.bin, "omrun"), "--model=" + om, "--input=" + npy,
+                    "--loop=%d" % a.loop, "--warmup=%d" % a.warmup, "--threads=%d" % a.threads,
+                    "--summary=" + summary], check=True, stdout=subprocess.DEVNULL)
+    with open(summary) as f:
+        return json.load(f)["latency_ms"]["median"]
+
+
+def ort_spec(a, ort_pkg, path, npy, tmp):
+    import onnx
+    g = onnx.load(path, load_external_data=False).graph
+    inits = {i.name for i in g.initializer}
+    name = [i.name for i in g.input if i.name not in inits][0]
+    x = np.load(npy)
+    raw = os.path.join(tmp, "input.bin")
+    x.tofile(raw)
+    spec = {"ort": ort_pkg, "model": path, "threads": a.threads, "warmup": a.warmup,
+            "loop": a.loop, "inputs": [{"name": name, "dtype": str(x.dtype),
+                                        "dims": list(x.shape), "file": raw}]}
+    spec_path = os.path.join(tmp, "ort_spec.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    return spec_path
+
+
+def run_ort(spec_path):
+    r = subprocess.run(["node", os.path.join(HERE, "ort_runner.js"), spec_path],
+                       check=True, stdout=subprocess.PIPE, text=True)
+    return statistics.median(json.loads(r.stdout)["times_ms"])
+
+
+def bench_model(a, ort_pkg, name, tmp):
+    path = bench_models.model_path(name, a.cache)
+    npy = os.path.splitext(path)[0] + ".in.npy"
+    om, compile_s = compile_model(a, name, path, tmp)
+    spec = ort_spec(a, ort_pkg, path, npy, tmp)
+    ours, theirs = [], []
+    for _ in range(a.rounds):  # interleaved, so load changes hit both alike
+        ours.append(run_ours(a, om, npy, tmp))
+        theirs.append(run_ort(spec))
+    os.remove(om)
+    return {"model": name, "compile_s": compile_s, "ours_ms": statistics.median(ours),
+            "ort_ms": statistics.median(theirs), "gflop": bench_models.count_gflop(path)}
+
+
+def print_table(a, rows, peak, markdown):
+    cpu = peak_probe.cpu_name()
+    print(f"\nhost: {cpu}; {os.cpu_count()} cores; threads={a.threads}; soc={a.soc}; "
+          f"precision={a.precision}; rounds={a.rounds}x{a.loop} runs; "
+          f"FMA peak {peak['gflops']:.1f} GFLOP/s per core ({peak['isa']})")
+    cols = ["model", "atc cold s", "ours ms", "ORT ms", "ours/ORT", "GFLOP/s", "% peak"]
+    if markdown:
+        print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    else:
+        print("".join(f"{c:>12}" for c in cols))
+    for r in rows:
+        gfs = r["gflop"] / (r["ours_ms"] / 1e3)
+        pct = 100 * gfs / (peak["gflops"] * a.threads)
+        vals = [r["model"], f"{r['compile_s']:.2f}", f"{r['ours_ms']:.2f}", f"{r['ort_ms']:.2f}",
+                f"{r['ours_ms'] / r['ort_ms']:.2f}x", f"{gfs:.1f}", f"{pct:.0f}%"]
+        print("| " + " | ".join(vals) + " |" if markdown else "".join(f"{v:>12}" for v in vals))
+    ratios = [r["ours_ms"] / r["ort_ms"] for r in rows]
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    print(f"\ngeomean ours/ORT over {len(rows)} models: {geo:.2f}x; "
+          f"worst {max(ratios):.2f}x ({rows[ratios.index(max(ratios))]['model']})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default=os.path.join(bench_models.ROOT, "build", "bin"))
+    ap.add_argument("--models", default="all")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--loop", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--soc", default="native")
+    ap.add_argument("--precision", default="must_keep_origin_dtype")
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/atc-bench"))
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--json", help="also write the rows to this file")
+    a = ap.parse_args()
+    names = bench_models.ALL_MODELS if a.models == "all" else a.models.split(",")
+    ort_pkg = ensure_ort(a.cache)
+    peak = peak_probe.measure(a.soc, a.cache)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            rows.append(bench_model(a, ort_pkg, name, tmp))
+            r = rows[-1]
+            print(f"{name}: ours {r['ours_ms']:.2f} ms, ORT {r['ort_ms']:.2f} ms, "
+                  f"{r['ours_ms'] / r['ort_ms']:.2f}x (atc {r['compile_s']:.1f} s)", flush=True)
+    print_table(a, rows, peak, a.markdown)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"host": peak_probe.cpu_name(), "threads": a.threads, "soc": a.soc,
+                       "precision": a.precision, "peak": peak, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Single-core fp32 FMA peak of this host for a target's vector width, measured by a small C
+probe (12 independent FMA chains, enough to cover latency x throughput on current x86 cores),
+compiled with gcc. The .om is built for --soc_version, so the width is the target's: 512 bits
+for x86-64-v4 (or native on an AVX-512 host), 256 bits otherwise."""
+import os
+import subprocess
+
+PROBE = r"""
+#include <immintrin.h>
+#include <stdio.h>
+#include <time.h>
+#if WIDTH == 512
+typedef __m512 V;
+#define SET1 _mm512_set1_ps
+#define FMA _mm512_fmadd_ps
+#define LANES 16
+#else
+typedef __m256 V;
+#define SET1 _mm256_set1_ps
+#define FMA _mm256_fmadd_ps
+#define LANES 8
+#endif
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec; }
+int main(void) {
+  V a0 = SET1(1.f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
+    a8 = a0, a9 = a0, a10 = a0, a11 = a0, m = SET1(0.9999999f), c = SET1(1e-7f);
+  long iters = 20000000;
+  double best = 0;
+  for (int rep = 0; rep < 5; rep++) {
+    double t0 = now();
+    for (long i = 0; i < iters; i++) {
+      a0 = FMA(a0, m, c); a1 = FMA(a1, m, c); a2 = FMA(a2, m, c); a3 = FMA(a3, m, c);
+      a4 = FMA(a4, m, c); a5 = FMA(a5, m, c); a6 = FMA(a6, m, c); a7 = FMA(a7, m, c);
+      a8 = FMA(a8, m, c); a9 = FMA(a9, m, c); a10 = FMA(a10, m, c); a11 = FMA(a11, m, c);
+      __asm__ volatile("" : "+x"(a0), "+x"(a1), "+x"(a2), "+x"(a3), "+x"(a4), "+x"(a5));
+    }
+    double g = 12.0 * LANES * 2 * iters / (now() - t0) / 1e9;
+    if (g > best) best = g;
+  }
+  V s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;
+  float out[LANES];
+  __builtin_memcpy(out, &s, sizeof out);
+  printf("%.2f %g\n", best, (double)out[0]);
+  return 0;
+}
+"""
+
+
+def cpu_name():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def host_has_avx512():
+    with open("/proc/cpuinfo") as f:
+        return " avx512f" in f.read()
+
+
+def target_width(soc):
+    if soc == "x86-64-v4" or (soc == "native" and host_has_avx512()):
+        return 512
+    return 256
+
+
+def measure(soc, cache):
+    width = target_width(soc)
+    if width == 512 and not host_has_avx512():
+        return {"isa": "avx512 (host cannot run it)", "gflops": float("nan")}
+    os.makedirs(cache, exist_ok=True)
+    src = os.path.join(cache, "peak_probe.c")
+    exe = os.path.join(cache, "peak_probe_%d" % width)
+    with open(src, "w") as f:
+        f.write(PROBE)
+    flags = ["-mavx512f"] if width == 512 else ["-mavx2", "-mfma"]
+    subprocess.run(["gcc", "-O2", "-DWIDTH=%d" % width] + flags + [src, "-o", exe], check=True)
+    out = subprocess.run([exe], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return {"isa": "avx512 fma" if width == 512 else "avx2 fma", "gflops": float(out.split()[0])}
