@@ -72,6 +72,110 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
   }
 }
 
+// The zero-padded band of input rows of one task: HB = BROWS + (KH-1)*DH rows of IWP floats per
+// input channel of the group (rows past the task's last needed row and outside the input are
+// zeros), converted to float32, then 32 zero floats so the last grid tile may read past the end.
+static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
+                                              int64_t oh0, int64_t rows, float* band) {
+  const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH];
+  const int64_t PH = P[CV_PH], PW = P[CV_PW], IWP = P[CV_IWP];
+  const int64_t Cg = P[CV_C] / P[CV_G], HB = P[CV_BROWS] + (KH - 1) * DH;
+  const int64_t hb = rows + (KH - 1) * DH, xdt = P[CV_DTYPE];
+  const int64_t tail = IWP - PW - IW;
+  for (int64_t ic = 0; ic < Cg; ++ic) {
+    for (int64_t rr = 0; rr < HB; ++rr) {
+      float* d = band + (ic * HB + rr) * IWP;
+      const int64_t ih = oh0 - PH + rr;
+      if (rr >= hb || ih < 0 || ih >= IH) {
+        for (int64_t q = 0; q < IWP; ++q) d[q] = 0.0f;
+        continue;
+      }
+      const int64_t src = inOff + (ic * IH + ih) * IW;
+      for (int64_t q = 0; q < PW; ++q) d[q] = 0.0f;
+      if (xdt == ATCK_F32) {
+        const float* sf = (const float*)X + src;
+        for (int64_t q = 0; q < IW; ++q) d[PW + q] = sf[q];
+      } else {
+        for (int64_t q = 0; q < IW; ++q) d[PW + q] = cube_ldx(X, xdt, src + q);
+      }
+      for (int64_t q = 0; q < tail; ++q) d[PW + IW + q] = 0.0f;
+    }
+  }
+  for (int64_t q = 0; q < 32; ++q) band[Cg * HB * IWP + q] = 0.0f;
+}
+
+// Band path (CV_BAND: stride 1, 1-D/2-D, not the 1x1 direct case). Output pixel (oh0 + r, ow)
+// of the task is grid position q = r * IWP + ow, and im2col row k = (ic, kh, kw) of the 16
+// positions q..q+15 is the 16 floats at band + off[k] + q with off[k] = (ic * HB + kh * DH) *
+// IWP + kw * DW: the microkernel reads them in place (cube_ukernel_off). Positions with
+// ow >= OW are computed and dropped. Tiles accumulate in an fp32 block acc[MB][NQ]; after the
+// last K block each output row is copied out (epilogue, dtype rounding on store).
+static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
+  const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
+  const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
+  const int64_t K = Cg * KH * KW, MP = (M + CUBE_MR - 1) / CUBE_MR;
+  const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW;
+  const int64_t MB = P[CV_MB], KC = P[CV_KC], MSUB = P[CV_MSUB];
+  const int64_t IWP = P[CV_IWP], NQ = P[CV_NQ], BROWS = P[CV_BROWS];
+  const int64_t HB = BROWS + (KH - 1) * P[CV_DH];
+  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
+  const int hasBias = (int)P[CV_HAS_BIAS];
+  int64_t t = task;
+  const int64_t nb = t % P[CV_NBLOCKS];
+  t /= P[CV_NBLOCKS];
+  const int64_t mb = t % P[CV_MBLOCKS];
+  t /= P[CV_MBLOCKS];
+  const int64_t g = t % G, n = t / G;
+  const int64_t oh0 = nb * BROWS, rows = cube_min(BROWS, OH - oh0);
+  const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
+  if (rows <= 0 || m0 >= mEnd) return;
+  int32_t* off = (int32_t*)slot;
+  float* band = slot + P[CV_BAND_OFF];
+  float* acc = slot + P[CV_ACC];
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t kw = k % KW, kh = (k / KW) % KH, ic = k / (KW * KH);
+    off[k] = (int32_t)((ic * HB + kh * P[CV_DH]) * IWP + kw * P[CV_DW]);
+  }
+  conv_band_fill(P, bufs[0], (n * C + g * Cg) * P[CV_IH] * P[CV_IW], oh0, rows, band);
+  const int64_t nq = ((rows - 1) * IWP + OW + CUBE_NR - 1) / CUBE_NR * CUBE_NR;
+  const float* W = (const float*)bufs[1];
+  const float* Bias = hasBias ? (const float*)bufs[2] + g * M : 0;
+  float apanel[CUBE_MR * 512];
+  for (int64_t k0 = 0; k0 < K; k0 += KC) {
+    const int64_t kc = cube_min(KC, K - k0);
+    const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
+    for (int64_t ms = m0; ms < mEnd; ms += MSUB) {
+      const int64_t msEnd = cube_min(mEnd, ms + MSUB);
+      for (int64_t j = 0; j < nq; j += CUBE_NR) {
+        for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
+          const int64_t mr = cube_min(CUBE_MR, msEnd - m);
+          const float* Ap = apanel;
+          if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / CUBE_MR) * K + k0) * CUBE_MR;
+          else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
+          float pb[CUBE_MR] = {0, 0, 0, 0, 0, 0};
+          if (Bias)
+            for (int64_t i = 0; i < mr; ++i) pb[i] = Bias[m + i];
+          cube_ukernel_off(kc, Ap, band + j, off + k0, acc + (m - m0) * NQ + j, NQ, init0, pb);
+        }
+      }
+    }
+  }
+  float* Y = (float*)bufs[P[CV_YIDX]];
+  for (int64_t m = m0; m < mEnd; ++m) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* a = acc + (m - m0) * NQ + r * IWP;
+      const int64_t yoff = (n * OC + g * M + m) * NPIX + (oh0 + r) * OW;
+      if (ydt != ATCK_F32) {
+        cube_store_dt(P + CV_EPI, bufs, ydt, Y, yoff, 0, a, 0, 1, OW);
+        continue;
+      }
+      float* y = Y + yoff;
+      for (int64_t q = 0; q < OW; ++q) y[q] = a[q];
+      for (int64_t q = 0; q < OW; q += CUBE_NR) cube_epilogue(P + CV_EPI, bufs, Y, y + q, 0, 1, cube_min(CUBE_NR, OW - q));
+    }
+  }
+}
+
 void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
   const int64_t M = OC / G, Cg = C / G;
@@ -93,6 +197,10 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int red = ydt != ATCK_F32;
   for (int64_t task = begin; task < end; ++task) {
+    if (P[CV_BAND]) {
+      conv_band_task(P, bufs, task, ws + task * P[CV_SLOT]);
+      continue;
+    }
     int64_t t = task;
     const int64_t nb = t % NBLOCKS;
     t /= NBLOCKS;

@@ -23,7 +23,12 @@ enum CubeConvParam {
   CV_YIDX,       // index of the output in bufs (= number of input slots)
   CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
   CV_ODT = CV_EPI + 4,  // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
-  CV_ACC,        // conv, reduced Y: offset (floats) of the MB x NB fp32 accumulator in the task slot
+  CV_ACC,        // conv, reduced Y or CV_BAND: offset (floats) of the fp32 accumulator in the task slot
+  CV_BAND,       // conv, stride 1, 1-D/2-D: B rows read from a zero-padded band of input rows (no im2col)
+  CV_BROWS,      // CV_BAND: output rows per task
+  CV_IWP,        // CV_BAND: padded row width (IW + both pads)
+  CV_NQ,         // CV_BAND: accumulator row stride (grid positions per task, multiple of 16)
+  CV_BAND_OFF,   // CV_BAND: offset (floats) of the padded band in the task slot (row offsets at 0)
   CV_COUNT
 };
 

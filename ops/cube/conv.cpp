@@ -67,6 +67,26 @@ std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
   return r;
 }
 
+// Band path blocking (kernel conv, CV_BAND): output rows per task so that a task covers about
+// NB grid positions (IWP per row), fewer when there would be under 8 tasks. Sets CV_BAND,
+// CV_BROWS, CV_IWP, CV_NQ; returns the number of row blocks.
+int64_t bandRows(std::vector<int64_t>& P, const std::vector<int64_t>& out,
+                 const std::vector<int64_t>& k, const std::vector<int64_t>& dl, int64_t NB, int64_t planes) {
+  const int64_t OH = out[1], OW = out[2];
+  const int64_t IWP = OW + (k[2] - 1) * dl[2];
+  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(OH, (NB + IWP - 1) / IWP));
+  auto blocks = [&](int64_t r) { return (OH + r - 1) / r; };
+  while (planes * blocks(rows) < 8 && rows > 1 && rows * IWP > 64) rows = (rows + 1) / 2;
+  rows = (OH + blocks(rows) - 1) / blocks(rows);  // equal blocks
+  int64_t nq = ((rows - 1) * IWP + OW + 15) / 16 * 16;
+  if ((nq / 16) % 2 == 0) nq += 16;  // odd multiple of 16 floats: fewer L1 set conflicts
+  P[CV_BAND] = 1;
+  P[CV_BROWS] = rows;
+  P[CV_IWP] = IWP;
+  P[CV_NQ] = nq;
+  return blocks(rows);
+}
+
 KernelCall lowerConv(LowerCtx& c) {
   Node& n = c.node;
   ConvDims d = convDims(n);
@@ -139,21 +159,28 @@ KernelCall lowerConv(LowerCtx& c) {
     NB = std::max<int64_t>(64, (NB / 2 + 15) / 16 * 16);
     nblocks = (NPIX + NB - 1) / NB;
   }
+  const bool direct = k[0] == 1 && k[1] == 1 && k[2] == 1 && s[0] == 1 && s[1] == 1 && s[2] == 1 &&
+                      g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin && xdt == DType::F32;
+  const bool band = !direct && s[0] == 1 && s[1] == 1 && s[2] == 1 && k[0] == 1 && in[0] == 1 && K <= (1 << 20);
+  if (band) nblocks = bandRows(P, out, k, dl, std::max<int64_t>(NB, 224), d.N * d.G);
   int64_t mblocks = 1;
   int64_t base = d.N * d.G * nblocks;
   if (base < 8) mblocks = std::min<int64_t>(MP, (8 + base - 1) / base);
   int64_t MBp = (MP + mblocks - 1) / mblocks;
   mblocks = (MP + MBp - 1) / MBp;
   int64_t MSUB = std::max<int64_t>(6, 24576 / KC / 6 * 6);
-  bool direct = k[0] == 1 && k[1] == 1 && k[2] == 1 && s[0] == 1 && s[1] == 1 && s[2] == 1 &&
-                g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin && xdt == DType::F32;
   int64_t LDB = (NB / 16) % 2 ? NB : NB + 16;
   P[CV_MB] = MBp * 6; P[CV_NB] = NB; P[CV_KC] = KC; P[CV_MSUB] = MSUB;
   P[CV_MBLOCKS] = mblocks; P[CV_NBLOCKS] = nblocks;
   P[CV_DIRECT] = direct ? 1 : 0;
   P[CV_LDB] = LDB;
   P[CV_SLOT] = (direct ? KC * 16 : KC * LDB);
-  if (ydt != DType::F32) {  // fp32 accumulator block [MB][NB], rounded on store
+  if (band) {  // row offsets (K int32), the padded band, the fp32 accumulator [MB][NQ]
+    const int64_t hb = P[CV_BROWS] + (k[1] - 1) * dl[1];
+    P[CV_BAND_OFF] = (K + 15) / 16 * 16;
+    P[CV_ACC] = P[CV_BAND_OFF] + (d.C / d.G * hb * P[CV_IWP] + 32 + 15) / 16 * 16;
+    P[CV_SLOT] = P[CV_ACC] + MBp * 6 * P[CV_NQ];
+  } else if (ydt != DType::F32) {  // fp32 accumulator block [MB][NB], rounded on store
     P[CV_ACC] = P[CV_SLOT];
     P[CV_SLOT] += MBp * 6 * NB;
   }

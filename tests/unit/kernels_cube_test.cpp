@@ -201,6 +201,33 @@ TEST(CubeConv, LargeBlocked) {
   runConvCase({1, 600, 20, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false}, 42);
 }
 
+// Stride-1 1-D/2-D convs take the band path (CV_BAND: no im2col); cover its row blocking,
+// asymmetric and large pads, dilations, groups, K blocking, batches and the lowering's choice.
+TEST(CubeConv, BandPath) {
+  runConvCase({1, 16, 24, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 50);   // many row blocks
+  runConvCase({2, 9, 13, 1, {11, 17}, {3, 5}, {1, 1}, {1, 1}, {0, 2, 2, 1}, false}, 51);   // asymmetric pads
+  runConvCase({1, 4, 7, 1, {6, 5}, {3, 3}, {1, 1}, {1, 1}, {3, 0, 1, 4}, true}, 52);       // pads > kernel/2
+  runConvCase({1, 6, 8, 1, {19, 23}, {3, 3}, {1, 1}, {3, 2}, {3, 2, 3, 2}, true}, 53);     // dilations
+  runConvCase({2, 32, 48, 4, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 54);   // groups
+  runConvCase({1, 80, 18, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 55);    // K = 720 > 512
+  runConvCase({1, 3, 5, 1, {1, 40}, {1, 7}, {1, 1}, {1, 1}, {0, 3, 0, 3}, true}, 56);      // 1 x 7
+  runConvCase({1, 3, 5, 1, {33}, {5}, {1}, {1}, {2, 2}, true}, 57);                        // 1-D
+  runConvCase({1, 2, 3, 1, {1, 1}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 58);       // 1x1 image
+  Graph g;
+  auto xt = randTensor({1, 8, 10, 10}, 1), wt = randTensor({8, 8, 3, 3}, 2);
+  Value* y = g.newValue("y");
+  Node* n = g.addNode("Conv", "conv", {g.newConstant("x", xt), g.newConstant("w", wt)}, {y});
+  n->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  inferNode(g, *n);
+  LowerCtx ctx(g, *n);
+  KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
+  EXPECT_EQ(call.params[CV_BAND], 1);
+  n->attrs["strides"] = std::vector<int64_t>{2, 2};  // strided: im2col
+  inferNode(g, *n);
+  LowerCtx ctx2(g, *n);
+  EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx2).params[CV_BAND], 0);
+}
+
 TEST(CubeConv, RejectsBadShapes) {
   Graph g;
   Value* x = g.newValue("x", TensorType(DType::F32, {1, 3, 8, 8}));
