@@ -87,6 +87,29 @@ int64_t bandRows(std::vector<int64_t>& P, const std::vector<int64_t>& out,
   return blocks(rows);
 }
 
+// Pre-packs constant weights into [G][MP][K][6] panels (the kernel's broadcast operand); the
+// original shape is kept in _cube_wshape. Returns whether the weights are packed.
+bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K) {
+  Node& n = c.node;
+  const int64_t MP = (M + 5) / 6;
+  Value* w = n.inputs[1];
+  if (n.hasAttr("_cube_wshape")) return true;  // already packed by an earlier lowering of this node
+  if (!w->isConstant()) return false;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {G * MP * K * 6}));
+  std::vector<float> src = cubeFloats(*w->constant);  // f16/bf16 weights: exact values
+  float* dst = pk->as<float>();
+  for (int64_t gi = 0; gi < G; ++gi)
+    for (int64_t p = 0; p < MP; ++p)
+      for (int64_t kk = 0; kk < K; ++kk)
+        for (int64_t i = 0; i < 6; ++i) {
+          int64_t m = p * 6 + i;
+          dst[((gi * MP + p) * K + kk) * 6 + i] = m < M ? src[(gi * M + m) * K + kk] : 0.0f;
+        }
+  n.attrs["_cube_wshape"] = w->type.shape;
+  c.replaceConstInput(1, pk);
+  return true;
+}
+
 KernelCall lowerConv(LowerCtx& c) {
   Node& n = c.node;
   ConvDims d = convDims(n);
@@ -185,25 +208,7 @@ KernelCall lowerConv(LowerCtx& c) {
     P[CV_SLOT] += MBp * 6 * NB;
   }
 
-  // Pre-pack constant weights into [G][MP][K][6] panels.
-  Value* w = n.inputs[1];
-  if (n.hasAttr("_cube_wshape")) {
-    P[CV_W_PACKED] = 1;  // already packed by an earlier lowering of this node
-  } else if (w->isConstant()) {
-    auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {d.G * MP * K * 6}));
-    std::vector<float> src = cubeFloats(*w->constant);  // f16/bf16 weights: exact values
-    float* dst = pk->as<float>();
-    for (int64_t gi = 0; gi < d.G; ++gi)
-      for (int64_t p = 0; p < MP; ++p)
-        for (int64_t kk = 0; kk < K; ++kk)
-          for (int64_t i = 0; i < 6; ++i) {
-            int64_t m = p * 6 + i;
-            dst[((gi * MP + p) * K + kk) * 6 + i] = m < M ? src[(gi * M + m) * K + kk] : 0.0f;
-          }
-    n.attrs["_cube_wshape"] = w->type.shape;
-    c.replaceConstInput(1, pk);
-    P[CV_W_PACKED] = 1;
-  }
+  P[CV_W_PACKED] = packConvWeights(c, d.G, M, K) ? 1 : 0;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = d.N * d.G * mblocks * nblocks * P[CV_SLOT] * 4 + 64;
   return kc;
