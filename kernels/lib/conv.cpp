@@ -73,8 +73,9 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
 }
 
 // The zero-padded band of input rows of one task: HB = BROWS + (KH-1)*DH rows of IWP floats per
-// input channel of the group (rows past the task's last needed row and outside the input are
-// zeros), converted to float32, then 32 zero floats so the last grid tile may read past the end.
+// input channel of the group, channel ic at ic * BPLANE (rows past the task's last needed row
+// and outside the input are zeros), converted to float32, then 32 zero floats so the last grid
+// tile may read past the end.
 static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
                                               int64_t oh0, int64_t rows, float* band) {
   const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH];
@@ -84,7 +85,7 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
   const int64_t tail = IWP - PW - IW;
   for (int64_t ic = 0; ic < Cg; ++ic) {
     for (int64_t rr = 0; rr < HB; ++rr) {
-      float* d = band + (ic * HB + rr) * IWP;
+      float* d = band + ic * P[CV_BPLANE] + rr * IWP;
       const int64_t ih = oh0 - PH + rr;
       if (rr >= hb || ih < 0 || ih >= IH) {
         for (int64_t q = 0; q < IWP; ++q) d[q] = 0.0f;
@@ -101,12 +102,13 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
       for (int64_t q = 0; q < tail; ++q) d[PW + IW + q] = 0.0f;
     }
   }
-  for (int64_t q = 0; q < 32; ++q) band[Cg * HB * IWP + q] = 0.0f;
+  for (int64_t ic = 0; ic < Cg; ++ic)  // the gap after each channel's rows, then 32 more
+    for (int64_t q = HB * IWP; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
 }
 
 // Band path (CV_BAND: stride 1, 1-D/2-D, not the 1x1 direct case). Output pixel (oh0 + r, ow)
 // of the task is grid position q = r * IWP + ow, and im2col row k = (ic, kh, kw) of the 16
-// positions q..q+15 is the 16 floats at band + off[k] + q with off[k] = (ic * HB + kh * DH) *
+// positions q..q+15 is the 16 floats at band + off[k] + q with off[k] = ic * BPLANE + kh * DH *
 // IWP + kw * DW: the microkernel reads them in place (cube_ukernel_off). Positions with
 // ow >= OW are computed and dropped. Tiles accumulate in an fp32 block acc[MB][NQ]; after the
 // last K block each output row is copied out (epilogue, dtype rounding on store).
@@ -134,7 +136,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   float* acc = slot + P[CV_ACC];
   for (int64_t k = 0; k < K; ++k) {
     const int64_t kw = k % KW, kh = (k / KW) % KH, ic = k / (KW * KH);
-    off[k] = (int32_t)((ic * HB + kh * P[CV_DH]) * IWP + kw * P[CV_DW]);
+    off[k] = (int32_t)(ic * P[CV_BPLANE] + kh * P[CV_DH] * IWP + kw * P[CV_DW]);
   }
   conv_band_fill(P, bufs[0], (n * C + g * Cg) * P[CV_IH] * P[CV_IW], oh0, rows, band);
   const int64_t nq = ((rows - 1) * IWP + OW + CUBE_NR - 1) / CUBE_NR * CUBE_NR;

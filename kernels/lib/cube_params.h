@@ -29,6 +29,7 @@ enum CubeConvParam {
   CV_IWP,        // CV_BAND: padded row width (IW + both pads)
   CV_NQ,         // CV_BAND: accumulator row stride (grid positions per task, multiple of 16)
   CV_BAND_OFF,   // CV_BAND: offset (floats) of the padded band in the task slot (row offsets at 0)
+  CV_BPLANE,     // CV_BAND: floats per input channel in the band (an odd multiple of 16: spreads L1 sets)
   CV_COUNT
 };
 

@@ -201,7 +201,9 @@ KernelCall lowerConv(LowerCtx& c) {
   if (band) {  // row offsets (K int32), the padded band, the fp32 accumulator [MB][NQ]
     const int64_t hb = P[CV_BROWS] + (k[1] - 1) * dl[1];
     P[CV_BAND_OFF] = (K + 15) / 16 * 16;
-    P[CV_ACC] = P[CV_BAND_OFF] + (d.C / d.G * hb * P[CV_IWP] + 32 + 15) / 16 * 16;
+    P[CV_BPLANE] = (hb * P[CV_IWP] + 15) / 16 * 16;
+    if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
+    P[CV_ACC] = P[CV_BAND_OFF] + d.C / d.G * P[CV_BPLANE] + 32;
     P[CV_SLOT] = P[CV_ACC] + MBp * 6 * P[CV_NQ];
   } else if (ydt != DType::F32) {  // fp32 accumulator block [MB][NB], rounded on store
     P[CV_ACC] = P[CV_SLOT];
