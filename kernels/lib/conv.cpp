@@ -72,54 +72,67 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
   }
 }
 
-// The zero-padded band of input rows of one task: HB = BROWS + (KH-1)*DH rows of IWP floats per
-// input channel of the group, channel ic at ic * BPLANE (rows past the task's last needed row
-// and outside the input are zeros), converted to float32, then 32 zero floats so the last grid
-// tile may read past the end.
+// The zero-padded band of input rows of one task: HB = (BROWS-1)*SH + (KH-1)*DH + 1 padded rows
+// per input channel of the group (channel ic at ic * BPLANE, row rr at rr * IWP), converted to
+// float32. Rows past the task's last needed row or outside the input are zeros. A padded row is
+// stored as SW column phases (padded column q at (q % SW) * PQ + q / SW), so a strided conv's
+// taps read 16 consecutive floats too. After each channel's rows: zeros up to BPLANE, and 32
+// more after the last, so garbage lanes of the last tiles may read past the end.
 static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
                                               int64_t oh0, int64_t rows, float* band) {
-  const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH];
-  const int64_t PH = P[CV_PH], PW = P[CV_PW], IWP = P[CV_IWP];
-  const int64_t Cg = P[CV_C] / P[CV_G], HB = P[CV_BROWS] + (KH - 1) * DH;
-  const int64_t hb = rows + (KH - 1) * DH, xdt = P[CV_DTYPE];
+  const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
+  const int64_t PH = P[CV_PH], PW = P[CV_PW], IWP = P[CV_IWP], PQ = P[CV_PQ];
+  const int64_t Cg = P[CV_C] / P[CV_G], HB = (P[CV_BROWS] - 1) * SH + (KH - 1) * DH + 1;
+  const int64_t hb = (rows - 1) * SH + (KH - 1) * DH + 1, xdt = P[CV_DTYPE];
   const int64_t tail = IWP - PW - IW;
   for (int64_t ic = 0; ic < Cg; ++ic) {
     for (int64_t rr = 0; rr < HB; ++rr) {
       float* d = band + ic * P[CV_BPLANE] + rr * IWP;
-      const int64_t ih = oh0 - PH + rr;
+      const int64_t ih = oh0 * SH - PH + rr;
       if (rr >= hb || ih < 0 || ih >= IH) {
         for (int64_t q = 0; q < IWP; ++q) d[q] = 0.0f;
         continue;
       }
       const int64_t src = inOff + (ic * IH + ih) * IW;
-      for (int64_t q = 0; q < PW; ++q) d[q] = 0.0f;
-      if (xdt == ATCK_F32) {
-        const float* sf = (const float*)X + src;
-        for (int64_t q = 0; q < IW; ++q) d[PW + q] = sf[q];
-      } else {
-        for (int64_t q = 0; q < IW; ++q) d[PW + q] = cube_ldx(X, xdt, src + q);
+      if (SW == 1) {
+        for (int64_t q = 0; q < PW; ++q) d[q] = 0.0f;
+        if (xdt == ATCK_F32) {
+          const float* sf = (const float*)X + src;
+          for (int64_t q = 0; q < IW; ++q) d[PW + q] = sf[q];
+        } else {
+          for (int64_t q = 0; q < IW; ++q) d[PW + q] = cube_ldx(X, xdt, src + q);
+        }
+        for (int64_t q = 0; q < tail; ++q) d[PW + IW + q] = 0.0f;
+        continue;
       }
-      for (int64_t q = 0; q < tail; ++q) d[PW + IW + q] = 0.0f;
+      for (int64_t ph = 0; ph < SW; ++ph)
+        for (int64_t j = 0; j < PQ; ++j) {
+          const int64_t iw = j * SW + ph - PW;
+          d[ph * PQ + j] = iw >= 0 && iw < IW ? cube_ldx(X, xdt, src + iw) : 0.0f;
+        }
     }
   }
-  for (int64_t ic = 0; ic < Cg; ++ic)  // the gap after each channel's rows, then 32 more
+  for (int64_t ic = 0; ic < Cg; ++ic)
     for (int64_t q = HB * IWP; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
 }
 
-// Band path (CV_BAND: stride 1, 1-D/2-D, not the 1x1 direct case). Output pixel (oh0 + r, ow)
-// of the task is grid position q = r * IWP + ow, and im2col row k = (ic, kh, kw) of the 16
-// positions q..q+15 is the 16 floats at band + off[k] + q with off[k] = ic * BPLANE + kh * DH *
-// IWP + kw * DW: the microkernel reads them in place (cube_ukernel_off). Positions with
-// ow >= OW are computed and dropped. Tiles accumulate in an fp32 block acc[MB][NQ]; after the
-// last K block each output row is copied out (epilogue, dtype rounding on store).
+// Band path (CV_BAND, 1-D/2-D convs other than the 1x1 direct case). Im2col row k = (ic, kh, kw)
+// of output pixel (oh0 + r, ow) is the band float at off[k] + r * SH * IWP + ow, with off[k] =
+// ic * BPLANE + kh * DH * IWP + ((kw * DW) % SW) * PQ + (kw * DW) / SW: for 16 consecutive
+// output columns these are 16 consecutive floats, which the microkernel reads in place
+// (cube_ukernel_off). Mode 1 (stride 1): a tile is 16 consecutive grid positions q = r * IWP + ow
+// and may span output rows; positions with ow >= OW are computed and dropped. Mode 2 (strided):
+// each output row has its own tiles (columns up to OW rounded to 16). Tiles accumulate in an fp32
+// block acc[MB][NQ]; after the last K block each output row is copied out (epilogue, dtype
+// rounding on store).
 static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
   const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
   const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
   const int64_t K = Cg * KH * KW, MP = (M + CUBE_MR - 1) / CUBE_MR;
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW;
   const int64_t MB = P[CV_MB], KC = P[CV_KC], MSUB = P[CV_MSUB];
-  const int64_t IWP = P[CV_IWP], NQ = P[CV_NQ], BROWS = P[CV_BROWS];
-  const int64_t HB = BROWS + (KH - 1) * P[CV_DH];
+  const int64_t IWP = P[CV_IWP], PQ = P[CV_PQ], NQ = P[CV_NQ], AP = P[CV_APITCH];
+  const int64_t SW = P[CV_SW], DW = P[CV_DW];
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int hasBias = (int)P[CV_HAS_BIAS];
   int64_t t = task;
@@ -128,7 +141,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   const int64_t mb = t % P[CV_MBLOCKS];
   t /= P[CV_MBLOCKS];
   const int64_t g = t % G, n = t / G;
-  const int64_t oh0 = nb * BROWS, rows = cube_min(BROWS, OH - oh0);
+  const int64_t oh0 = nb * P[CV_BROWS], rows = cube_min(P[CV_BROWS], OH - oh0);
   const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
   if (rows <= 0 || m0 >= mEnd) return;
   int32_t* off = (int32_t*)slot;
@@ -136,10 +149,14 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   float* acc = slot + P[CV_ACC];
   for (int64_t k = 0; k < K; ++k) {
     const int64_t kw = k % KW, kh = (k / KW) % KH, ic = k / (KW * KH);
-    off[k] = (int32_t)(ic * P[CV_BPLANE] + kh * P[CV_DH] * IWP + kw * P[CV_DW]);
+    off[k] = (int32_t)(ic * P[CV_BPLANE] + kh * P[CV_DH] * IWP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
   }
   conv_band_fill(P, bufs[0], (n * C + g * Cg) * P[CV_IH] * P[CV_IW], oh0, rows, band);
-  const int64_t nq = ((rows - 1) * IWP + OW + CUBE_NR - 1) / CUBE_NR * CUBE_NR;
+  // Tiles: TR rows of TW grid positions; tile row tr reads the band from tr * BSTEP.
+  const int spanning = P[CV_BAND] == 1;
+  const int64_t TR = spanning ? 1 : rows;
+  const int64_t TW = spanning ? ((rows - 1) * IWP + OW + CUBE_NR - 1) / CUBE_NR * CUBE_NR : AP;
+  const int64_t BSTEP = P[CV_SH] * IWP;
   const float* W = (const float*)bufs[1];
   const float* Bias = hasBias ? (const float*)bufs[2] + g * M : 0;
   float apanel[CUBE_MR * 512];
@@ -148,16 +165,19 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
     const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
     for (int64_t ms = m0; ms < mEnd; ms += MSUB) {
       const int64_t msEnd = cube_min(mEnd, ms + MSUB);
-      for (int64_t j = 0; j < nq; j += CUBE_NR) {
-        for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
-          const int64_t mr = cube_min(CUBE_MR, msEnd - m);
-          const float* Ap = apanel;
-          if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / CUBE_MR) * K + k0) * CUBE_MR;
-          else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
-          float pb[CUBE_MR] = {0, 0, 0, 0, 0, 0};
-          if (Bias)
-            for (int64_t i = 0; i < mr; ++i) pb[i] = Bias[m + i];
-          cube_ukernel_off(kc, Ap, band + j, off + k0, acc + (m - m0) * NQ + j, NQ, init0, pb);
+      for (int64_t tr = 0; tr < TR; ++tr) {
+        for (int64_t j = 0; j < TW; j += CUBE_NR) {
+          for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
+            const int64_t mr = cube_min(CUBE_MR, msEnd - m);
+            const float* Ap = apanel;
+            if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / CUBE_MR) * K + k0) * CUBE_MR;
+            else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
+            float pb[CUBE_MR] = {0, 0, 0, 0, 0, 0};
+            if (Bias)
+              for (int64_t i = 0; i < mr; ++i) pb[i] = Bias[m + i];
+            cube_ukernel_off(kc, Ap, band + tr * BSTEP + j, off + k0, acc + (m - m0) * NQ + tr * AP + j, NQ,
+                             init0, pb);
+          }
         }
       }
     }
@@ -165,7 +185,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   float* Y = (float*)bufs[P[CV_YIDX]];
   for (int64_t m = m0; m < mEnd; ++m) {
     for (int64_t r = 0; r < rows; ++r) {
-      const float* a = acc + (m - m0) * NQ + r * IWP;
+      const float* a = acc + (m - m0) * NQ + r * AP;
       const int64_t yoff = (n * OC + g * M + m) * NPIX + (oh0 + r) * OW;
       if (ydt != ATCK_F32) {
         cube_store_dt(P + CV_EPI, bufs, ydt, Y, yoff, 0, a, 0, 1, OW);

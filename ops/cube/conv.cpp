@@ -67,22 +67,27 @@ std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
   return r;
 }
 
-// Band path blocking (kernel conv, CV_BAND): output rows per task so that a task covers about
-// NB grid positions (IWP per row), fewer when there would be under 8 tasks. Sets CV_BAND,
-// CV_BROWS, CV_IWP, CV_NQ; returns the number of row blocks.
-int64_t bandRows(std::vector<int64_t>& P, const std::vector<int64_t>& out,
-                 const std::vector<int64_t>& k, const std::vector<int64_t>& dl, int64_t NB, int64_t planes) {
+// Band path blocking (kernel conv, CV_BAND; kernels/lib/conv.cpp): output rows per task so that
+// a task covers about NB grid positions, fewer when there would be under 8 tasks; the band's
+// geometry. Mode 1 (stride 1): tiles span output rows of IWP positions. Mode 2 (strided): each
+// output row has ceil(OW/16) tiles. Returns the number of row blocks.
+int64_t bandRows(std::vector<int64_t>& P, int mode, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
+                 const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NB, int64_t planes) {
   const int64_t OH = out[1], OW = out[2];
-  const int64_t IWP = OW + (k[2] - 1) * dl[2];
-  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(OH, (NB + IWP - 1) / IWP));
+  const int64_t padded = (OW - 1) * s[2] + (k[2] - 1) * dl[2] + 1;  // padded columns read
+  const int64_t PQ = (padded + s[2] - 1) / s[2], IWP = PQ * s[2];
+  const int64_t AP = mode == 1 ? IWP : (OW + 15) / 16 * 16;
+  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(OH, (NB + AP - 1) / AP));
   auto blocks = [&](int64_t r) { return (OH + r - 1) / r; };
-  while (planes * blocks(rows) < 8 && rows > 1 && rows * IWP > 64) rows = (rows + 1) / 2;
+  while (planes * blocks(rows) < 8 && rows > 1 && rows * AP > 64) rows = (rows + 1) / 2;
   rows = (OH + blocks(rows) - 1) / blocks(rows);  // equal blocks
-  int64_t nq = ((rows - 1) * IWP + OW + 15) / 16 * 16;
+  int64_t nq = mode == 1 ? ((rows - 1) * IWP + OW + 15) / 16 * 16 : rows * AP;
   if ((nq / 16) % 2 == 0) nq += 16;  // odd multiple of 16 floats: fewer L1 set conflicts
-  P[CV_BAND] = 1;
+  P[CV_BAND] = mode;
   P[CV_BROWS] = rows;
   P[CV_IWP] = IWP;
+  P[CV_PQ] = PQ;
+  P[CV_APITCH] = AP;
   P[CV_NQ] = nq;
   return blocks(rows);
 }
@@ -184,8 +189,12 @@ KernelCall lowerConv(LowerCtx& c) {
   }
   const bool direct = k[0] == 1 && k[1] == 1 && k[2] == 1 && s[0] == 1 && s[1] == 1 && s[2] == 1 &&
                       g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin && xdt == DType::F32;
-  const bool band = !direct && s[0] == 1 && s[1] == 1 && s[2] == 1 && k[0] == 1 && in[0] == 1 && K <= (1 << 20);
-  if (band) nblocks = bandRows(P, out, k, dl, std::max<int64_t>(NB, 224), d.N * d.G);
+  // Band path: 1-D/2-D; stride 1 (mode 1) or strided with a window wider than 1x1 (mode 2).
+  const bool unit = s[1] == 1 && s[2] == 1;
+  const int mode = direct || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) ? 0
+                   : unit ? 1 : (k[1] * k[2] > 1 ? 2 : 0);
+  const bool band = mode != 0;
+  if (band) nblocks = bandRows(P, mode, out, k, s, dl, std::max<int64_t>(NB, 224), d.N * d.G);
   int64_t mblocks = 1;
   int64_t base = d.N * d.G * nblocks;
   if (base < 8) mblocks = std::min<int64_t>(MP, (8 + base - 1) / base);
@@ -199,7 +208,7 @@ KernelCall lowerConv(LowerCtx& c) {
   P[CV_LDB] = LDB;
   P[CV_SLOT] = (direct ? KC * 16 : KC * LDB);
   if (band) {  // row offsets (K int32), the padded band, the fp32 accumulator [MB][NQ]
-    const int64_t hb = P[CV_BROWS] + (k[1] - 1) * dl[1];
+    const int64_t hb = (P[CV_BROWS] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
     P[CV_BAND_OFF] = (K + 15) / 16 * 16;
     P[CV_BPLANE] = (hb * P[CV_IWP] + 15) / 16 * 16;
     if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;

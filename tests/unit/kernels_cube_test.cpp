@@ -222,10 +222,23 @@ TEST(CubeConv, BandPath) {
   LowerCtx ctx(g, *n);
   KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
   EXPECT_EQ(call.params[CV_BAND], 1);
-  n->attrs["strides"] = std::vector<int64_t>{2, 2};  // strided: im2col
+  n->attrs["strides"] = std::vector<int64_t>{2, 2};  // strided 3x3: band mode 2
   inferNode(g, *n);
   LowerCtx ctx2(g, *n);
-  EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx2).params[CV_BAND], 0);
+  EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx2).params[CV_BAND], 2);
+}
+
+// Strided convs with a window wider than 1x1 take band mode 2 (column phases, a row of tiles
+// per output row); strided 1x1 convs keep im2col.
+TEST(CubeConv, BandPathStrided) {
+  runConvCase({1, 3, 16, 1, {45, 47}, {7, 7}, {2, 2}, {1, 1}, {3, 3, 3, 3}, true}, 60);    // stem 7x7 s2
+  runConvCase({2, 24, 20, 1, {14, 15}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true}, 61);   // 3x3 s2
+  runConvCase({1, 5, 7, 1, {17, 19}, {3, 2}, {3, 2}, {2, 1}, {2, 0, 1, 3}, false}, 62);    // s3x2, dil, pads
+  runConvCase({1, 6, 9, 1, {20, 9}, {3, 3}, {2, 1}, {1, 1}, {1, 1, 1, 1}, true}, 63);      // stride (2, 1)
+  runConvCase({1, 4, 5, 1, {9, 30}, {1, 3}, {1, 3}, {1, 1}, {0, 1, 0, 1}, true}, 64);      // stride (1, 3)
+  runConvCase({1, 40, 30, 2, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {0, 0, 1, 1}, true}, 65);   // groups
+  runConvCase({1, 3, 4, 1, {41}, {5}, {4}, {1}, {2, 1}, true}, 66);                        // 1-D s4
+  runConvCase({1, 130, 40, 1, {9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true}, 67);    // K blocks
 }
 
 TEST(CubeConv, RejectsBadShapes) {
