@@ -190,6 +190,29 @@ static inline ATCK_INLINE int64_t cube_min(int64_t a, int64_t b) { return a < b 
 static inline ATCK_INLINE int64_t cube_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline ATCK_INLINE int64_t cube_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Activations the epilogue computes on 8-lane registers: the same operations in the same order
+// as atck_unary_f (math_ops.h; atck_exp8 is atck_expf lane by lane), so results are identical.
+static inline ATCK_INLINE int cube_act8_ok(int64_t act) {
+  return act == ATCK_E_SIGMOID || act == ATCK_E_SILU || act == ATCK_E_HARDSIGMOID ||
+         act == ATCK_E_HARDSWISH || act == ATCK_E_LEAKYRELU;
+}
+
+static inline ATCK_INLINE atck_f8 cube_act8(int64_t act, atck_f8 x, float a, float b) {
+  const atck_f8 zero = atck_splat8(0.0f), one = atck_splat8(1.0f);
+  if (act == ATCK_E_LEAKYRELU) return x < zero ? atck_splat8(a) * x : x;
+  if (act == ATCK_E_HARDSIGMOID || act == ATCK_E_HARDSWISH) {
+    atck_f8 v = act == ATCK_E_HARDSIGMOID ? atck_splat8(a) * x + atck_splat8(b)
+                                          : x * atck_splat8((float)(1.0 / 6.0)) + atck_splat8(0.5f);
+    v = v < zero ? zero : (v > one ? one : v);
+    return act == ATCK_E_HARDSWISH ? x * v : v;
+  }
+  atck_i8 neg = x < zero;  // sigmoid: exp(-|x|) never overflows
+  atck_f8 e = atck_exp8(neg ? x : -x);
+  atck_f8 r = one / (one + e);
+  atck_f8 sg = neg ? e * r : r;
+  return act == ATCK_E_SILU ? x * sg : sg;
+}
+
 // Epilogue of a finished output tile (UB fusion, TbeCommonRules0FusionPass): E[0] = unary
 // AtckEltOp code + 1 (0: none), E[1]/E[2] its alpha/beta (double bits), E[3] = buffer index
 // + 1 of a residual input laid out like the output (0: none), added before the activation.
@@ -238,6 +261,27 @@ static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, cons
         }
         c[j] = v;
       }
+    }
+    return;
+  }
+  if (cube_act8_ok(act)) {  // in registers, no staging
+    const float a = (float)atck_d(E[1]), b = (float)atck_d(E[2]);
+    for (int64_t i = 0; i < mr; ++i) {
+      float* c = C + i * ldc;
+      const float* r = R ? R + i * ldc : 0;
+      if (nr == CUBE_NR) {
+        atck_f8 v0 = atck_ld8(c), v1 = atck_ld8(c + 8);
+        if (R) v0 += atck_ld8(r), v1 += atck_ld8(r + 8);
+        atck_st8(c, cube_act8(act, v0, a, b));
+        atck_st8(c + 8, cube_act8(act, v1, a, b));
+        continue;
+      }
+      float t[CUBE_NR] __attribute__((aligned(32)));
+      for (int j = 0; j < CUBE_NR; ++j) t[j] = 0.0f;
+      for (int64_t j = 0; j < nr; ++j) t[j] = R ? c[j] + r[j] : c[j];
+      atck_st8(t, cube_act8(act, atck_ld8(t), a, b));
+      atck_st8(t + 8, cube_act8(act, atck_ld8(t + 8), a, b));
+      for (int64_t j = 0; j < nr; ++j) c[j] = t[j];
     }
     return;
   }
