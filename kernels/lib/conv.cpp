@@ -1,9 +1,11 @@
 // conv: grouped N-d convolution (NCDHW, 1-3 spatial dims) as an implicit GEMM.
 // Per group: Y[M=OC/G][pixels] = W[M][K = C/G*KD*KH*KW] x col[K][pixels] (+ bias).
-// W is the broadcast operand (pre-packed into 6-row panels at compile time), the im2col
-// block of NB output pixels x KC rows is built per task in the workspace, and the 6x16
-// microkernel (cube_gemm.h) runs over it. 1x1/stride-1/unpadded convs read the input
-// directly. Params: CubeConvParam (cube_params.h). bufs: X, W, [B], Y, workspace.
+// W is the broadcast operand (pre-packed into 6-row panels at compile time). 1-D/2-D convs
+// other than plain 1x1 ones take the band path (conv_band_task: taps read in place from a
+// zero-padded band of input rows); the others build an im2col block of NB output pixels x KC
+// rows per task in the workspace (a plain row copy for 1x1 stride-1 convs). The 6x16
+// microkernel (cube_gemm.h) runs over either. Params: CubeConvParam (cube_params.h).
+// bufs: X, W, [B], Y, workspace.
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
 
@@ -20,12 +22,28 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
                                            int64_t kc, int64_t p0, int64_t np, float* dst,
                                            int64_t ldb) {
   const int64_t ID = P[CV_ID], IH = P[CV_IH], IW = P[CV_IW];
-  const int64_t OH = P[CV_OH], OW = P[CV_OW];
+  const int64_t OD = P[CV_OD], OH = P[CV_OH], OW = P[CV_OW];
   const int64_t KD = P[CV_KD], KH = P[CV_KH], KW = P[CV_KW];
   const int64_t SD = P[CV_SD], SH = P[CV_SH], SW = P[CV_SW];
   const int64_t DD = P[CV_DD], DH = P[CV_DH], DW = P[CV_DW];
   const int64_t PD = P[CV_PD], PH = P[CV_PH], PW = P[CV_PW];
   const int64_t npad = (np + 15) & ~(int64_t)15;
+  if (KD * KH * KW == 1 && SD * SH * SW == 1 && PD == 0 && PH == 0 && PW == 0 && OD == ID && OH == IH &&
+      OW == IW) {  // 1x1, stride 1, unpadded: row k is input channel k, pixels p0.. contiguous
+    const int64_t xdt = P[CV_DTYPE];
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      float* d = dst + kk * ldb;
+      const int64_t src = inOff + (k0 + kk) * ID * IH * IW + p0;
+      if (xdt == ATCK_F32) {
+        const float* sf = (const float*)X + src;
+        for (int64_t l = 0; l < np; ++l) d[l] = sf[l];
+      } else {
+        for (int64_t l = 0; l < np; ++l) d[l] = cube_ldx(X, xdt, src + l);
+      }
+      for (int64_t l = np; l < npad; ++l) d[l] = 0.0f;
+    }
+    return;
+  }
   for (int64_t kk = 0; kk < kc; ++kk) {
     int64_t k = k0 + kk;
     int64_t kw = k % KW, t = k / KW;
@@ -116,7 +134,7 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
     for (int64_t q = HB * IWP; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
 }
 
-// Band path (CV_BAND, 1-D/2-D convs other than the 1x1 direct case). Im2col row k = (ic, kh, kw)
+// Band path (CV_BAND, 1-D/2-D convs other than plain 1x1 ones). Im2col row k = (ic, kh, kw)
 // of output pixel (oh0 + r, ow) is the band float at off[k] + r * SH * IWP + ow, with off[k] =
 // ic * BPLANE + kh * DH * IWP + ((kw * DW) % SW) * PQ + (kw * DW) / SW: for 16 consecutive
 // output columns these are 16 consecutive floats, which the microkernel reads in place
@@ -230,7 +248,6 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     t /= MBLOCKS;
     const int64_t g = t % G, n = t / G;
     const int64_t inOff = (n * C + g * Cg) * IPIX;
-    const float* in = X + inOff;  // direct path only (float32 input)
     const int64_t outOff = (n * OC + g * M) * NPIX;
     float* out = red ? 0 : Y + outOff;
     const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
@@ -241,31 +258,14 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     float apanel[CUBE_MR * 512];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = cube_min(KC, K - k0);
-      const int64_t nfull = P[CV_DIRECT] ? (np / CUBE_NR) * CUBE_NR : 0;
-      if (P[CV_DIRECT]) {
-        if (nfull < np) conv_im2col(P, X, inOff, k0, kc, p0 + nfull, np - nfull, wsB, CUBE_NR);
-      } else {
-        conv_im2col(P, X, inOff, k0, kc, p0, np, wsB, LDB);
-      }
+      conv_im2col(P, X, inOff, k0, kc, p0, np, wsB, LDB);
       const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
       for (int64_t ms = m0; ms < mEnd; ms += MSUB) {
         const int64_t msEnd = cube_min(mEnd, ms + MSUB);
         for (int64_t j = 0; j < np; j += CUBE_NR) {
           const int64_t nr = cube_min(CUBE_NR, np - j);
-          const float* Bp;
-          int64_t ldb;
-          if (P[CV_DIRECT]) {
-            if (j < nfull) {
-              Bp = in + k0 * IPIX + p0 + j;
-              ldb = IPIX;
-            } else {
-              Bp = wsB + (j - nfull);
-              ldb = CUBE_NR;
-            }
-          } else {
-            Bp = wsB + j;
-            ldb = LDB;
-          }
+          const float* Bp = wsB + j;
+          const int64_t ldb = LDB;
           for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
             const int64_t mr = cube_min(CUBE_MR, msEnd - m);
             const float* Ap;

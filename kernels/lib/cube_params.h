@@ -11,7 +11,7 @@ enum CubeConvParam {
   CV_SD, CV_SH, CV_SW, CV_DD, CV_DH, CV_DW, CV_PD, CV_PH, CV_PW,
   CV_HAS_BIAS,   // input 2 present
   CV_W_PACKED,   // weights pre-packed into 6-row panels [G][ceil(M/6)][K][6] (f32)
-  CV_DIRECT,     // 1x1, stride 1, no pad: B rows read straight from the input
+  CV_DIRECT,     // unused (was: 1x1 convs read B rows in place; im2col's plain copy is faster)
   CV_MB,         // output channels per task (multiple of 6); conv_dw: output rows per band
   CV_NB,         // output pixels per task (multiple of 16)
   CV_KC,         // K block
@@ -24,7 +24,7 @@ enum CubeConvParam {
   CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
   CV_ODT = CV_EPI + 4,  // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
   CV_ACC,        // conv, reduced Y or CV_BAND: offset (floats) of the fp32 accumulator in the task slot
-  CV_BAND,       // conv: 0 im2col / direct; 1 band, stride 1 (tiles span output rows); 2 band, strided
+  CV_BAND,       // conv: 0 im2col; 1 band, stride 1 (tiles span output rows); 2 band, strided
                  // (one row of tiles per output row). Band: B rows read in place from a zero-padded
                  // band of input rows (no im2col), 1-D/2-D only.
   CV_BROWS,      // band: output rows per task

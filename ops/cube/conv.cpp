@@ -187,11 +187,13 @@ KernelCall lowerConv(LowerCtx& c) {
     NB = std::max<int64_t>(64, (NB / 2 + 15) / 16 * 16);
     nblocks = (NPIX + NB - 1) / NB;
   }
-  const bool direct = k[0] == 1 && k[1] == 1 && k[2] == 1 && s[0] == 1 && s[1] == 1 && s[2] == 1 &&
-                      g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin && xdt == DType::F32;
   // Band path: 1-D/2-D; stride 1 (mode 1) or strided with a window wider than 1x1 (mode 2).
+  // 1x1 stride-1 unpadded convs take im2col, a plain copy of the rows there (faster than the band
+  // or reading the input in place: measured, docs/kernels-cube.md).
   const bool unit = s[1] == 1 && s[2] == 1;
-  const int mode = direct || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) ? 0
+  const bool plain1x1 = k[1] * k[2] == 1 && unit && g.padBegin == std::vector<int64_t>(g.nd, 0) &&
+                        g.padEnd == g.padBegin;
+  const int mode = plain1x1 || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) ? 0
                    : unit ? 1 : (k[1] * k[2] > 1 ? 2 : 0);
   const bool band = mode != 0;
   if (band) nblocks = bandRows(P, mode, out, k, s, dl, std::max<int64_t>(NB, 224), d.N * d.G);
@@ -204,9 +206,8 @@ KernelCall lowerConv(LowerCtx& c) {
   int64_t LDB = (NB / 16) % 2 ? NB : NB + 16;
   P[CV_MB] = MBp * 6; P[CV_NB] = NB; P[CV_KC] = KC; P[CV_MSUB] = MSUB;
   P[CV_MBLOCKS] = mblocks; P[CV_NBLOCKS] = nblocks;
-  P[CV_DIRECT] = direct ? 1 : 0;
   P[CV_LDB] = LDB;
-  P[CV_SLOT] = (direct ? KC * 16 : KC * LDB);
+  P[CV_SLOT] = KC * LDB;
   if (band) {  // row offsets (K int32), the padded band, the fp32 accumulator [MB][NQ]
     const int64_t hb = (P[CV_BROWS] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
     P[CV_BAND_OFF] = (K + 15) / 16 * 16;

@@ -572,7 +572,7 @@ TEST(CubeConvTranspose, OutputShapeAutoPadAnd1D3D) {
 
 // The activations a cube epilogue computes in 8-lane registers (cube_act8: sigmoid, SiLU,
 // hard-sigmoid, hard-swish, leaky ReLU) give the same values as the scalar element-wise
-// definitions, on conv (band and direct paths, ragged tiles), depthwise conv and gemm outputs.
+// definitions, on conv (band and im2col paths, ragged tiles), depthwise conv and gemm outputs.
 TEST(CubeEpilogue, VectorActivationsMatchScalar) {
   struct Act { int code; double a, b; const char* name; };
   const Act acts[] = {{7, 0, 0, "sigmoid"}, {42, 0, 0, "silu"}, {8, 0.2, 0.5, "hardsigmoid"},
@@ -589,7 +589,7 @@ TEST(CubeEpilogue, VectorActivationsMatchScalar) {
   };
   struct Shp { Shape x, w; int64_t group; std::vector<int64_t> pads; };
   const Shp shapes[] = {{{1, 5, 9, 13}, {7, 5, 3, 3}, 1, {1, 1, 1, 1}},     // band, ragged
-                        {{1, 8, 6, 21}, {12, 8, 1, 1}, 1, {0, 0, 0, 0}},    // direct 1x1
+                        {{1, 8, 6, 21}, {12, 8, 1, 1}, 1, {0, 0, 0, 0}},    // 1x1 (im2col copy)
                         {{1, 6, 11, 19}, {6, 1, 3, 3}, 6, {1, 1, 1, 1}}};   // depthwise
   for (const Act& a : acts) {
     for (const Shp& sh : shapes) {
