@@ -123,11 +123,20 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
         for (int64_t q = 0; q < tail; ++q) d[PW + IW + q] = 0.0f;
         continue;
       }
-      for (int64_t ph = 0; ph < SW; ++ph)
-        for (int64_t j = 0; j < PQ; ++j) {
-          const int64_t iw = j * SW + ph - PW;
-          d[ph * PQ + j] = iw >= 0 && iw < IW ? cube_ldx(X, xdt, src + iw) : 0.0f;
+      for (int64_t ph = 0; ph < SW; ++ph) {  // phase ph: input column j * SW + ph - PW
+        float* dp = d + ph * PQ;
+        const int64_t jlo = cube_min(PQ, PW > ph ? (PW - ph + SW - 1) / SW : 0);
+        const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - ph + SW - 1) / SW));
+        for (int64_t j = 0; j < jlo; ++j) dp[j] = 0.0f;
+        const int64_t s0 = src + ph - PW;
+        if (xdt == ATCK_F32) {
+          const float* sf = (const float*)X + s0;
+          for (int64_t j = jlo; j < jhi; ++j) dp[j] = sf[j * SW];
+        } else {
+          for (int64_t j = jlo; j < jhi; ++j) dp[j] = cube_ldx(X, xdt, s0 + j * SW);
         }
+        for (int64_t j = jhi; j < PQ; ++j) dp[j] = 0.0f;
+      }
     }
   }
   for (int64_t ic = 0; ic < Cg; ++ic)
@@ -203,10 +212,17 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   float* Y = (float*)bufs[P[CV_YIDX]];
   for (int64_t m = m0; m < mEnd; ++m) {
     for (int64_t r = 0; r < rows; ++r) {
-      const float* a = acc + (m - m0) * NQ + r * AP;
+      float* a = acc + (m - m0) * NQ + r * AP;
       const int64_t yoff = (n * OC + g * M + m) * NPIX + (oh0 + r) * OW;
-      if (ydt != ATCK_F32) {
-        cube_store_dt(P + CV_EPI, bufs, ydt, Y, yoff, 0, a, 0, 1, OW);
+      if (ydt != ATCK_F32) {  // epilogue on the fp32 row in place, then one rounding pass
+        const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
+        for (int64_t q = 0; q < OW; q += CUBE_NR)
+          cube_epilogue_r(P + CV_EPI, R ? R + q : 0, a + q, 0, 1, cube_min(CUBE_NR, OW - q));
+        uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
+        if (ydt == ATCK_F16)
+          for (int64_t q = 0; q < OW; ++q) y16[q] = atck_f2h(a[q]);
+        else
+          for (int64_t q = 0; q < OW; ++q) y16[q] = atck_f2bf(a[q]);
         continue;
       }
       float* y = Y + yoff;

@@ -221,11 +221,11 @@ static inline ATCK_INLINE atck_f8 cube_act8(int64_t act, atck_f8 x, float a, flo
 // whole 16-float rows (constant trip count, so LLVM vectorises the polynomial exp/erf/tanh of
 // math_fast.h into 8-lane vectors; a variable nr <= 16 would leave it all in the scalar
 // remainder loop), and the valid part is stored back.
-static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, const float* Y, float* C,
-                                             int64_t ldc, int64_t mr, int64_t nr) {
-  const int64_t act = E[0] - 1, ri = E[3] - 1;
-  if (act < 0 && ri < 0) return;
-  const float* R = ri >= 0 ? (const float*)bufs[ri] + (C - Y) : 0;
+// cube_epilogue_r: the same with the residual tile R (row stride ldc; null: none) given.
+static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R, float* C, int64_t ldc,
+                                               int64_t mr, int64_t nr) {
+  const int64_t act = E[0] - 1;
+  if (act < 0 && !R) return;
   if (act < 0 || act == ATCK_E_RELU || act == ATCK_E_CLIP) {
     // Cheap ops: in place, no staging (vectorises well enough on full rows).
     AtckEltPrm prm;
@@ -320,6 +320,12 @@ static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, cons
       for (int64_t j = 0; j < nr; ++j) c[j] = d[j];
     }
   }
+}
+
+static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, const float* Y, float* C,
+                                             int64_t ldc, int64_t mr, int64_t nr) {
+  const int64_t ri = E[3] - 1;
+  cube_epilogue_r(E, ri >= 0 ? (const float*)bufs[ri] + (C - Y) : 0, C, ldc, mr, nr);
 }
 
 // Store of a finished fp32 tile (acc, row stride lda) into an output of dtype ydt (f32, f16,
