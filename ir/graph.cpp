@@ -9,39 +9,55 @@
 
 namespace atc {
 
+namespace {
+const char* attrTypeName(const AttrValue& v) {
+  static const char* names[] = {"INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "TENSOR"};
+  return names[v.index()];
+}
+// An attribute of the wrong type is a model error, not a reason to use the default.
+[[noreturn]] void attrTypeError(const Node& n, const std::string& k, const AttrValue& v, const char* want) {
+  throw AtcError("E19999",
+                 "Op [" + n.name + "] of type [" + n.type + "] is invalid: attribute [" + k + "] is " +
+                     attrTypeName(v) + ", expected " + want + ".",
+                 "Fix the attribute's type in the model (see the operator's definition).");
+}
+}  // namespace
+
 int64_t Node::attrInt(const std::string& k, int64_t def) const {
   auto it = attrs.find(k);
   if (it == attrs.end()) return def;
   if (auto p = std::get_if<int64_t>(&it->second)) return *p;
   if (auto p = std::get_if<double>(&it->second)) return (int64_t)*p;
-  return def;
+  attrTypeError(*this, k, it->second, "INT");
 }
 double Node::attrFloat(const std::string& k, double def) const {
   auto it = attrs.find(k);
   if (it == attrs.end()) return def;
   if (auto p = std::get_if<double>(&it->second)) return *p;
   if (auto p = std::get_if<int64_t>(&it->second)) return (double)*p;
-  return def;
+  attrTypeError(*this, k, it->second, "FLOAT");
 }
 std::string Node::attrString(const std::string& k, const std::string& def) const {
   auto it = attrs.find(k);
   if (it == attrs.end()) return def;
   if (auto p = std::get_if<std::string>(&it->second)) return *p;
-  return def;
+  attrTypeError(*this, k, it->second, "STRING");
 }
 std::vector<int64_t> Node::attrInts(const std::string& k, const std::vector<int64_t>& def) const {
   auto it = attrs.find(k);
   if (it == attrs.end()) return def;
   if (auto p = std::get_if<std::vector<int64_t>>(&it->second)) return *p;
   if (auto p = std::get_if<int64_t>(&it->second)) return {*p};
-  return def;
+  attrTypeError(*this, k, it->second, "INTS");
 }
 std::vector<double> Node::attrFloats(const std::string& k, const std::vector<double>& def) const {
   auto it = attrs.find(k);
   if (it == attrs.end()) return def;
   if (auto p = std::get_if<std::vector<double>>(&it->second)) return *p;
   if (auto p = std::get_if<double>(&it->second)) return {*p};
-  return def;
+  if (auto p = std::get_if<std::vector<int64_t>>(&it->second))
+    if (p->empty()) return {};  // an empty list with no type reads as INTS
+  attrTypeError(*this, k, it->second, "FLOATS");
 }
 TensorPtr Node::attrTensor(const std::string& k) const {
   auto it = attrs.find(k);

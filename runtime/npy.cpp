@@ -1,4 +1,5 @@
 #include "runtime/npy.h"
+#include "support/checked_math.h"
 #include "support/file_io.h"
 
 #include <cstring>
@@ -65,24 +66,34 @@ NpyArray readNpy(const std::string& path) {
   NpyArray a;
   std::string d = field("descr");
   if (d.empty() || d[0] != '\'') throw fail("bad .npy descr");
-  std::string descr = d.substr(1, d.find('\'', 1) - 1);
+  const size_t dq = d.find('\'', 1);
+  if (dq == std::string::npos) throw fail("bad .npy descr (unclosed quote)");
+  std::string descr = d.substr(1, dq - 1);
   a.dtype = dtypeFromDescr(descr);
   if (a.dtype.empty()) throw fail("unsupported .npy dtype '" + descr + "' (big-endian, structured or unknown)");
   if (field("fortran_order").compare(0, 4, "True") == 0) throw fail("Fortran-order arrays are not supported");
   std::string sh = field("shape");
   if (sh.empty() || sh[0] != '(') throw fail("bad .npy shape");
   size_t close = sh.find(')');
+  if (close == std::string::npos) throw fail("bad .npy shape (unclosed parenthesis)");
   std::stringstream dims(sh.substr(1, close - 1));
   std::string tok;
   int64_t numel = 1;
   while (std::getline(dims, tok, ',')) {
-    size_t p = tok.find_first_not_of(" L");
+    size_t p = tok.find_first_not_of(" ");
     if (p == std::string::npos) continue;
-    int64_t v = std::stoll(tok.substr(p));
+    size_t e = tok.find_last_not_of(" L");
+    std::string num = tok.substr(p, e + 1 - p);
+    if (num.empty() || num.size() > 18 || num.find_first_not_of("0123456789") != std::string::npos)
+      throw fail("bad .npy shape dimension '" + tok + "'");
+    int64_t v = std::stoll(num);
     a.shape.push_back(v);
-    numel *= v;
+    if (!checkedMul(numel, v, &numel)) throw fail("bad .npy shape (element count overflows)");
   }
-  size_t bytes = (size_t)numel * dtypeSizeByName(a.dtype);
+  int64_t bytes64 = 0;
+  if (!checkedMul(numel, (int64_t)dtypeSizeByName(a.dtype), &bytes64) || bytes64 > kMaxTensorBytes)
+    throw fail("bad .npy shape (too many bytes)");
+  const size_t bytes = (size_t)bytes64;
   if (s.size() - hoff - hlen < bytes) throw fail("truncated .npy data");
   a.data.assign(s.begin() + hoff + hlen, s.begin() + hoff + hlen + bytes);
   return a;

@@ -18,6 +18,22 @@ int64_t prod(const Shape& s, size_t b, size_t e) {
   return p;
 }
 
+// Constant indices outside [-n, n) are refused at compile time: at run time they would be clamped
+// (docs/implmode.md), a silently different result. With support_out_of_bound_index they read
+// zeros, as documented, and are accepted.
+void checkConstIndices(const Node& n, size_t i, int64_t dim) {
+  const Value* v = n.inputs[i];
+  if (!v->isConstant() || implChecksIndices(n)) return;
+  const Tensor& t = *v->constant;
+  for (int64_t j = 0; j < t.type.numel(); ++j) {
+    int64_t x = t.type.dtype == DType::I64 ? t.as<int64_t>()[j] : (int64_t)t.as<int32_t>()[j];
+    if (x < -dim || x >= dim)
+      opError(n, "constant index " + std::to_string(x) + " is outside [-" + std::to_string(dim) + ", " +
+                     std::to_string(dim) + ") (set support_out_of_bound_index with --op_precision_mode to "
+                     "read zeros for such indices)");
+  }
+}
+
 // ---- Gather ----
 void inferGather(Graph&, Node& n) {
   const Shape& data = dm::staticShape(n, 0);
@@ -36,6 +52,7 @@ KernelCall lowerGather(LowerCtx& c) {
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), (int64_t)data.size(), n);
   int64_t es = (int64_t)dtypeSize(n.inputs[0]->type.dtype);
   int64_t post = prod(data, (size_t)axis + 1, data.size()) * es;
+  checkConstIndices(n, 1, data[(size_t)axis]);
   return KernelCall{"gather", {post, prod(data, 0, (size_t)axis), data[(size_t)axis],
                                n.inputs[1]->type.numel(), (int64_t)indexType(n, 1),
                                (int64_t)implChecksIndices(n)}};
@@ -57,6 +74,7 @@ KernelCall lowerGatherElements(LowerCtx& c) {
   const Shape& ind = n.inputs[1]->type.shape;
   int64_t r = (int64_t)data.size();
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), r, n);
+  checkConstIndices(n, 1, data[(size_t)axis]);
   KernelCall k;
   k.kernel = "gather_elements";
   k.params = {(int64_t)dtypeSize(n.inputs[0]->type.dtype), (int64_t)indexType(n, 1), r, axis};

@@ -45,6 +45,30 @@ mkfifo "$T/fifo"
 expect_error "a FIFO as --fusion_switch_file" E10001 -- --model="$SQ.onnx" --framework=5 --fusion_switch_file="$T/fifo"
 expect_error "/dev/zero as --keep_dtype" E10001 -- --model="$SQ.onnx" --framework=5 --keep_dtype=/dev/zero
 expect_error "a folder as --fusion_switch_file" E10001 -- --model="$SQ.onnx" --framework=5 --fusion_switch_file="$T"
+# Silent leniency: an attribute of the wrong type and constant Gather indices out of range are
+# model errors, not a default or a clamp.
+/usr/bin/python3 - "$T" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto as TP, numpy_helper as nh
+t = sys.argv[1]
+n = helper.make_node("Conv", ["x", "W"], ["y"])
+n.attribute.append(helper.make_attribute("strides", "2,2"))
+g = helper.make_graph([n], "g", [helper.make_tensor_value_info("x", TP.FLOAT, [1, 1, 8, 8])],
+                      [helper.make_tensor_value_info("y", TP.FLOAT, None)], [nh.from_array(np.ones((1, 1, 3, 3), np.float32), "W")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), t + "/str_strides.onnx")
+g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], axis=0)], "g",
+                      [helper.make_tensor_value_info("x", TP.FLOAT, [3, 4])], [helper.make_tensor_value_info("y", TP.FLOAT, None)],
+                      [nh.from_array(np.array([0, 5], np.int64), "i")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), t + "/gather_oor.onnx")
+def npy(name, header):
+    h = header.encode() + b" " * (63 - len(header)) + b"\n"
+    open(t + "/" + name, "wb").write(b"\x93NUMPY\x01\x00" + bytes([len(h), 0]) + h + b"\0" * 64)
+npy("unclosed.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 3, 224, 224, }")
+npy("negative.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, -3, 2), }")
+npy("overflow.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }")
+PY
+expect_error "a STRING-typed strides attribute" E19999 -- --model="$T/str_strides.onnx" --framework=5
+expect_error "constant Gather indices out of range" E19999 -- --model="$T/gather_oor.onnx" --framework=5
 # A zero batch is no crash: the graph folds to empty outputs and runs.
 rm -rf "$T/z"; mkdir -p "$T/z"
 if (cd "$T/z" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/z/m" --soc_version=native \
@@ -71,6 +95,13 @@ timeout 30 "$BIN/omrun" --model="$T/fifo" > "$T/log" 2>&1; rc=$?
 if [ -f "$T/z/m.om" ]; then
   timeout 30 "$BIN/omrun" --model="$T/z/m.om" --input=/dev/zero > "$T/log" 2>&1; rc=$?
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ] && ok "omrun --input=/dev/zero refused (rc $rc)" || bad "omrun --input=/dev/zero" "rc $rc"
+fi
+if [ -f "$T/z/m.om" ]; then
+  for f in unclosed negative overflow; do
+    timeout 30 "$BIN/omrun" --model="$T/z/m.om" --input="$T/$f.npy" > "$T/log" 2>&1; rc=$?
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -lt 128 ] && grep -q "npy" "$T/log" && ok "omrun refuses a $f .npy shape header (rc $rc)" \
+      || bad "omrun $f .npy header" "rc $rc"
+  done
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
