@@ -369,7 +369,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
       // Columns j in [j0, j1) have all SW phases inside the input row: a de-interleaving
       // copy (LLVM vectorises it as an interleaved access group); the rest one by one.
       int64_t j0 = (lo + SW - 1) / SW, j1 = hi >= SW ? (hi - SW) / SW + 1 : 0;  // both <= PQ
-      if (xdt != ATCK_F32 || j1 < j0) j1 = j0;
+      if (j1 < j0) j1 = j0;
       auto edge = [&](int64_t ja, int64_t jb) ATCK_INLINE {
         for (int64_t ph = 0; ph < SW; ++ph)
           for (int64_t j = ja; j < jb; ++j) {
@@ -379,9 +379,14 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
       };
       edge(0, j0);
       edge(j1, PQ);
-      const float* sf = (const float*)bufs[0] + s;
-      for (int64_t j = j0; j < j1; ++j)
-        for (int64_t ph = 0; ph < SW; ++ph) d[ph * PQ + j] = sf[j * SW + ph];
+      if (xdt == ATCK_F32) {
+        const float* sf = (const float*)bufs[0] + s;
+        for (int64_t j = j0; j < j1; ++j)
+          for (int64_t ph = 0; ph < SW; ++ph) d[ph * PQ + j] = sf[j * SW + ph];
+      } else {  // f16 / bf16: phase by phase, converted on load
+        for (int64_t ph = 0; ph < SW; ++ph)
+          for (int64_t j = j0; j < j1; ++j) d[ph * PQ + j] = cube_ldx(bufs[0], xdt, s + j * SW + ph);
+      }
     }
     for (int64_t oh = oh0; oh < oh0 + ohn; ++oh) {
       float* o = out ? out + oh * OW : 0;
@@ -408,7 +413,17 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
         atck_st8(acc, a0);
         atck_st8(acc + 8, a1);
         if (!o) {
-          cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], task * OH * OW + oh * OW + ow0, 0, acc, 0, 1, nv);
+          // f16 / bf16 output: the epilogue on the 16 fp32 values, then one rounding pass.
+          const int64_t yoff = task * OH * OW + oh * OW + ow0;
+          const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
+          cube_epilogue_r(P + CV_EPI, R, acc, 0, 1, nv);
+          uint16_t h[16];  // all 16 lanes (vectorised, no per-element branches), then nv stored
+          if (ydt == ATCK_F16)
+            for (int l = 0; l < 16; ++l) h[l] = atck_f2h(acc[l]);
+          else
+            for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(acc[l]);
+          uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
+          for (int64_t l = 0; l < nv; ++l) y16[l] = h[l];
           continue;
         }
         for (int64_t l = 0; l < nv; ++l) o[ow0 + l] = acc[l];
