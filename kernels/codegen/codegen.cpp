@@ -21,12 +21,15 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Format.h>
@@ -98,6 +101,35 @@ std::set<const llvm::GlobalValue*> reachableGlobals(const std::vector<const llvm
   return seen;
 }
 
+// For targets without F16C: the kernels' float16 conversions (fpext / fptrunc between half and
+// float, kernel_abi.h) become calls to the software versions atck_soft_h2f / atck_soft_f2h
+// (kernels/lib/f16_soft.cpp), so no compiler runtime library is needed. Runs before the
+// optimisation pipeline, which inlines and vectorises the calls as before.
+void softHalfConversions(llvm::Module& m) {
+  llvm::Function* h2f = m.getFunction("atck_soft_h2f");
+  llvm::Function* f2h = m.getFunction("atck_soft_f2h");
+  if (!h2f || !f2h) cgError("the kernel library lacks the software float16 conversions");
+  std::vector<llvm::Instruction*> dead;
+  for (llvm::Function& f : m)
+    for (llvm::Instruction& inst : llvm::instructions(f)) {
+      llvm::IRBuilder<> b(&inst);
+      if (auto* e = llvm::dyn_cast<llvm::FPExtInst>(&inst); e && e->getSrcTy()->isHalfTy()) {
+        if (!e->getDestTy()->isFloatTy()) cgError("float16 widened to a type other than float32");
+        auto* call = b.CreateCall(h2f, {b.CreateBitCast(e->getOperand(0), b.getInt16Ty())});
+        call->setAttributes(h2f->getAttributes());
+        e->replaceAllUsesWith(call);
+        dead.push_back(e);
+      } else if (auto* t = llvm::dyn_cast<llvm::FPTruncInst>(&inst); t && t->getDestTy()->isHalfTy()) {
+        if (!t->getSrcTy()->isFloatTy()) cgError("float16 rounded from a type other than float32");
+        auto* call = b.CreateCall(f2h, {t->getOperand(0)});
+        call->setAttributes(f2h->getAttributes());
+        t->replaceAllUsesWith(b.CreateBitCast(call, t->getDestTy()));
+        dead.push_back(t);
+      }
+    }
+  for (llvm::Instruction* i : dead) i->eraseFromParent();
+}
+
 void retarget(llvm::Function& f, const TargetProfile& t) {
   f.removeFnAttr("target-cpu");
   f.removeFnAttr("target-features");
@@ -134,6 +166,7 @@ class Worker {
     tm_.reset(tgt->createTargetMachine(target_.triple, target_.cpu, target_.features, to,
                                        llvm::Reloc::PIC_, std::nullopt, ol));
     if (!tm_) cgError("cannot create a target machine for " + target_.triple + " / " + target_.cpu);
+    softHalf_ = !tm_->getMCSubtargetInfo()->checkFeatures("+f16c");
   }
 
   // Compiles one instance; its entry is named entrySymbol (the cache key's name, so that the
@@ -146,7 +179,11 @@ class Worker {
     llvm::Function* libTask = lib_->getFunction(taskName);
     if (!libNt || !libTask || libNt->isDeclaration() || libTask->isDeclaration())
       cgError("kernel '" + ki.kernel + "' is not in the kernel library");
-    auto keep = reachableGlobals({libNt, libTask});
+    std::vector<const llvm::GlobalValue*> roots = {libNt, libTask};
+    if (softHalf_)
+      for (const char* f : {"atck_soft_h2f", "atck_soft_f2h"})
+        if (llvm::Function* g = lib_->getFunction(f)) roots.push_back(g);
+    auto keep = reachableGlobals(roots);
     llvm::ValueToValueMapTy vmap;
     std::unique_ptr<llvm::Module> m = llvm::CloneModule(
         *lib_, vmap, [&](const llvm::GlobalValue* g) { return keep.count(g) != 0; });
@@ -201,6 +238,8 @@ class Worker {
       b.CreateCall(pfTy, pf, {pool, n, tramp, entry->getArg(0)});
       b.CreateRetVoid();
     }
+
+    if (softHalf_) softHalfConversions(*m);
 
     // Internalize everything but the entry; retarget all functions.
     for (auto& f : *m) {
@@ -265,6 +304,7 @@ class Worker {
   llvm::LLVMContext ctx_;
   std::unique_ptr<llvm::Module> lib_;
   std::unique_ptr<llvm::TargetMachine> tm_;
+  bool softHalf_ = false;  // the target has no F16C: half conversions become library calls
 };
 
 }  // namespace
@@ -272,7 +312,7 @@ class Worker {
 std::string llvmVersionString() { return LLVM_VERSION_STRING; }
 
 // Bump when this file changes the code it generates for the same kernel library.
-static constexpr int kCodegenScheme = 2;
+static constexpr int kCodegenScheme = 3;  // 3: F16C float16 conversions
 
 std::string codegenVersionTag() {
   static const std::string tag = [] {

@@ -70,7 +70,7 @@ enum AtckDType {
 };
 
 // fp16 / bf16 storage conversions (vectorisable bit arithmetic; round to nearest even).
-static inline float atck_h2f(uint16_t h) {
+static inline float atck_h2f_soft(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t em = h & 0x7fffu;
   uint32_t x;
@@ -85,7 +85,7 @@ static inline float atck_h2f(uint16_t h) {
   memcpy(&f, &x, 4);
   return f;
 }
-static inline uint16_t atck_f2h(float f) {
+static inline uint16_t atck_f2h_soft(float f) {
   uint32_t x;
   memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
@@ -106,6 +106,26 @@ static inline uint16_t atck_f2h(float f) {
   }
   return (uint16_t)(sign | r);
 }
+// float16 <-> float32 (round to nearest even). In the kernel bitcode these are IR conversions
+// (fpext / fptrunc half): vcvtph2ps / vcvtps2ph, vectorised, on targets with F16C; for targets
+// without it the code generator replaces them by calls to atck_soft_h2f / atck_soft_f2h
+// (kernels/lib/f16_soft.cpp), the software versions above. The native build uses those directly.
+#ifdef ATC_BITCODE
+static inline ATCK_INLINE float atck_h2f(uint16_t h) {
+  _Float16 x;
+  memcpy(&x, &h, 2);
+  return (float)x;
+}
+static inline ATCK_INLINE uint16_t atck_f2h(float f) {
+  _Float16 x = (_Float16)f;
+  uint16_t h;
+  memcpy(&h, &x, 2);
+  return h;
+}
+#else
+static inline float atck_h2f(uint16_t h) { return atck_h2f_soft(h); }
+static inline uint16_t atck_f2h(float f) { return atck_f2h_soft(f); }
+#endif
 static inline float atck_bf2f(uint16_t h) {
   uint32_t x = (uint32_t)h << 16;
   float f;

@@ -95,5 +95,27 @@ PY
   [ $rc -ne 0 ] && grep -q E10001 "$T/$o.log" && grep -qE "Op \[[^]]+\] \((Conv|MatMul|Gemm)\) cannot run in float32 .*supports float16 for it" "$T/$o.log" &&
     ok "$model npu-like must_keep_origin_dtype: E10001 names the cube op" || bad "$model npu-like origin error" "$(cat "$T/$o.log")"
 done
+# float16 conversions: vcvtph2ps / vcvtps2ph on targets with F16C; a target without it (a
+# user profile, x86-64-v2) gets the software conversions and the same results (up to FMA
+# contraction: x86-64-v2 has no FMA).
+mkdir -p "$T/targets"
+echo '{"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v2","features":[],"op_info":{}}' > "$T/targets/nof16c.json"
+f16kernels() {  # om -> number of F16C conversion instructions in its kernel library
+  /usr/bin/python3 -c "import sys; d=open(sys.argv[1],'rb').read(); open(sys.argv[2],'wb').write(d[d.find(b'\x7fELF'):])" \
+    "$T/$1.om" "$T/$1.so" && objdump -d "$T/$1.so" | grep -cE 'vcvtp(h2ps|s2ph)'
+}
+if command -v objdump > /dev/null; then
+  (cd "$T" && "$BIN/atc" --model="$M/resnet18.onnx" --framework=5 --output="$T/r18_v3_fp16" --soc_version=x86-64-v3 \
+     --precision_mode=force_fp16 > "$T/v3.log" 2>&1) &&
+  (cd "$T" && ATC_TARGETS_PATH="$T/targets" "$BIN/atc" --model="$M/resnet18.onnx" --framework=5 --output="$T/r18_v2_fp16" \
+     --soc_version=nof16c --precision_mode=force_fp16 > "$T/v2.log" 2>&1) || bad "F16C / no-F16C builds" "$(cat "$T/v3.log" "$T/v2.log")"
+  n3=$(f16kernels r18_v3_fp16); n2=$(f16kernels r18_v2_fp16)
+  [ "${n3:-0}" -gt 0 ] && [ "${n2:-1}" -eq 0 ] && ok "F16C conversions on x86-64-v3 ($n3), none without F16C" ||
+    bad "F16C instruction counts" "x86-64-v3: $n3, no-F16C: $n2"
+  runom r18_v3_fp16 resnet18 && runom r18_v2_fp16 resnet18 &&
+    cmp_out reduced "$T/r18_v2_fp16.out/output_0.npy" "$T/r18_v3_fp16.out/output_0.npy" > "$T/cmp.log" 2>&1 ||
+    grep -q "max_abs_diff 0 " "$T/cmp.log"
+  [ $? -eq 0 ] && ok "software float16 conversions match F16C: $(cat "$T/cmp.log")" || bad "no-F16C outputs" "$(cat "$T/cmp.log")"
+fi
 echo "precision_cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
