@@ -321,3 +321,25 @@ TEST(ImplModeKernels, KeepFp16RoundsIntermediates) {
   }
   EXPECT_GT(diffHp, 1e-4);  // measurably different from float32 arithmetic
 }
+
+// float16 / bfloat16 element-wise rows longer than one 64-element chunk (eltwise.cpp converts,
+// computes and rounds chunk by chunk): Relu and Add equal the element-by-element definition.
+TEST(ImplModeKernels, HalfStorageLongRowsMatchElementwise) {
+  for (DType dt : {DType::F16, DType::BF16}) {
+    std::vector<uint16_t> a(203), b(203);
+    for (size_t i = 0; i < a.size(); ++i) {
+      float x = std::sin(0.37f * (float)i) * 5.0f, y = std::cos(0.11f * (float)i) * 3.0f;
+      a[i] = dt == DType::F16 ? atck_f2h_soft(x) : atck_f2bf(x);
+      b[i] = dt == DType::F16 ? atck_f2h_soft(y) : atck_f2bf(y);
+    }
+    auto toF = [&](uint16_t h) { return dt == DType::F16 ? atck_h2f_soft(h) : atck_bf2f(h); };
+    auto toH = [&](float f) { return dt == DType::F16 ? atck_f2h_soft(f) : atck_f2bf(f); };
+    auto relu = run("Relu", {bits16(dt, a)}, "");
+    auto add = run("Add", {bits16(dt, a), bits16(dt, b)}, "");
+    for (size_t i = 0; i < a.size(); ++i) {
+      float x = toF(a[i]);
+      EXPECT_EQ(relu[0]->as<uint16_t>()[i], toH(x < 0 ? 0.0f : x)) << dtypeName(dt) << " relu " << i;
+      EXPECT_EQ(add[0]->as<uint16_t>()[i], toH(x + toF(b[i]))) << dtypeName(dt) << " add " << i;
+    }
+  }
+}
