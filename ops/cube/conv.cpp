@@ -193,7 +193,11 @@ KernelCall lowerConv(LowerCtx& c) {
   const bool unit = s[1] == 1 && s[2] == 1;
   const bool plain1x1 = k[1] * k[2] == 1 && unit && g.padBegin == std::vector<int64_t>(g.nd, 0) &&
                         g.padEnd == g.padBegin;
-  const int mode = plain1x1 || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) ? 0
+  // The band's row offsets are int32: bands that could reach 2^30 floats take im2col.
+  const double bandMax = (double)(d.C / d.G) *
+                         ((double)((out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1) *
+                              (double)((out[2] - 1) * s[2] + (k[2] - 1) * dl[2] + s[2]) + 16.0);
+  const int mode = plain1x1 || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) || bandMax > (1 << 30) ? 0
                    : unit ? 1 : (k[1] * k[2] > 1 ? 2 : 0);
   const bool band = mode != 0;
   if (band) nblocks = bandRows(P, mode, out, k, s, dl, std::max<int64_t>(NB, 224), d.N * d.G);

@@ -226,6 +226,14 @@ TEST(CubeConv, BandPath) {
   inferNode(g, *n);
   LowerCtx ctx2(g, *n);
   EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx2).params[CV_BAND], 2);
+  // A band that could pass 2^30 floats (its row offsets are int32) takes im2col.
+  Graph g3;
+  Value* xb = g3.newValue("x", TensorType(DType::F32, {1, 64, 8192, 8192}));
+  Node* nb = g3.addNode("Conv", "conv", {xb, g3.newConstant("w", randTensor({4, 64, 3, 3}, 5))}, {g3.newValue("y")});
+  nb->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+  inferNode(g3, *nb);
+  LowerCtx ctx3(g3, *nb);
+  EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx3).params[CV_BAND], 0);
 }
 
 // Strided convs with a window wider than 1x1 take band mode 2 (column phases, a row of tiles
