@@ -28,12 +28,12 @@ enum CubeInit {
 // Full 6x16 tile. C rows at C + i * ldc. A element (row i, k) at A[i * ars + k * acs]:
 // a packed panel is ars = 1, acs = CUBE_MR; a row-major matrix read in place (no packing)
 // is ars = its row stride, acs = 1 (all 6 rows must exist). Both are kernel params, so the
-// broadcasts compile to constant-offset loads either way.
-static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRICT A,
-                                            const float* ATCK_RESTRICT B, int64_t ldb,
-                                            float* ATCK_RESTRICT C, int64_t ldc, int init,
-                                            const float* bias, int64_t ars = 1,
-                                            int64_t acs = CUBE_MR) {
+// broadcasts compile to constant-offset loads either way. brow(k) gives B row k (16 floats);
+// it is inlined, so the two wrappers below compile to the plain FMA loop.
+template <class BRow>
+static inline ATCK_INLINE void cube_ukernel_rows(int64_t K, const float* ATCK_RESTRICT A, BRow brow,
+                                                 float* ATCK_RESTRICT C, int64_t ldc, int init,
+                                                 const float* bias, int64_t ars, int64_t acs) {
 #define CUBE_DECL(i) atck_f8 c##i##0, c##i##1;
   CUBE_ROWS(CUBE_DECL)
 #undef CUBE_DECL
@@ -57,8 +57,9 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
 #undef CUBE_INIT
   }
   for (int64_t k = 0; k < K; ++k) {
-    atck_f8 b0 = atck_ld8(B + k * ldb);
-    atck_f8 b1 = atck_ld8(B + k * ldb + 8);
+    const float* b = brow(k);
+    atck_f8 b0 = atck_ld8(b);
+    atck_f8 b1 = atck_ld8(b + 8);
     const float* a = A + k * acs;
 #define CUBE_FMA(i) { atck_f8 ai = atck_splat8(a[i * ars]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
     CUBE_ROWS(CUBE_FMA)
@@ -69,43 +70,24 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
 #undef CUBE_STORE
 }
 
-// cube_ukernel with B row k at B + boff[k] (unaligned, any spacing): the band path of conv
-// (kernels/lib/conv.cpp) reads its rows straight from a zero-padded copy of the input rows, so
-// a 3x3 conv needs no im2col. A is a packed panel; init ZERO, ACC or ROWBIAS (6 bias values).
+// B: K rows of 16 floats at B + k * ldb.
+static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRICT A,
+                                            const float* ATCK_RESTRICT B, int64_t ldb,
+                                            float* ATCK_RESTRICT C, int64_t ldc, int init,
+                                            const float* bias, int64_t ars = 1,
+                                            int64_t acs = CUBE_MR) {
+  cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + k * ldb; }, C, ldc, init, bias, ars, acs);
+}
+
+// B row k at B + boff[k] (unaligned, any spacing): the band path of conv (kernels/lib/conv.cpp)
+// reads its rows straight from a zero-padded copy of the input rows, so a 3x3 conv needs no
+// im2col. A is a packed panel.
 static inline ATCK_INLINE void cube_ukernel_off(int64_t K, const float* ATCK_RESTRICT A,
                                                 const float* ATCK_RESTRICT B,
                                                 const int32_t* ATCK_RESTRICT boff,
                                                 float* ATCK_RESTRICT C, int64_t ldc, int init,
                                                 const float* bias) {
-#define CUBE_DECL(i) atck_f8 c##i##0, c##i##1;
-  CUBE_ROWS(CUBE_DECL)
-#undef CUBE_DECL
-  if (init == CUBE_INIT_ACC) {
-#define CUBE_INIT(i) c##i##0 = atck_ld8(C + i * ldc); c##i##1 = atck_ld8(C + i * ldc + 8);
-    CUBE_ROWS(CUBE_INIT)
-#undef CUBE_INIT
-  } else if (init == CUBE_INIT_ROWBIAS) {
-#define CUBE_INIT(i) c##i##0 = atck_splat8(bias[i]); c##i##1 = c##i##0;
-    CUBE_ROWS(CUBE_INIT)
-#undef CUBE_INIT
-  } else {
-    atck_f8 z = atck_splat8(0.0f);
-#define CUBE_INIT(i) c##i##0 = z; c##i##1 = z;
-    CUBE_ROWS(CUBE_INIT)
-#undef CUBE_INIT
-  }
-  for (int64_t k = 0; k < K; ++k) {
-    const float* b = B + boff[k];
-    atck_f8 b0 = atck_ld8(b);
-    atck_f8 b1 = atck_ld8(b + 8);
-    const float* a = A + k * CUBE_MR;
-#define CUBE_FMA(i) { atck_f8 ai = atck_splat8(a[i]); c##i##0 += ai * b0; c##i##1 += ai * b1; }
-    CUBE_ROWS(CUBE_FMA)
-#undef CUBE_FMA
-  }
-#define CUBE_STORE(i) atck_st8(C + i * ldc, c##i##0); atck_st8(C + i * ldc + 8, c##i##1);
-  CUBE_ROWS(CUBE_STORE)
-#undef CUBE_STORE
+  cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + boff[k]; }, C, ldc, init, bias, 1, CUBE_MR);
 }
 
 // Any tile of mr <= 6 rows and nr <= 16 columns. A: a packed panel with 6 (zero padded)
