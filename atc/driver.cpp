@@ -22,6 +22,7 @@
 #include "atc/options.h"
 #include "cache/entry_file.h"
 #include "runtime/om_format.h"
+#include "runtime/om_signature.h"
 #include "cache/graph_cache.h"
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/tf/tf_importer.h"
@@ -146,8 +147,18 @@ GraphCacheEntry graphCacheEntry(const AtcOptions& opts, const TargetProfile& tar
   return {key, cache::graphCacheEntryPath(opts.output.graphCompilerCacheDir, key)};
 }
 
+// --sign_key: the model as written, signed (runtime/om_signature.h).
+std::vector<uint8_t> signModel(const std::vector<uint8_t>& om, const std::string& pem) {
+  try {
+    return om::signOm(om, pem, "--sign_key");
+  } catch (const om::OmError& e) {
+    throw AtcError("E19999", std::string("Internal error: cannot sign the model: ") + e.what(),
+                   "Check --sign_key; report this with the command line if the key is valid.");
+  }
+}
+
 // Writes the cached .om when the entry is valid and records this key; true on a hit.
-bool serveFromGraphCache(const GraphCacheEntry& e, const std::string& omPath) {
+bool serveFromGraphCache(const GraphCacheEntry& e, const std::string& omPath, const std::string& signKeyPem) {
   if (e.path.empty()) return false;
   const std::string& entry = e.path;
   std::vector<uint8_t> payload, cached;
@@ -158,6 +169,7 @@ bool serveFromGraphCache(const GraphCacheEntry& e, const std::string& omPath) {
   }
   if (r == cache::ReadResult::Ok) {
     PhaseTimer t("write");
+    if (!signKeyPem.empty()) cached = signModel(cached, signKeyPem);
     writeOutputFile(omPath, cached.data(), cached.size());
     logInfo("whole-model cache hit " + entry + ": wrote " + omPath);
     return true;
@@ -198,7 +210,7 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   }
   logInfo("target " + target.name + ": triple " + target.triple + ", cpu " + target.cpu);
   GraphCacheEntry graphEntry = graphCacheEntry(opts, target);
-  if (serveFromGraphCache(graphEntry, omPath)) return;
+  if (serveFromGraphCache(graphEntry, omPath, opts.output.signKeyPem)) return;
   std::unique_ptr<Graph> g = importModel(opts.import);
   CompileReport local;
   CompileReport& report = reportOut ? *reportOut : local;
@@ -209,14 +221,17 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   if (opts.output.exportCompileStat == 2) writeFusionResult(report.passes);
   logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
   if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));
-  std::vector<uint8_t> om;
+  std::vector<uint8_t> om, signed_;
   {
     PhaseTimer t("build om");
     om = buildOm(*g, opts.backend, target, &report.kernelCache);
   }
   {
     PhaseTimer t("write");
-    writeOutputFile(omPath, om.data(), om.size());
+    // The whole-model cache keeps the unsigned model: a signed build signs at write time.
+    if (!opts.output.signKeyPem.empty()) signed_ = signModel(om, opts.output.signKeyPem);
+    const std::vector<uint8_t>& out = signed_.empty() ? om : signed_;
+    writeOutputFile(omPath, out.data(), out.size());
   }
   logInfo("wrote " + omPath + " (" + std::to_string(om.size()) + " bytes)");
   if (!graphEntry.path.empty()) {

@@ -7,6 +7,7 @@
 #include "support/diagnostics.h"
 #include "support/file_io.h"
 #include "runtime/om_format.h"
+#include "runtime/om_signature.h"
 
 namespace atc {
 
@@ -22,6 +23,7 @@ json omToJson(const std::string& omPath) {
     json parts = json::array();
     for (auto& p : v.partitions) parts.push_back({{"type", p.type}, {"size", p.size}});
     md["partitions"] = parts;
+    md["signed_by"] = om::omSigner(v);  // the signing key's fingerprint, "" when unsigned
   } catch (const AtcError&) {
     throw;
   } catch (const std::exception& e) {

@@ -16,7 +16,9 @@
 #include "cache/kernel_cache.h"
 #include "atc/fusion_switch.h"
 #include "passes/pass_registry.h"
+#include "runtime/om_signature.h"
 #include "support/diagnostics.h"
+#include "support/file_io.h"
 #include "support/strings.h"
 
 namespace atc {
@@ -404,6 +406,23 @@ void parseCache(const CliValues& v, AtcOptions& opts) {
   }
 }
 
+// --sign_key: the key is read and checked before anything is compiled.
+void parseSignKey(const std::string& path, OutputOptions& out) {
+  const std::string sol = "Give an Ed25519 private key in PEM: openssl genpkey -algorithm ed25519 -out key.pem";
+  if (path.empty()) invalid(path, "sign_key", "the value is empty.", sol, "E10004");
+  std::string pem, err = readFileBounded(path, 1 << 16, &pem);
+  if (!err.empty()) invalid(path, "sign_key", "cannot read the key: " + err + ".", sol);
+  if (pem.find("PRIVATE KEY-----") == std::string::npos)
+    invalid(path, "sign_key", "the file is not a PEM private key (a public key cannot sign).", sol);
+  try {
+    om::ed25519Fingerprint(pem, "--sign_key " + path);
+  } catch (const om::OmError& e) {
+    invalid(path, "sign_key", std::string(e.what()) + ".", sol);
+  }
+  out.signKeyPath = path;
+  out.signKeyPem = pem;
+}
+
 // Implementation modes, --fusion_switch_file (read and applied here), --export_compile_stat,
 // --disable_reuse_memory.
 void parsePassesAndOutput(const CliValues& v, AtcOptions& opts) {
@@ -422,6 +441,7 @@ void parsePassesAndOutput(const CliValues& v, AtcOptions& opts) {
               "Use --export_compile_stat=0 (no fusion_result.json), 1 (default) or 2.");
     opts.output.exportCompileStat = (int)e;
   }
+  if (v.given("sign_key")) parseSignKey(trim(v.val("sign_key")), opts.output);
   if (v.given("disable_reuse_memory")) {
     std::string d = checkedValue(v, "disable_reuse_memory", {"0", "1"},
                                  "Use --disable_reuse_memory=0 (default: buffers reuse memory) or 1.");

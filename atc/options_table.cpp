@@ -31,6 +31,7 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"dynamic_image_size", "basic", N, {}, "dynamic image size profiles"},
       {"dynamic_dims", "basic", N, {}, "dynamic dims profiles"},
       {"log", "basic", I, {}, "debug, info, warning, error, null (default)"},
+      {"sign_key", "basic", I, {}, "Ed25519 private key (PEM): sign the .om; omrun --verify_key and atc_model_load_verified check it (an extension of this atc)"},
       {"external_weight", "basic", N, {"0"}, "0 (default): weights in the .om"},
       {"disable_reuse_memory", "basic", I, {}, "0 (default): buffers share memory; 1: every buffer its own memory"},
       {"buffer_optimize", "basic", N, {}, "l2_optimize, off_optimize"},

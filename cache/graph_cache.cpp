@@ -31,7 +31,7 @@ bool hashFile(const std::string& path, Sha256& h) {
 
 bool ignoredOption(const std::string& tok) {
   static const char* kIgnored[] = {"--output=", "--log=", "--graph_compiler_cache_dir=", "--op_compiler_cache_dir=",
-                                   "--op_compiler_cache_mode="};
+                                   "--op_compiler_cache_mode=", "--sign_key="};
   for (auto* p : kIgnored)
     if (tok.rfind(p, 0) == 0) return true;
   return false;

@@ -95,7 +95,7 @@ double percentile(std::vector<double> v, double p) {
 
 int main(int argc, char** argv) {
   CLI::App app{"omrun: run an offline model (.om) built by atc"};
-  std::string modelPath, inputList, outDir, summaryPath, outfmt = "NPY";
+  std::string modelPath, inputList, outDir, summaryPath, outfmt = "NPY", verifyKey;
   int loop = 1, warmup = 0, threads = 0, device = 0;
   app.add_option("--model,-m", modelPath, "the .om model")->required();
   app.add_option("--input,-i", inputList, "comma-separated .npy or raw .bin files, in model-input order (random data if absent)");
@@ -106,6 +106,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "kernel threads (default: number of cores)")->check(CLI::Range(0, 4096));
   app.add_option("--summary", summaryPath, "write a JSON latency summary to this file");
   app.add_option("--device", device, "accepted for ais_bench compatibility (ignored)");
+  app.add_option("--verify_key", verifyKey,
+                 "Ed25519 public key (PEM): run the model only if atc --sign_key signed it with the matching key");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,7 +115,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    std::unique_ptr<Model> m = Model::load(modelPath, threads);
+    atc::rt::LoadOptions lo;
+    lo.threads = threads;
+    lo.verifyKey = verifyKey;
+    if (app.count("--verify_key") && verifyKey.empty()) throw RuntimeError("--verify_key is empty: give the path of a PEM public key");
+    std::unique_ptr<Model> m = Model::load(modelPath, lo);
     const auto& ins = m->inputs();
     const auto& outs = m->outputs();
     std::vector<std::string> files = atc::splitList(inputList, ",");

@@ -27,12 +27,24 @@ struct TensorDesc {
 // Element size for a dtype name; 0 if unknown.
 size_t dtypeSizeByName(const std::string& dtype);
 
+struct LoadOptions {
+  int threads = 0;        // total threads used by kernels (0 = number of cores)
+  std::string verifyKey;  // an Ed25519 public key (PEM file): refuse a model it did not sign
+};
+
 class Model {
  public:
-  // threads: total threads used by kernels (0 = number of cores).
+  // threads: total threads used by kernels (0 = number of cores). load() reads the file into
+  // read-only pages and uses its weights in place; loadFromMemory() copies them.
   static std::unique_ptr<Model> load(const std::string& path, int threads = 0);
+  static std::unique_ptr<Model> load(const std::string& path, const LoadOptions& o);
   static std::unique_ptr<Model> loadFromMemory(const uint8_t* data, size_t size, int threads = 0,
                                                const std::string& what = "model");
+  static std::unique_ptr<Model> loadFromMemory(const uint8_t* data, size_t size, const LoadOptions& o,
+                                               const std::string& what = "model");
+  // Every check of a load (header, checksum, signature with o.verifyKey, plan, CPU features,
+  // kernel library bounds) without allocating the arena or mapping any code. Throws RuntimeError.
+  static void check(const uint8_t* data, size_t size, const LoadOptions& o = {}, const std::string& what = "model");
   ~Model();
 
   const std::vector<TensorDesc>& inputs() const;

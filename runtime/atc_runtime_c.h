@@ -13,6 +13,10 @@ typedef struct atc_model atc_model;
 
 /* threads: 0 = number of cores. Returns NULL on error. */
 atc_model* atc_model_load(const char* path, int threads);
+/* As atc_model_load, but refuses (NULL, atc_last_error says why) a model that is not signed
+ * with the Ed25519 key whose public key (PEM) is in verify_key_path, or that was changed after
+ * signing: checked before any of the model's code is mapped. */
+atc_model* atc_model_load_verified(const char* path, int threads, const char* verify_key_path);
 void atc_model_free(atc_model* m);
 const char* atc_last_error(void);
 

@@ -30,6 +30,19 @@ atc_model* atc_model_load(const char* path, int threads) {
     return nullptr;
   }
 }
+atc_model* atc_model_load_verified(const char* path, int threads, const char* verify_key_path) {
+  try {
+    if (!verify_key_path || !*verify_key_path) throw std::runtime_error("no verify key given");
+    atc::rt::LoadOptions o;
+    o.threads = threads;
+    o.verifyKey = verify_key_path;
+    auto m = atc::rt::Model::load(path ? path : "", o);
+    return new atc_model{std::move(m)};
+  } catch (const std::exception& e) {
+    g_lastError = e.what();
+    return nullptr;
+  }
+}
 void atc_model_free(atc_model* m) { delete m; }
 const char* atc_last_error(void) { return g_lastError.c_str(); }
 

@@ -13,9 +13,12 @@
 
 #include "runtime/atc_rt_abi.h"
 #include "support/checked_math.h"
+#include "support/file_io.h"
 #include "runtime/atc_runtime.h"
 #include "runtime/cpu_check.h"
+#include "runtime/file_image.h"
 #include "runtime/om_format.h"
+#include "runtime/om_signature.h"
 #include "runtime/so_loader.h"
 #include "runtime/thread_pool.h"
 
@@ -109,7 +112,11 @@ struct Model::Impl {
   std::vector<void*> args;  // all steps' argument arrays, back to back
   bool profile = false;     // ATC_PROFILE=1: time every step, print a table when unloaded
   int64_t runs = 0;
+  std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
   void printProfile() const;
+  void load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o, bool weightsInPlace,
+            bool checkOnly);
+  void start(int threads);
 };
 
 // ATC_PROFILE report: per step (sorted by time) the mean time per run and the share.
@@ -130,121 +137,201 @@ void Model::Impl::printProfile() const {
 Model::Model() : impl_(new Impl) {}
 Model::~Model() { impl_->printProfile(); }
 
-std::unique_ptr<Model> Model::load(const std::string& path, int threads) {
-  std::vector<uint8_t> bytes;
-  try {
-    bytes = om::readFileBytes(path);
-  } catch (const om::OmError& e) {
-    throw RuntimeError(std::string("cannot load model: ") + e.what());
-  }
-  return loadFromMemory(bytes.data(), bytes.size(), threads, path);
+namespace {
+
+// One buffer of the plan: where it lives, checked against its memory's size.
+struct PlanBuffer {
+  bool weights = false;
+  uint64_t offset = 0, size = 0;
+};
+
+RuntimeError badPlan(const std::string& what, const std::string& msg) {
+  return RuntimeError(what + ": invalid execution plan: " + msg);
 }
 
-std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, int threads,
-                                             const std::string& what) {
-  std::unique_ptr<Model> m(new Model());
-  Impl& I = *m->impl_;
-  om::OmView v;
+// Checks the header and checksum, then the signature when a verify key is given: all before
+// anything of the model is used.
+om::OmView parseAndVerify(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o) {
   try {
-    v = om::parseOm(data, size, what);
+    om::OmView v = om::parseOm(data, size, what);
+    if (!o.verifyKey.empty()) {
+      std::string pem, err = readFileBounded(o.verifyKey, 1 << 16, &pem);
+      if (!err.empty()) throw RuntimeError("cannot read the verify key " + o.verifyKey + ": " + err);
+      try {
+        om::verifyOmSignature(v, pem, "the verify key " + o.verifyKey);
+      } catch (const om::OmError& e) {
+        throw RuntimeError(what + " is refused: " + e.what());
+      }
+    }
+    return v;
   } catch (const om::OmError& e) {
     throw RuntimeError(e.what());
   }
-  auto bad = [&](const std::string& msg) { return RuntimeError(what + ": invalid execution plan: " + msg); };
+}
+
+std::vector<PlanBuffer> readPlanBuffers(const nlohmann::json& plan, uint64_t arenaSize, uint64_t weightSize,
+                                        const std::string& what) {
+  std::vector<PlanBuffer> out;
+  for (auto& b : plan.at("buffers")) {
+    std::string mem = b.at("mem").get<std::string>();
+    if (mem != "arena" && mem != "weights") throw badPlan(what, "unknown memory kind " + mem);
+    PlanBuffer pb{mem == "weights", b.at("offset").get<uint64_t>(), b.at("size").get<uint64_t>()};
+    uint64_t cap = pb.weights ? weightSize : arenaSize;
+    if (pb.offset > cap || pb.size > cap - pb.offset) throw badPlan(what, "buffer outside its memory");
+    out.push_back(pb);
+  }
+  return out;
+}
+
+size_t planBufferId(const nlohmann::json& j, const std::vector<PlanBuffer>& bufs, const std::string& what) {
+  size_t id = j.get<size_t>();
+  if (id >= bufs.size()) throw badPlan(what, "buffer id out of range");
+  return id;
+}
+
+// Inputs or outputs of the plan: the declared byte count must be the shape's (checked
+// arithmetic) and fit the buffer. Returns the buffer id of each.
+std::vector<size_t> readTensorDescs(const nlohmann::json& arr, const std::vector<PlanBuffer>& bufs,
+                                    const std::string& what, std::vector<TensorDesc>& out) {
+  std::vector<size_t> ids;
+  for (auto& t : arr) {
+    TensorDesc d;
+    d.name = t.at("name").get<std::string>();
+    d.dtype = t.at("dtype").get<std::string>();
+    d.dtypeCode = t.at("dtype_code").get<int32_t>();
+    d.shape = t.at("shape").get<std::vector<int64_t>>();
+    d.bytes = t.at("bytes").get<uint64_t>();
+    size_t id = planBufferId(t.at("buffer"), bufs, what);
+    int64_t want = -1;
+    size_t es = dtypeSizeByName(d.dtype);
+    if (!es || !shapeSize(d.shape, es, nullptr, &want) || (uint64_t)want != d.bytes)
+      throw badPlan(what, d.name + ": " + std::to_string(d.bytes) + " bytes declared for " + d.dtype + " of that shape");
+    if (bufs[id].size < d.bytes) throw badPlan(what, "buffer of " + d.name + " is too small");
+    out.push_back(d);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+void checkCpuFeatures(const nlohmann::json& plan, const std::string& what, const std::string& soc) {
+  if (!plan.contains("cpu_features")) return;
+  auto missing = missingCpuFeatures(plan["cpu_features"].get<std::vector<std::string>>());
+  if (missing.empty()) return;
+  std::string list;
+  for (auto& f : missing) list += (list.empty() ? "" : ", ") + f;
+  throw RuntimeError(what + " was compiled for target " + soc + " and needs CPU features this CPU lacks: " + list +
+                     ". Rebuild it with atc --soc_version=native (or a profile this CPU supports).");
+}
+
+}  // namespace
+
+// Everything a load checks, in order: header, checksum, signature, plan, CPU features and the
+// kernel library's ELF bounds. With checkOnly nothing is allocated or mapped.
+void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o,
+                       bool weightsInPlace, bool checkOnly) {
+  om::OmView v = parseAndVerify(data, size, what, o);
   nlohmann::json plan;
   try {
     plan = nlohmann::json::parse(v.partString(om::kTaskInfo));
   } catch (const std::exception& e) {
-    throw bad(e.what());
+    throw badPlan(what, e.what());
   }
-  I.name = v.header.name;
-  I.soc = v.header.socVersion;
+  name = v.header.name;
+  soc = v.header.socVersion;
   try {
     uint64_t wsize = 0;
     const uint8_t* w = v.has(om::kWeightsData) ? v.part(om::kWeightsData, &wsize) : nullptr;
-    I.weights.reset(new ReadOnlyBuf(w, wsize));
-    I.arenaSize = plan.at("arena_size").get<uint64_t>();
-    if (I.arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
-      throw bad("arena size " + std::to_string(I.arenaSize) + " is larger than any model can need");
-    I.arena.reset(new AlignedBuf(I.arenaSize));
-
-    std::vector<uint8_t*> bufPtr;
-    std::vector<uint64_t> bufSize;
-    std::vector<bool> bufReadOnly;
-    for (auto& b : plan.at("buffers")) {
-      std::string mem = b.at("mem").get<std::string>();
-      uint64_t off = b.at("offset").get<uint64_t>(), sz = b.at("size").get<uint64_t>();
-      uint64_t cap = mem == "arena" ? I.arenaSize : mem == "weights" ? wsize : 0;
-      if (mem != "arena" && mem != "weights") throw bad("unknown memory kind " + mem);
-      if (off > cap || sz > cap - off) throw bad("buffer outside its memory");
-      bufPtr.push_back((uint8_t*)(mem == "arena" ? I.arena->p : I.weights->p) + off);
-      bufSize.push_back(sz);
-      bufReadOnly.push_back(mem == "weights");
-    }
-    auto bufId = [&](const nlohmann::json& j) -> size_t {
-      size_t id = j.get<size_t>();
-      if (id >= bufPtr.size()) throw bad("buffer id out of range");
-      return id;
-    };
-    auto readDescs = [&](const nlohmann::json& arr, std::vector<TensorDesc>& out, std::vector<uint8_t*>& ptrs) {
-      for (auto& t : arr) {
-        TensorDesc d;
-        d.name = t.at("name").get<std::string>();
-        d.dtype = t.at("dtype").get<std::string>();
-        d.dtypeCode = t.at("dtype_code").get<int32_t>();
-        d.shape = t.at("shape").get<std::vector<int64_t>>();
-        d.bytes = t.at("bytes").get<uint64_t>();
-        size_t id = bufId(t.at("buffer"));
-        int64_t want = -1;  // the declared byte count must be the shape's, checked, and fit its buffer
-        size_t es = dtypeSizeByName(d.dtype);
-        if (!es || !shapeSize(d.shape, es, nullptr, &want) || (uint64_t)want != d.bytes)
-          throw bad(d.name + ": " + std::to_string(d.bytes) + " bytes declared for " + d.dtype + " of that shape");
-        if (bufSize[id] < d.bytes) throw bad("buffer of " + d.name + " is too small");
-        out.push_back(d);
-        ptrs.push_back(bufPtr[id]);
-      }
-    };
-    readDescs(plan.at("inputs"), I.inputs, I.inPtr);
-    for (auto& t : plan.at("inputs"))
-      if (bufReadOnly[bufId(t.at("buffer"))])
-        throw bad("input " + t.at("name").get<std::string>() + " is in the weights");
-    readDescs(plan.at("outputs"), I.outputs, I.outPtr);
-
-    if (plan.contains("cpu_features")) {
-      auto missing = missingCpuFeatures(plan["cpu_features"].get<std::vector<std::string>>());
-      if (!missing.empty()) {
-        std::string list;
-        for (auto& f : missing) list += (list.empty() ? "" : ", ") + f;
-        throw RuntimeError(what + " was compiled for target " + I.soc + " and needs CPU features this CPU lacks: " +
-                           list + ". Rebuild it with atc --soc_version=native (or a profile this CPU supports).");
-      }
-    }
+    arenaSize = plan.at("arena_size").get<uint64_t>();
+    if (arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
+      throw badPlan(what, "arena size " + std::to_string(arenaSize) + " is larger than any model can need");
+    std::vector<PlanBuffer> bufs = readPlanBuffers(plan, arenaSize, wsize, what);
+    std::vector<size_t> inIds = readTensorDescs(plan.at("inputs"), bufs, what, inputs);
+    for (size_t i = 0; i < inIds.size(); ++i)
+      if (bufs[inIds[i]].weights) throw badPlan(what, "input " + inputs[i].name + " is in the weights");
+    std::vector<size_t> outIds = readTensorDescs(plan.at("outputs"), bufs, what, outputs);
+    checkCpuFeatures(plan, what, soc);
     uint64_t ksize = 0;
     const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
-    const auto& steps = plan.at("steps");
-    if (!steps.empty()) {
-      if (!ksize) throw bad("steps but no kernels");
-      I.so.reset(new SharedObject(k, ksize));
+    const auto& stepList = plan.at("steps");
+    if (!stepList.empty() && !ksize) throw badPlan(what, "steps but no kernels");
+    std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
+    for (auto& s : stepList) {
+      s.at("symbol").get<std::string>();
+      stepArgs.emplace_back();
+      for (auto& a : s.at("args")) stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, bufs, what));
     }
-    for (auto& s : steps) {
-      Impl::Step st;
+    if (checkOnly) {
+      if (!stepList.empty()) checkSharedObject(k, ksize);
+      return;
+    }
+    // The memory: weights used in place (a read-only file image) or copied read-only; the arena.
+    const uint8_t* wbase = w;
+    if (!weightsInPlace) {
+      weights.reset(new ReadOnlyBuf(w, wsize));
+      wbase = (const uint8_t*)weights->p;
+    }
+    arena.reset(new AlignedBuf(arenaSize));
+    auto ptr = [&](size_t id) {
+      return bufs[id].weights ? (uint8_t*)wbase + bufs[id].offset : (uint8_t*)arena->p + bufs[id].offset;
+    };
+    for (size_t id : inIds) inPtr.push_back(ptr(id));
+    for (size_t id : outIds) outPtr.push_back(ptr(id));
+    if (!stepList.empty()) so.reset(new SharedObject(k, ksize));
+    for (size_t i = 0; i < stepList.size(); ++i) {
+      const auto& s = stepList[i];
+      Step st;
       st.symbol = s.at("symbol").get<std::string>();
-      st.fn = (AtcKernelEntry)I.so->symbol(st.symbol);
+      st.fn = (AtcKernelEntry)so->symbol(st.symbol);
       st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
-      st.argBegin = I.args.size();
-      for (auto& a : s.at("args")) I.args.push_back(a.is_null() ? nullptr : (void*)bufPtr[bufId(a)]);
-      st.argCount = I.args.size() - st.argBegin;
-      I.steps.push_back(st);
+      st.argBegin = args.size();
+      for (int64_t a : stepArgs[i]) args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
+      st.argCount = args.size() - st.argBegin;
+      steps.push_back(st);
     }
   } catch (const nlohmann::json::exception& e) {
-    throw bad(e.what());
+    throw badPlan(what, e.what());
   } catch (const om::OmError& e) {
     throw RuntimeError(e.what());
   }
-  I.pool.reset(new ThreadPool(threads > 0 ? threads : defaultThreads()));
+}
+
+void Model::Impl::start(int threads) {
+  pool.reset(new ThreadPool(threads > 0 ? threads : defaultThreads()));
   const char* prof = getenv("ATC_PROFILE");
-  I.profile = prof && *prof && std::strcmp(prof, "0") != 0;
+  profile = prof && *prof && std::strcmp(prof, "0") != 0;
+}
+
+std::unique_ptr<Model> Model::load(const std::string& path, int threads) {
+  LoadOptions o;
+  o.threads = threads;
+  return load(path, o);
+}
+
+std::unique_ptr<Model> Model::load(const std::string& path, const LoadOptions& o) {
+  std::unique_ptr<Model> m(new Model());
+  m->impl_->image.reset(new FileImage(path, kMaxRuntimeFileBytes));
+  m->impl_->load(m->impl_->image->data(), m->impl_->image->size(), path, o, /*weightsInPlace=*/true, false);
+  m->impl_->start(o.threads);
   return m;
+}
+
+std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, int threads, const std::string& what) {
+  LoadOptions o;
+  o.threads = threads;
+  return loadFromMemory(data, size, o, what);
+}
+
+std::unique_ptr<Model> Model::loadFromMemory(const uint8_t* data, size_t size, const LoadOptions& o,
+                                             const std::string& what) {
+  std::unique_ptr<Model> m(new Model());
+  m->impl_->load(data, size, what, o, /*weightsInPlace=*/false, false);
+  m->impl_->start(o.threads);
+  return m;
+}
+
+void Model::check(const uint8_t* data, size_t size, const LoadOptions& o, const std::string& what) {
+  Model m;
+  m.impl_->load(data, size, what, o, false, /*checkOnly=*/true);
 }
 
 const std::vector<TensorDesc>& Model::inputs() const { return impl_->inputs; }

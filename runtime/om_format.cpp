@@ -41,6 +41,7 @@ const char* partitionName(uint32_t type) {
     case kWeightsData: return "WEIGHTS_DATA";
     case kTaskInfo: return "TASK_INFO";
     case kKernels: return "KERNELS";
+    case kSignature: return "SIGNATURE";
     default: return "UNKNOWN";
   }
 }
@@ -112,9 +113,14 @@ std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std
   put<uint64_t>(b, kOffMemSize, h.memorySize);
   put<uint64_t>(b, kOffWeightSize, h.weightSize);
   put<uint64_t>(b, kOffTableOffset, kHeaderSize);
-  put<uint64_t>(b, kOffChecksum, 0);
-  put<uint64_t>(b, kOffChecksum, omFileChecksum(b.data(), total));
+  setChecksum(b);
   return b;
+}
+
+void setChecksum(std::vector<uint8_t>& b) {
+  if (b.size() < kHeaderSize) throw OmError("setChecksum: not an .om");
+  put<uint64_t>(b, kOffChecksum, 0);
+  put<uint64_t>(b, kOffChecksum, omFileChecksum(b.data(), b.size()));
 }
 
 OmView parseOm(const uint8_t* d, size_t size, const std::string& what) {

@@ -18,6 +18,7 @@ enum PartitionType : uint32_t {
   kWeightsData = 1,  // raw constant bytes (64-byte aligned offsets)
   kTaskInfo = 2,     // JSON: execution plan
   kKernels = 3,      // ELF shared object with the kernel entries
+  kSignature = 4,    // Ed25519 signature of the rest (runtime/om_signature.h), last when present
 };
 const char* partitionName(uint32_t type);
 
@@ -71,6 +72,9 @@ uint64_t omFileChecksum(const uint8_t* file, size_t size);
 // Serialises header + partitions (in the given order, each at a 64-byte aligned offset).
 // Fills checksum and totalLength.
 std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts);
+
+// Recomputes the header checksum of a whole file in place (after a partition changed).
+void setChecksum(std::vector<uint8_t>& file);
 
 // Checks magic, header size, version, length, checksum and the partition table.
 // `what` names the file in messages. Throws OmError with a clear message.

@@ -24,9 +24,11 @@ bool writeAll(int fd, const uint8_t* p, size_t n) {
   return true;
 }
 
+}  // namespace
+
 // The ELF header and every program header's file range must lie inside the image: a
 // truncated or crafted kernel library is refused here instead of faulting (SIGBUS) in dlopen.
-void checkElfBounds(const uint8_t* data, size_t size) {
+void checkSharedObject(const uint8_t* data, size_t size) {
   auto fail = [](const std::string& why) { return RuntimeError("the model's kernel library is invalid: " + why); };
   if (size < sizeof(Elf64_Ehdr)) throw fail("shorter than an ELF header");
   Elf64_Ehdr eh;
@@ -47,10 +49,8 @@ void checkElfBounds(const uint8_t* data, size_t size) {
   }
 }
 
-}  // namespace
-
 SharedObject::SharedObject(const uint8_t* data, size_t size) {
-  checkElfBounds(data, size);
+  checkSharedObject(data, size);
   std::string path;
   int fd = memfd_create("atc_kernels", MFD_CLOEXEC);
   std::string tmpFile;

@@ -6,6 +6,10 @@
 namespace atc {
 namespace rt {
 
+// Checks the ELF header and that every loadable segment lies inside [data, data+size), without
+// loading anything. Throws RuntimeError.
+void checkSharedObject(const uint8_t* data, size_t size);
+
 class SharedObject {
  public:
   SharedObject(const uint8_t* data, size_t size);  // throws RuntimeError

@@ -112,5 +112,70 @@ else
   ko "0-d and zero-size tensors"; cat "$W/atc2.log" "$W/run3.log"
 fi
 
+# Signed models: atc --sign_key, omrun --verify_key (docs/security.md).
+openssl genpkey -algorithm ed25519 -out "$W/key.pem" 2>/dev/null
+openssl pkey -in "$W/key.pem" -pubout -out "$W/key.pub.pem" 2>/dev/null
+openssl genpkey -algorithm ed25519 -out "$W/other.pem" 2>/dev/null
+openssl pkey -in "$W/other.pem" -pubout -out "$W/other.pub.pem" 2>/dev/null
+run_signed() { "$BIN/omrun" --model "$1" --input "$W/x.npy,$W/i.npy" --verify_key "$2" > "$W/sig.log" 2>&1; }
+if "$BIN/atc" --model="$W/m.onnx" --framework=5 --output="$W/ms" --soc_version=native --precision_mode=must_keep_origin_dtype \
+     --sign_key="$W/key.pem" > "$W/atcs.log" 2>&1 && run_signed "$W/ms.om" "$W/key.pub.pem"; then
+  ok "a signed model runs with its verify key"
+else
+  ko "a signed model runs with its verify key"; cat "$W/atcs.log" "$W/sig.log"
+fi
+if ! run_signed "$W/m.om" "$W/key.pub.pem" && grep -q "not signed" "$W/sig.log"; then
+  ok "an unsigned model is refused with --verify_key"
+else
+  ko "an unsigned model is refused with --verify_key"; cat "$W/sig.log"
+fi
+if ! run_signed "$W/ms.om" "$W/other.pub.pem" && grep -q "another key" "$W/sig.log"; then
+  ok "a model signed by another key is refused"
+else
+  ko "a model signed by another key is refused"; cat "$W/sig.log"
+fi
+if "$BIN/atc" --mode=1 --om="$W/ms.om" --json="$W/ms.json" > /dev/null 2>&1 &&
+   [ "$($PY -c "import json; print(json.load(open('$W/ms.json'))['signed_by'])")" = \
+     "$(openssl pkey -pubin -in "$W/key.pub.pem" -outform DER | tail -c 32 | sha256sum | cut -c1-64)" ]; then
+  ok "atc --mode=1 names the signing key's fingerprint"
+else
+  ko "atc --mode=1 names the signing key's fingerprint"
+fi
+# Flip one byte of the model name and recompute the checksum, as an attacker could.
+$PY - "$W/ms.om" "$W/ms_altered.om" <<'PYEOF'
+import sys, struct
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[41] ^= 1
+def fnv(data, h=0xcbf29ce484222325):
+    for c in data:
+        h = ((h ^ c) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+body = bytes(b[256:]); n = len(body)
+lanes = [0xcbf29ce484222325, 0x84222325cbf29ce4, 0x9ce484222325cbf2, 0x2325cbf29ce48422]
+i = 0
+while i + 32 <= n:
+    for k in range(4):
+        w = struct.unpack_from('<Q', body, i + 8 * k)[0]
+        lanes[k] = ((lanes[k] ^ w) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    i += 32
+h = fnv(body[i:])
+for k in range(4): h = fnv(struct.pack('<Q', lanes[k]), h)
+h = fnv(struct.pack('<Q', n), h)
+head = bytearray(b[:256]); head[16:24] = bytes(8)
+struct.pack_into('<Q', b, 16, fnv(bytes(head), h))
+open(sys.argv[2], 'wb').write(b)
+PYEOF
+if ! run_signed "$W/ms_altered.om" "$W/key.pub.pem" && grep -q "does not verify" "$W/sig.log"; then
+  ok "a signed model changed after signing is refused"
+else
+  ko "a signed model changed after signing is refused"; cat "$W/sig.log"
+fi
+if ! "$BIN/atc" --model="$W/m.onnx" --framework=5 --output="$W/mk" --soc_version=native --sign_key="$W/key.pub.pem" > "$W/atck.log" 2>&1 &&
+   grep -q "E10001" "$W/atck.log" && [ ! -e "$W/mk.om" ]; then
+  ok "atc refuses a public key as --sign_key"
+else
+  ko "atc refuses a public key as --sign_key"; cat "$W/atck.log"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -39,6 +39,15 @@ TEST(RuntimeCApi, LoadDescribeRun) {
   ASSERT_EQ(atc_model_run(m, ins, outs), 0) << atc_last_error();
   for (int i = 0; i < 5; ++i) EXPECT_EQ(out[i], in[i]);
   atc_model_free(m);
+  // A verify key refuses this unsigned model before loading it (tests/unit/runtime_signature_test.cpp
+  // covers signed ones); no key at all is an error, not an unverified load.
+  std::string pub = testing::TempDir() + std::to_string(::getpid()) + "_capi_key.pub.pem";
+  std::ofstream(pub) << "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n";
+  EXPECT_EQ(atc_model_load_verified(path.c_str(), 1, pub.c_str()), nullptr);
+  EXPECT_NE(std::string(atc_last_error()).find("not signed"), std::string::npos) << atc_last_error();
+  EXPECT_EQ(atc_model_load_verified(path.c_str(), 1, ""), nullptr);
+  EXPECT_EQ(atc_model_load_verified(path.c_str(), 1, nullptr), nullptr);
+  std::remove(pub.c_str());
   std::remove(path.c_str());
 
   EXPECT_EQ(atc_model_load("/nonexistent.om", 0), nullptr);
