@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "runtime/atc_runtime.h"
 
@@ -34,10 +35,15 @@ std::string npyDescr(const std::string& dtype) {
 }
 
 NpyArray readNpy(const std::string& path) {
-  auto fail = [&](const std::string& m) { return RuntimeError(path + ": " + m); };
   std::string s;  // regular files only, bounded: a FIFO or /dev/zero is refused, not read forever
   std::string err = readFileBounded(path, kMaxRuntimeFileBytes, &s);
-  if (!err.empty()) throw fail("cannot open the file: " + err);
+  if (!err.empty()) throw RuntimeError(path + ": cannot open the file: " + err);
+  return parseNpy(reinterpret_cast<const uint8_t*>(s.data()), s.size(), path);
+}
+
+NpyArray parseNpy(const uint8_t* data, size_t size, const std::string& what) {
+  auto fail = [&](const std::string& m) { return RuntimeError(what + ": " + m); };
+  const std::string_view s(reinterpret_cast<const char*>(data), size);
   if (s.size() < 10 || s.compare(0, 6, "\x93NUMPY") != 0) throw fail("not a .npy file");
   int major = (uint8_t)s[6];
   size_t hlen, hoff;
@@ -54,7 +60,7 @@ NpyArray readNpy(const std::string& path) {
     throw fail("unsupported .npy version " + std::to_string(major));
   }
   if (s.size() < hoff + hlen) throw fail("truncated .npy header");
-  std::string h = s.substr(hoff, hlen);
+  const std::string h(s.substr(hoff, hlen));
   auto field = [&](const std::string& key) -> std::string {
     size_t k = h.find("'" + key + "'");
     if (k == std::string::npos) throw fail("bad .npy header (no " + key + ")");

@@ -15,6 +15,8 @@ struct NpyArray {
 
 // Throws RuntimeError with a message naming the file on any problem.
 NpyArray readNpy(const std::string& path);
+// Same from the file's bytes in memory (`what` names them in messages); readNpy uses it.
+NpyArray parseNpy(const uint8_t* data, size_t size, const std::string& what);
 void writeNpy(const std::string& path, const std::string& dtype, const std::vector<int64_t>& shape,
               const void* data, size_t bytes);
 // numpy descr ("<f4") for our dtype name; empty if numpy has no such type.

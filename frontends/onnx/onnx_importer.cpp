@@ -39,10 +39,14 @@ class OnnxImporter {
  public:
   explicit OnnxImporter(const ImportOptions& opts) : opts_(opts) {}
 
-  std::unique_ptr<Graph> run() {
+  // bytes: the serialized ModelProto, or null to read opts.model.
+  std::unique_ptr<Graph> run(const std::string* bytes = nullptr) {
     path_ = opts_.model;
     modelDir_ = std::filesystem::path(path_).parent_path().string();
-    onnxfe::loadModelProto(path_, &model_);
+    if (bytes)
+      onnxfe::loadModelProtoFromBytes(bytes->data(), bytes->size(), path_, &model_);
+    else
+      onnxfe::loadModelProto(path_, &model_);
     prepareOpset();
     g_ = std::make_unique<Graph>();
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
@@ -375,6 +379,10 @@ class OnnxImporter {
 
 std::unique_ptr<Graph> importOnnx(const ImportOptions& opts) {
   return OnnxImporter(opts).run();
+}
+
+std::unique_ptr<Graph> importOnnxFromBytes(const std::string& bytes, const ImportOptions& opts) {
+  return OnnxImporter(opts).run(&bytes);
 }
 
 }  // namespace atc

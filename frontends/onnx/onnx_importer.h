@@ -10,5 +10,8 @@
 namespace atc {
 
 std::unique_ptr<Graph> importOnnx(const ImportOptions& opts);
+// Same from ModelProto bytes in memory (fuzzing, tests); opts.model names the model in
+// messages and its folder is where external data would be looked for.
+std::unique_ptr<Graph> importOnnxFromBytes(const std::string& bytes, const ImportOptions& opts);
 
 }  // namespace atc

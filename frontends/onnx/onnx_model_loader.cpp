@@ -23,6 +23,15 @@ namespace {
                  "Check that --model names a valid ONNX model file (--framework=5) and that "
                  "the file is complete and readable.");
 }
+
+// What both loaders check once the message is parsed.
+void checkParsedModel(const std::string& what, const onnx::ModelProto& model) {
+  if (!model.has_graph())
+    loadFail(what, "the file is not an ONNX model (it has no graph)");
+  if (model.ir_version() <= 0)
+    loadFail(what, "the file is not an ONNX model (ir_version is missing)");
+}
+const char* kParseError = "the file is corrupt, truncated or not an ONNX model (protobuf parse error)";
 }  // namespace
 
 void loadModelProto(const std::string& path, onnx::ModelProto* model) {
@@ -43,12 +52,18 @@ void loadModelProto(const std::string& path, onnx::ModelProto* model) {
   if (!ok) {
     if (st.st_size > (off_t)INT_MAX)
       loadFail(path, "the file is larger than 2 GB; store the weights as ONNX external data");
-    loadFail(path, "the file is corrupt, truncated or not an ONNX model (protobuf parse error)");
+    loadFail(path, kParseError);
   }
-  if (!model->has_graph())
-    loadFail(path, "the file is not an ONNX model (it has no graph)");
-  if (model->ir_version() <= 0)
-    loadFail(path, "the file is not an ONNX model (ir_version is missing)");
+  checkParsedModel(path, *model);
+}
+
+void loadModelProtoFromBytes(const void* data, size_t size, const std::string& what, onnx::ModelProto* model) {
+  if (size > (size_t)INT_MAX)
+    loadFail(what, "the file is larger than 2 GB; store the weights as ONNX external data");
+  google::protobuf::io::CodedInputStream cin(static_cast<const uint8_t*>(data), (int)size);
+  cin.SetTotalBytesLimit(INT_MAX);
+  if (!(model->ParseFromCodedStream(&cin) && cin.ConsumedEntireMessage())) loadFail(what, kParseError);
+  checkParsedModel(what, *model);
 }
 
 int64_t defaultOpset(const onnx::ModelProto& model) {

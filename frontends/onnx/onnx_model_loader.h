@@ -16,6 +16,8 @@ constexpr int64_t kMaxOpset = 17;
 
 // Parses the file. Throws AtcError E10041 if it cannot be read or is not an ONNX model.
 void loadModelProto(const std::string& path, onnx::ModelProto* model);
+// Same from bytes in memory (fuzzing, tests); `what` names the source in error messages.
+void loadModelProtoFromBytes(const void* data, size_t size, const std::string& what, onnx::ModelProto* model);
 
 // The default-domain ("" or "ai.onnx") opset version imported by the model; 0 if none.
 int64_t defaultOpset(const onnx::ModelProto& model);

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""Writes the seed corpus of a fuzz target (scripts/fuzz.sh calls it).
+Usage: make_seeds.py TARGET OUT_DIR SRC_DIR [MAX_BYTES]   (TARGET: onnx, tf, npy, options)
+Seeds are small real inputs: ../shared/repros, the ONNX node-test models, the TF graphs of
+tests/tf_gen and ../shared/models/tf, .npy files written with numpy, and option files in
+the forms docs/precision.md, docs/implmode.md and docs/fusion.md describe. Files over
+MAX_BYTES (the target's -max_len; default 1 MiB) are left out: libFuzzer would truncate them,
+and big models make every execution slow."""
+import glob
+import hashlib
+import io
+import os
+import sys
+
+MAX_SEED_BYTES = 1 << 20
+
+
+def put(out, data, ext=""):
+    if isinstance(data, str):
+        data = data.encode()
+    if len(data) > MAX_SEED_BYTES:
+        return 0
+    name = hashlib.sha1(data).hexdigest()[:16] + ext
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+    return 1
+
+
+def put_file(out, path):
+    if os.path.getsize(path) > MAX_SEED_BYTES:
+        return 0
+    with open(path, "rb") as f:
+        return put(out, f.read(), os.path.splitext(path)[1])
+
+
+def onnx_seeds(out, src, shared):
+    n = sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "repros", "*.onnx"))))
+    node_tests = sorted(glob.glob(os.path.join(shared, "onnx-node-tests", "node", "*", "model.onnx")))
+    n += sum(put_file(out, p) for p in node_tests)
+    # Most node tests import opsets above the supported 17 and are refused at once: also
+    # give each such model with its default-domain opset set to 17, so seeds reach the
+    # importer and the passes (ops whose opset-17 form differs are then refused or fuzzed).
+    try:
+        import onnx
+    except ImportError:
+        return n
+    for p in node_tests:
+        if os.path.getsize(p) > MAX_SEED_BYTES:
+            continue
+        m = onnx.ModelProto()
+        with open(p, "rb") as f:
+            m.ParseFromString(f.read())
+        changed = False
+        for o in m.opset_import:
+            if o.domain in ("", "ai.onnx") and o.version > 17:
+                o.version = 17
+                changed = True
+        if changed:
+            n += put(out, m.SerializeToString(), ".onnx")
+    n += sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "models", "onnx", "*.onnx"))))
+    return n
+
+
+def tf_seeds(out, src, shared):
+    n = sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "repros", "tf_*"))))
+    n += sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "models", "tf", "*.pb"))))
+    sys.path.insert(0, os.path.join(src, "tests", "tf_gen"))
+    try:
+        import cases
+        import tfgen
+        from google.protobuf import text_format
+    except Exception as e:  # numpy/protoc missing: the shared graphs are still there
+        print("make_seeds: tests/tf_gen cases skipped (%s)" % e, file=sys.stderr)
+        return n
+    for i, (name, fn, text, args, expect) in enumerate(cases.CASES):
+        g = tfgen.Graph()
+        try:
+            fn(g)
+        except Exception as e:
+            print("make_seeds: case %s skipped (%s)" % (name, e), file=sys.stderr)
+            continue
+        n += put(out, g.gd.SerializeToString(), ".pb")
+        if text or i % 8 == 0:  # some graphs in text format too
+            n += put(out, text_format.MessageToString(g.gd), ".pbtxt")
+    return n
+
+
+def npy_seeds(out, src, shared):
+    n = sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "models", "*", "*.npy"))))
+    import numpy as np
+    arrays = [np.zeros((), np.float32), np.arange(6, dtype=np.float32).reshape(2, 3),
+              np.ones((1, 3, 2, 2), np.float16), np.arange(4, dtype=np.int64), np.array([True, False]),
+              np.zeros((0, 3), np.int8), np.arange(5, dtype=np.uint8), np.ones((2, 2), np.float64),
+              np.arange(3, dtype=np.int32), np.arange(3, dtype=np.uint16), np.arange(3, dtype=np.int16),
+              np.arange(2, dtype=np.uint32), np.arange(2, dtype=np.uint64),
+              np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)),
+              np.arange(3, dtype=">f4")]
+    for a in arrays:
+        for version in ((1, 0), (2, 0), (3, 0)):
+            b = io.BytesIO()
+            np.lib.format.write_array(b, a, version=version)
+            n += put(out, b.getvalue(), ".npy")
+    return n
+
+
+def options_seeds(out, src, shared):
+    # First byte: the parser (fuzz/fuzz_options.cpp); the rest: the file's text.
+    seeds = {
+        0: ['{"Switch":{"GraphFusion":{"ALL":"off","SoftmaxFusionPass":"on"},"UBFusion":{"ALL":"off","TbePool2dQuantFusionPass":"on"}}}',
+            '{"Switch":{"GraphFusion":{"ALL":"off"},"UBFusion":{"ALL":"off"}}}',
+            'TbePool2dQuantFusionPass:off\nGeluFusionPass:off\n# comment\n\nALL:on\n',
+            'GeluFusionPass:maybe\n', '{"Switch":{'],
+        1: ['{"black-list":{"to-add":["Softmax"]}}',
+            '{"black-list":{"to-remove":["Softmax","ReduceMean"]},"white-list":{"to-remove":["MatMul","Conv","Gemm"],"to-add":["Relu"]}}',
+            '{"gray-list":{"to-add":["Add"]}}'],
+        2: ['conv1\nOpType::Softmax\n# comment\n\nrelu_1\n', 'OpType::\n'],
+        3: ['conv1::InputDtype:float16,float16,OutputDtype:float16\nOpType::MatMul:InputDtype:float32,float32,OutputDtype:float32\n',
+            'OpType::Relu:OutputDtype:bfloat16\n# c\n'],
+        4: ['FP32', 'FP16', 'BF16', 'UINT8', 'INT8', 'relu:0:FP16;conv1:0:FP32', 'node:1:FP16;'],
+        5: ['in1;in2', 'input', ';;x;'],
+        6: ['[ByOpType]\nTanh=super_performance\nExp=super_performance\nGather=support_out_of_bound_index\n',
+            '[ByOpType]\nSoftmax=high_precision\n[ByNodeName]\nsoftmax1=high_performance\n',
+            '[ByOpType]\nSoftmax=fastest\n', 'Softmax=high_precision\n',
+            '; comment\n[ByNodeName]\nconv 1 = keep_fp16\n'],
+    }
+    n = 0
+    for k, texts in seeds.items():
+        for t in texts:
+            n += put(out, bytes([k]) + t.encode())
+    return n
+
+
+def main():
+    global MAX_SEED_BYTES
+    target, out, src = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
+    if len(sys.argv) > 4:
+        MAX_SEED_BYTES = int(sys.argv[4])
+    shared = os.path.join(os.path.dirname(src), "shared")
+    os.makedirs(out, exist_ok=True)
+    n = {"onnx": onnx_seeds, "tf": tf_seeds, "npy": npy_seeds, "options": options_seeds}[target](out, src, shared)
+    print("make_seeds: %d %s seeds in %s" % (n, target, out))
+
+
+if __name__ == "__main__":
+    main()
