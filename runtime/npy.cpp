@@ -67,7 +67,7 @@ NpyArray parseNpy(const uint8_t* data, size_t size, const std::string& what) {
     size_t c = h.find(':', k);
     if (c == std::string::npos) throw fail("bad .npy header");
     size_t b = h.find_first_not_of(' ', c + 1);
-    return h.substr(b);
+    return b == std::string::npos ? std::string() : h.substr(b);  // "'shape':" ends the header
   };
   NpyArray a;
   std::string d = field("descr");

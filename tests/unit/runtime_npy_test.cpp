@@ -47,3 +47,21 @@ TEST(RuntimeNpy, Errors) {
   EXPECT_THROW(readNpy(path), RuntimeError);
   std::remove(path.c_str());
 }
+
+// Found by fuzz_npy: a header ending right after a key's colon threw std::out_of_range from
+// std::string::substr (omrun: an internal error) instead of a RuntimeError naming the file.
+TEST(RuntimeNpy, HeaderEndingAfterAColonIsAnError) {
+  for (std::string h : {"{'descr': '<f4', 'fortran_order': False, 'shape':", "{'descr':   ",
+                        "{'descr': '<f4', 'fortran_order':"}) {
+    std::string s = std::string("\x93NUMPY\x01\x00", 8);
+    s += (char)h.size();
+    s += '\0';
+    s += h;
+    try {
+      parseNpy(reinterpret_cast<const uint8_t*>(s.data()), s.size(), "x.npy");
+      ADD_FAILURE() << "accepted: " << h;
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("x.npy: bad .npy"), std::string::npos) << e.what();
+    }
+  }
+}
