@@ -205,7 +205,8 @@ OutputTypeSpec parseOutputType(const std::string& text) {
     std::string node = x.substr(0, c1), idx = x.substr(c1 + 1, c2 - c1 - 1);
     DType d;
     if (!dtypeFromUser(x.substr(c2 + 1), &d)) bad("unknown dtype in [" + x + "].");
-    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos) bad("bad index in [" + x + "].");
+    if (idx.empty() || idx.size() > 9 || idx.find_first_not_of("0123456789") != std::string::npos)
+      bad("bad index in [" + x + "].");  // at most 9 digits: std::stoi cannot overflow
     s.perOutput[{node, std::stoi(idx)}] = d;
   }
   if (s.perOutput.empty()) bad("no entry.");

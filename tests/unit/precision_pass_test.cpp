@@ -174,6 +174,11 @@ TEST(PrecisionPass, Errors) {
   EXPECT_THROW(parseMixlistText("{\"grey-list\":{}}", "t"), AtcError);
   EXPECT_THROW(parseCustomizeDtypesText("relu::InputDtype:float99", "t"), AtcError);
   EXPECT_THROW(parseOutputType("FP7"), AtcError);
+  // Found by fuzz_options: an index too big for int threw std::out_of_range from std::stoi
+  // (atc: "E19999 Internal error: stoi") instead of the option's error.
+  EXPECT_THROW(parseOutputType("relu:100000000000000000000:FP16"), AtcError);
+  EXPECT_THROW(parseOutputType("relu:2147483648:FP16"), AtcError);
+  EXPECT_EQ(parseOutputType("relu:123456789:FP16").perOutput.size(), 1u);
   auto ot = parseOutputType("mm:0:FP16;add:0:FP32");
   EXPECT_EQ(ot.perOutput.size(), 2u);
 }
