@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <set>
 
 #include "support/diagnostics.h"
 
@@ -84,6 +85,18 @@ bool usesExternalData(const onnx::ModelProto& model) {
 }
 
 namespace {
+// The first output of g that no node, graph input or initializer defines; "" if none.
+std::string undefinedGraphOutput(const onnx::GraphProto& g) {
+  std::set<std::string> defined;
+  for (const auto& in : g.input()) defined.insert(in.name());
+  for (const auto& t : g.initializer()) defined.insert(t.name());
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) defined.insert(o);
+  for (const auto& o : g.output())
+    if (!defined.count(o.name())) return o.name().empty() ? "\"\"" : o.name();
+  return "";
+}
+
 // Writes the --input_shape dims into the graph inputs they name (rank permitting).
 void setInputShapes(onnx::ModelProto* m,
                     const std::map<std::string, std::vector<int64_t>>& inputShapes) {
@@ -105,6 +118,13 @@ void setInputShapes(onnx::ModelProto* m,
 bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
                      const std::map<std::string, std::vector<int64_t>>& inputShapes,
                      std::string* why) {
+  // ONNX's IR import (inside ConvertVersion, libonnx 1.12) dereferences a null pointer when
+  // a graph output is produced by nothing: refuse that before calling it.
+  std::string undefinedOutput = undefinedGraphOutput(model->graph());
+  if (!undefinedOutput.empty()) {
+    if (why) *why = "the graph output [" + undefinedOutput + "] is not produced by any node, input or initializer";
+    return false;
+  }
   try {
     onnx::ModelProto withShapes = *model;
     setInputShapes(&withShapes, inputShapes);

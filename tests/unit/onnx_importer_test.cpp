@@ -443,6 +443,19 @@ TEST_F(OnnxImporterTest, OldOpsetIsUpgradedTo7) {
   ASSERT_NE(g->findNode("id"), nullptr);  // node names survive the conversion
 }
 
+// Found by fuzz_onnx: the ONNX version converter (run for opsets below 7) crashed in
+// libonnx's graphProtoToGraph on a graph output that nothing produces.
+TEST_F(OnnxImporterTest, OldOpsetWithAnUndefinedOutputIsALoadError) {
+  addInput("x", onnx::TensorProto::FLOAT, {2});
+  addNode("Relu", {"x"}, {"y"});
+  addOutput("not_produced");
+  model_.set_ir_version(3);
+  model_.mutable_opset_import(0)->set_version(1);
+  std::string msg;
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E10041");
+  EXPECT_NE(msg.find("[not_produced] is not produced"), std::string::npos) << msg;
+}
+
 TEST_F(OnnxImporterTest, UnknownInputIsALoadError) {
   addInput("x", onnx::TensorProto::FLOAT, {2});
   addNode("Identity", {"nowhere"}, {"y"});
