@@ -48,14 +48,14 @@ bool runIdentityRemoval(Graph& g, PassContext& ctx) {
       Node* p = in->producer;
       int idx = in->producerIndex;
       out->type = in->type;
-      g.removeNode(n);
+      ctx.debug("removed " + n->name + "; " + p->name + " now produces graph output %" + out->name);
+      g.removeNode(n);  // frees n: not used below
       g.replaceAllUses(in, out);  // other readers of the input now read the output value
       p->outputs[idx] = out;
       out->producer = p;
       out->producerIndex = idx;
       in->producer = nullptr;
       ctx.stats.effectTimes++;
-      ctx.debug("removed " + n->name + "; " + p->name + " now produces graph output %" + out->name);
       changed = true;
       continue;
     } else {
