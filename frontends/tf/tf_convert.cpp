@@ -121,10 +121,14 @@ void TfCtx::unsupported(const std::string& why) const {
   throw AtcError("E19010", "Op [" + def.name() + ", " + def.op() + "] cannot be converted: " + why + ".",
                  "Change the model so that this node is supported, or cut the graph before it with --out_nodes.");
 }
-void TfCtx::invalid(const std::string& why) const {
+void invalidNode(const tfproto::NodeDef& def, const std::string& why) {
   throw AtcError("E10041", "Failed to load the model: node [" + def.name() + "] (" + def.op() + ") is invalid: " +
                                why + ".",
                  "Check that the model is a valid frozen TensorFlow graph.");
+}
+void TfCtx::invalid(const std::string& why) const { invalidNode(def, why); }
+void TfInputs::missing(size_t i) const {
+  invalidNode(*def_, "it has " + std::to_string(v_.size()) + " data input(s); input " + std::to_string(i) + " is needed");
 }
 
 const ConverterTable& converterTable() {

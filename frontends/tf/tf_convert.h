@@ -13,14 +13,40 @@
 namespace atc {
 namespace tffe {
 
+// E10041 naming the node: the GraphDef is invalid.
+[[noreturn]] void invalidNode(const tfproto::NodeDef& def, const std::string& why);
+
+// A converter's data inputs. A crafted GraphDef can give any op any number of inputs:
+// reading past them (in[i], in.at(i)) is an E10041 error naming the node, not undefined
+// behaviour or std::out_of_range.
+class TfInputs {
+ public:
+  TfInputs(const tfproto::NodeDef& def, std::vector<Value*> v) : def_(&def), v_(std::move(v)) {}
+  Value* operator[](size_t i) const { return at(i); }
+  Value* at(size_t i) const {
+    if (i >= v_.size()) missing(i);
+    return v_[i];
+  }
+  size_t size() const { return v_.size(); }
+  bool empty() const { return v_.empty(); }
+  std::vector<Value*>::const_iterator begin() const { return v_.begin(); }
+  std::vector<Value*>::const_iterator end() const { return v_.end(); }
+  operator const std::vector<Value*>&() const { return v_; }
+
+ private:
+  [[noreturn]] void missing(size_t i) const;
+  const tfproto::NodeDef* def_;
+  std::vector<Value*> v_;
+};
+
 // What one converter sees: the NodeDef, its data inputs (already IR values) and helpers
 // that add IR nodes named after the TF node.
 class TfCtx {
  public:
-  TfCtx(Graph& g, const tfproto::NodeDef& def, std::vector<Value*> in) : g(g), def(def), in(std::move(in)) {}
+  TfCtx(Graph& g, const tfproto::NodeDef& def, std::vector<Value*> in) : g(g), def(def), in(def, std::move(in)) {}
   Graph& g;
   const tfproto::NodeDef& def;
-  std::vector<Value*> in;
+  TfInputs in;
 
   // Attributes (TF AttrValue), with defaults.
   const tfproto::AttrValue* attr(const std::string& k) const;

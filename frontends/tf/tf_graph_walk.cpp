@@ -16,7 +16,9 @@ InputRef parseInputRef(const std::string& s) {
     t = t.substr(1);
   }
   size_t colon = t.rfind(':');
-  if (colon != std::string::npos && colon + 1 < t.size() &&
+  // At most 9 digits (std::stoi cannot overflow); a longer suffix stays part of the name,
+  // which then names no node (E10041).
+  if (colon != std::string::npos && colon + 1 < t.size() && t.size() - colon - 1 <= 9 &&
       t.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
     r.index = std::stoi(t.substr(colon + 1));
     t = t.substr(0, colon);

@@ -74,6 +74,50 @@ TEST(TfImporter, MissingInputNodeIsE10041) {
   EXPECT_NE(e.find("nowhere"), std::string::npos) << e;
 }
 
+// Found by fuzz_tf: converters read their inputs by index, so a node with fewer data inputs
+// than its op needs threw std::out_of_range (MatMul: "E19999 Internal error: vector::
+// _M_range_check") or read past the vector (Relu with none).
+TEST(TfImporter, TooFewDataInputsIsE10041) {
+  for (std::string node : {R"(node { name: "y" op: "MatMul" input: "x" attr { key: "T" value { type: DT_FLOAT } } })",
+                           R"(node { name: "y" op: "Relu" attr { key: "T" value { type: DT_FLOAT } } })",
+                           R"(node { name: "y" op: "Conv2D" input: "x" attr { key: "T" value { type: DT_FLOAT } } })",
+                           R"(node { name: "y" op: "BatchMatMulV2" input: "x" attr { key: "T" value { type: DT_FLOAT } } })"}) {
+    std::string r = errCode(std::string(kPh) + node);
+    EXPECT_EQ(r.substr(0, 7), "E10041 ") << node << "\n" << r;
+    EXPECT_NE(r.find("data input"), std::string::npos) << r;
+  }
+}
+
+// Found by fuzz_tf: an output index too big for int ("x:99999999999") threw std::out_of_range
+// from std::stoi.
+TEST(TfImporter, HugeOutputIndexIsE10041) {
+  std::string r = errCode(std::string(kPh) + R"(node { name: "y" op: "Relu" input: "x:99999999999" attr { key: "T" value { type: DT_FLOAT } } })");
+  EXPECT_EQ(r.substr(0, 7), "E10041 ") << r;
+}
+
+// Found by fuzz_tf: SplitV with a -1 size read the input's shape at split_dim without a range
+// check (heap-buffer-overflow); a rank-2 Conv2D filter was indexed as rank 4.
+TEST(TfImporter, SplitVDimOutOfRangeAndBadFilterRankAreE10041) {
+  auto ci = [](const char* name, const char* shape, const char* vals) {
+    return std::string("node { name: \"") + name + "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } " +
+           "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { " + shape + " } " + vals + " } } } }\n";
+  };
+  std::string t = std::string(kPh) + ci("sizes", "dim { size: 2 }", "int_val: 1 int_val: -1") +
+                  ci("axis", "", "int_val: 5") +
+                  R"(node { name: "y" op: "SplitV" input: "x" input: "sizes" input: "axis"
+                       attr { key: "T" value { type: DT_FLOAT } } attr { key: "num_split" value { i: 2 } } })";
+  std::string r = errCode(t);
+  EXPECT_EQ(r.substr(0, 7), "E10041 ") << r;
+  EXPECT_NE(r.find("split_dim 5 is out of range"), std::string::npos) << r;
+  std::string w = R"(node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 1 } } float_val: 1 } } } }
+)";
+  r = errCode(std::string(kPh) + w + R"(node { name: "y" op: "Conv2D" input: "x" input: "w"
+    attr { key: "T" value { type: DT_FLOAT } } attr { key: "padding" value { s: "VALID" } } })");
+  EXPECT_EQ(r.substr(0, 7), "E10041 ") << r;
+  EXPECT_NE(r.find("rank 4"), std::string::npos) << r;
+}
+
 TEST(TfImporter, UnknownShapeNeedsInputShape) {
   std::string t = R"(node { name: "in" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
   attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }

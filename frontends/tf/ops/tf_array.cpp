@@ -3,6 +3,7 @@
 // Range, ResizeBilinear, ResizeNearestNeighbor.
 #include "frontends/tf/tf_common.h"
 #include "frontends/tf/tf_convert.h"
+#include "support/checked_math.h"
 
 namespace atc {
 namespace tffe {
@@ -75,6 +76,8 @@ Outs unpack(TfCtx& c) {
 Outs split(TfCtx& c) {
   int64_t axis = scalarInt(c, 0, "split_dim");
   int64_t num = c.i("num_split", 1);
+  if (num < 1) c.invalid("num_split " + std::to_string(num) + " is out of range");
+  if (num > (1 << 20)) c.unsupported("num_split " + std::to_string(num) + " is too large");
   if (num == 1) return {c.op("Identity", {c.in.at(1)})};
   return c.opN("Split", {c.in.at(1)}, (int)num, {{"axis", axis}});
 }
@@ -83,13 +86,15 @@ Outs splitV(TfCtx& c) {
   Value* x = c.in.at(0);
   std::vector<int64_t> sizes = c.constInts(1, "size_splits");
   int64_t axis = scalarInt(c, 2, "split_dim");
+  if (sizes.empty()) c.invalid("size_splits is empty");
   int64_t known = 0, unknownAt = -1;
   for (size_t k = 0; k < sizes.size(); ++k)
     if (sizes[k] < 0) unknownAt = (int64_t)k;
-    else known += sizes[k];
+    else if (!checkedAdd(known, sizes[k], &known)) c.invalid("size_splits overflow");
   if (unknownAt >= 0) {
     int64_t r = c.requireRank(x, "the SplitV input");
     int64_t a = axis < 0 ? axis + r : axis;
+    if (a < 0 || a >= r) c.invalid("split_dim " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
     if (!x->type.shapeKnown || x->type.shape[a] < 0) c.unsupported("the split dim must be known to resolve -1");
     sizes[unknownAt] = x->type.shape[a] - known;
   }

@@ -47,6 +47,7 @@ Value* filterToOihw(TfCtx& c, Value* w) { return c.op("Transpose", {w}, {{"perm"
 Outs conv2d(TfCtx& c) {
   Value *x = c.in.at(0), *w = c.in.at(1);
   const int64_t r = 4;
+  if (c.rank(w) >= 0 && c.rank(w) != 4) c.invalid("the filter must have rank 4");
   std::map<std::string, AttrValue> a;
   a["strides"] = c.spatialOf(c.has("strides") ? c.ints("strides") : std::vector<int64_t>(r, 1), r);
   if (c.has("dilations")) a["dilations"] = c.spatialOf(c.ints("dilations"), r);
@@ -65,6 +66,7 @@ Outs depthwise(TfCtx& c) {
   Value *x = c.in.at(0), *w = c.in.at(1);
   const int64_t r = 4;
   if (!w->type.isStatic()) c.unsupported("the filter shape must be known");
+  if (c.rank(w) != 4) c.invalid("the filter must have rank 4");
   const Shape& ws = w->type.shape;  // [H, W, Cin, M]
   std::map<std::string, AttrValue> a;
   a["strides"] = c.spatialOf(c.has("strides") ? c.ints("strides") : std::vector<int64_t>(r, 1), r);
@@ -84,6 +86,7 @@ Outs conv2dBackpropInput(TfCtx& c) {
   std::vector<int64_t> sizes = c.constInts(0, "input_sizes");
   if ((int64_t)sizes.size() != r) c.invalid("input_sizes must have 4 values");
   if (!w->type.isStatic()) c.unsupported("the filter shape must be known");
+  if (c.rank(w) != 4) c.invalid("the filter must have rank 4");
   std::vector<int64_t> outSp = c.spatialOf(sizes, r);
   std::vector<int64_t> strides = c.spatialOf(c.has("strides") ? c.ints("strides") : std::vector<int64_t>(r, 1), r);
   std::vector<int64_t> dil = c.has("dilations") ? c.spatialOf(c.ints("dilations"), r) : std::vector<int64_t>(r - 2, 1);
