@@ -6,10 +6,13 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -113,6 +116,86 @@ void setInputShapes(onnx::ModelProto* m,
     }
   }
 }
+
+// Shape inference and ONNX's version converter, run in a child process. libonnx 1.12's
+// converter is not hardened against malformed graphs: fuzz_onnx made it dereference null
+// pointers (a graph output nothing produces) and crash in its broadcast adapters
+// (assert_numpy_multibroadcastable). Only models older than opset 7 (or with
+// ATC_ONNX_CONVERT_OPSET) come here, so the fork costs nothing in the usual case; a crash of
+// the child is a refusal with a reason, not a crash of atc. The child writes one byte (1 ok,
+// 0 error) and the converted model or the error text to a pipe, and leaves with _exit.
+bool convertInChild(const onnx::ModelProto& in, int target, onnx::ModelProto* out, std::string* why) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    if (why) *why = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    if (why) *why = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // Die quietly on a fault (no sanitizer or fuzzer report: the parent reports it).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    std::string msg;
+    try {
+      onnx::ModelProto m = in;
+      try {
+        onnx::shape_inference::InferShapes(m);
+      } catch (const std::exception&) {
+        // Shapes are only a help for the converter's adapters.
+      }
+      msg = std::string(1, '\1') + onnx::version_conversion::ConvertVersion(m, target).SerializeAsString();
+    } catch (const std::exception& e) {
+      msg = std::string(1, '\0') + e.what();
+    } catch (...) {
+      msg = std::string(1, '\0') + "unknown error";
+    }
+    for (size_t off = 0; off < msg.size();) {
+      ssize_t n = ::write(fds[1], msg.data() + off, msg.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) ::_exit(1);
+      off += (size_t)n;
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    msg.append(buf, (size_t)n);
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || msg.empty()) {
+    if (why)
+      *why = WIFSIGNALED(status) ? "the ONNX version converter crashed (signal " + std::to_string(WTERMSIG(status)) +
+                                       ") on this graph"
+                                 : "the ONNX version converter failed";
+    return false;
+  }
+  if (msg[0] != '\1') {
+    if (why) *why = msg.substr(1);
+    return false;
+  }
+  google::protobuf::io::CodedInputStream cin(reinterpret_cast<const uint8_t*>(msg.data()) + 1, (int)(msg.size() - 1));
+  cin.SetTotalBytesLimit(INT_MAX);
+  if (msg.size() - 1 > (size_t)INT_MAX || !out->ParseFromCodedStream(&cin)) {
+    if (why) *why = "the ONNX version converter's result cannot be read back";
+    return false;
+  }
+  return true;
+}
 }  // namespace
 
 bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
@@ -128,12 +211,8 @@ bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
   try {
     onnx::ModelProto withShapes = *model;
     setInputShapes(&withShapes, inputShapes);
-    try {
-      onnx::shape_inference::InferShapes(withShapes);
-    } catch (const std::exception&) {
-      // Shapes are only a help for the converter's adapters.
-    }
-    onnx::ModelProto converted = onnx::version_conversion::ConvertVersion(withShapes, (int)target);
+    onnx::ModelProto converted;
+    if (!convertInChild(withShapes, (int)target, &converted, why)) return false;
     // The converter may drop node names; keep the originals where the node count is unchanged.
     auto* dst = converted.mutable_graph();
     const auto& src = model->graph();

@@ -456,6 +456,19 @@ TEST_F(OnnxImporterTest, OldOpsetWithAnUndefinedOutputIsALoadError) {
   EXPECT_NE(msg.find("[not_produced] is not produced"), std::string::npos) << msg;
 }
 
+// Found by fuzz_onnx: the version converter's broadcast adapter read a second input that a
+// Div of opset 6 did not have (SIGSEGV in libonnx). The converter now runs in a child process.
+TEST_F(OnnxImporterTest, OldOpsetGraphThatCrashesTheConverterIsALoadError) {
+  addInput("x", onnx::TensorProto::FLOAT, {4});
+  addNode("Div", {"x"}, {"z"});
+  addOutput("z");
+  model_.set_ir_version(3);
+  model_.mutable_opset_import(0)->set_version(6);
+  std::string msg;
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E10041");
+  EXPECT_NE(msg.find("version converter"), std::string::npos) << msg;
+}
+
 TEST_F(OnnxImporterTest, UnknownInputIsALoadError) {
   addInput("x", onnx::TensorProto::FLOAT, {2});
   addNode("Identity", {"nowhere"}, {"y"});
