@@ -8,6 +8,7 @@
 #include <csignal>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
@@ -44,9 +45,21 @@ class PhaseTimer {
   ~PhaseTimer() {
     if (!logEnabled(LogLevel::Info)) return;
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.3f ms, RSS %.1f MB, peak %.1f MB", ms, statusMB("VmRSS:"), statusMB("VmHWM:"));
     logInfo("phase " + name_ + ": " + buf);
+  }
+  // A field of /proc/self/status in MB (0 where there is none).
+  static double statusMB(const char* field) {
+    FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    double kb = 0;
+    size_t n = std::strlen(field);
+    while (std::fgets(line, sizeof line, f))
+      if (std::strncmp(line, field, n) == 0) kb = std::atof(line + n);
+    std::fclose(f);
+    return kb / 1024.0;
   }
 
  private:
@@ -142,18 +155,34 @@ GraphCacheEntry graphCacheEntry(const AtcOptions& opts, const TargetProfile& tar
   if (opts.output.graphCompilerCacheDir.empty()) return {};
   std::string key = cache::graphCacheKey(opts.import.model, opts.cmdline,
                                          target.triple + "|" + target.cpu + "|" + target.features,
-                                         codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion));
+                                         codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion) +
+                                             (opts.output.signKeyPem.empty() ? "" : "; signed"));
   if (key.empty()) return {};
   return {key, cache::graphCacheEntryPath(opts.output.graphCompilerCacheDir, key)};
 }
 
-// --sign_key: the model as written, signed (runtime/om_signature.h).
-std::vector<uint8_t> signModel(const std::vector<uint8_t>& om, const std::string& pem) {
+// --sign_key (runtime/om_signature.h): a build with --sign_key reserves a SIGNATURE partition,
+// signed in place; so are its whole-model cache entries. An entry without one is copied.
+AtcError signError(const om::OmError& e) {
+  return AtcError("E19999", std::string("Internal error: cannot sign the model: ") + e.what(),
+                  "Check --sign_key; report this with the command line if the key is valid.");
+}
+
+void signModelInPlace(uint8_t* om, size_t size, const std::string& pem) {
   try {
-    return om::signOm(om, pem, "--sign_key");
+    om::signOmInPlace(om, size, pem, "--sign_key");
   } catch (const om::OmError& e) {
-    throw AtcError("E19999", std::string("Internal error: cannot sign the model: ") + e.what(),
-                   "Check --sign_key; report this with the command line if the key is valid.");
+    throw signError(e);
+  }
+}
+
+void signModel(std::vector<uint8_t>& om, const std::string& pem) {
+  try {
+    om::OmView v = om::parseOm(om.data(), om.size(), "the model to sign");
+    if (v.header.flags & om::kFlagSigned) om::signOmInPlace(om, pem, "--sign_key");
+    else om = om::signOm(om, pem, "--sign_key");
+  } catch (const om::OmError& e) {
+    throw signError(e);
   }
 }
 
@@ -169,7 +198,7 @@ bool serveFromGraphCache(const GraphCacheEntry& e, const std::string& omPath, co
   }
   if (r == cache::ReadResult::Ok) {
     PhaseTimer t("write");
-    if (!signKeyPem.empty()) cached = signModel(cached, signKeyPem);
+    if (!signKeyPem.empty()) signModel(cached, signKeyPem);
     writeOutputFile(omPath, cached.data(), cached.size());
     logInfo("whole-model cache hit " + entry + ": wrote " + omPath);
     return true;
@@ -221,20 +250,29 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   if (opts.output.exportCompileStat == 2) writeFusionResult(report.passes);
   logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
   if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));
-  std::vector<uint8_t> om, signed_;
+  // The .om image: calloc'd pages, written once; the graph's weights move into it (peak
+  // memory near one copy of the weights, docs/security.md).
+  std::unique_ptr<uint8_t, void (*)(void*)> image(nullptr, std::free);
+  size_t omSize = 0;
   {
     PhaseTimer t("build om");
-    om = buildOm(*g, opts.backend, target, &report.kernelCache);
+    opts.backend.releaseConstants = true;
+    opts.backend.reserveSignature = !opts.output.signKeyPem.empty();
+    omSize = buildOm(*g, opts.backend, target, &report.kernelCache, [&image](size_t n) {
+      image.reset((uint8_t*)std::calloc(n ? n : 1, 1));
+      if (!image) throw std::bad_alloc();
+      return image.get();
+    });
+    if (opts.backend.reserveSignature) signModelInPlace(image.get(), omSize, opts.output.signKeyPem);
   }
   {
     PhaseTimer t("write");
-    // The whole-model cache keeps the unsigned model: a signed build signs at write time.
-    if (!opts.output.signKeyPem.empty()) signed_ = signModel(om, opts.output.signKeyPem);
-    const std::vector<uint8_t>& out = signed_.empty() ? om : signed_;
-    writeOutputFile(omPath, out.data(), out.size());
+    writeOutputFile(omPath, image.get(), omSize);
   }
-  logInfo("wrote " + omPath + " (" + std::to_string(om.size()) + " bytes)");
+  logInfo("wrote " + omPath + " (" + std::to_string(omSize) + " bytes)");
   if (!graphEntry.path.empty()) {
+    std::vector<uint8_t> om(image.get(), image.get() + omSize);
+    image.reset();
     std::string err = cache::writeEntry(graphEntry.path, cache::graphCachePayload(graphEntry.key, om));
     if (!err.empty()) cache::warnOnce("cannot store the model into --graph_compiler_cache_dir (" + err + ")");
   }

@@ -16,6 +16,11 @@ struct BackendOptions {
   // The kernel cache: mode, resolved folder, bypass and recompile list (--op_compiler_cache_mode,
   // --op_compiler_cache_dir, --op_debug_level, --op_debug_config parsed once at the command line).
   cache::CacheSettings kernelCache;
+  // The driver's memory economy: buildOm hands each weight's bytes to the .om image and the
+  // graph's values drop them (they are no longer constants afterwards).
+  bool releaseConstants = false;
+  // --sign_key: the .om gets an empty SIGNATURE partition, signed in place by the driver.
+  bool reserveSignature = false;
   // Recorded in the model definition.
   std::string cmdline;
   int framework = 5;

@@ -1,5 +1,7 @@
 #include "backend/buffer_plan.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <set>
 
@@ -14,10 +16,6 @@ BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse) 
   liveness(g, lowered);
   groupBuffers(g, lowered, reuse);
   arenaSize_ = planArena(groups_, reuse);
-  size_t bound = 0;  // reserve once: growing a 50 MB vector copies and page-faults it repeatedly
-  for (auto& v : g.values())
-    if (v->constant) bound += v->constant->data.size() + 64;
-  weights_.reserve(bound);
   for (auto& pb : groups_) regions_.push_back({false, pb.offset, pb.size});
 }
 
@@ -89,19 +87,34 @@ int BufferPlan::weightOf(const Value* v) {
   for (uint8_t b : t->data) h = (h ^ b) * 0x100000001b3ull;
   auto& same = byContent_[{h, t->data.size()}];
   for (int r : same) {
-    const PlanRegion& pr = regions_[r];
-    if (std::equal(t->data.begin(), t->data.end(), weights_.begin() + pr.offset)) {
+    const Tensor* have = weightData_[(size_t)weightIndex_[r]].second;
+    if (std::equal(t->data.begin(), t->data.end(), have->data.begin())) {
       weightRegion_[t] = r;
       return r;
     }
   }
-  int64_t off = alignUp64((int64_t)weights_.size());
-  weights_.resize((size_t)off, 0);
-  weights_.insert(weights_.end(), t->data.begin(), t->data.end());
+  int64_t off = alignUp64(weightEnd_);
+  weightEnd_ = off + (int64_t)t->data.size();
   regions_.push_back({true, off, (int64_t)t->data.size()});
+  weightIndex_[(int)regions_.size() - 1] = (int)weightData_.size();
+  weightData_.push_back({(int)regions_.size() - 1, v->constant.get()});
   weightRegion_[t] = (int)regions_.size() - 1;
   same.push_back((int)regions_.size() - 1);
   return (int)regions_.size() - 1;
+}
+
+void BufferPlan::fillWeights(uint8_t* dst, Graph* releaseFrom) {
+  std::map<int, std::vector<Value*>> holders;  // region -> values whose constant it stores
+  if (releaseFrom)
+    for (auto& v : releaseFrom->values()) {
+      auto it = v->constant ? weightRegion_.find(v->constant.get()) : weightRegion_.end();
+      if (it != weightRegion_.end()) holders[it->second].push_back(v.get());
+    }
+  for (auto& [r, t] : weightData_) {
+    if (!t->data.empty()) std::memcpy(dst + regions_[r].offset, t->data.data(), t->data.size());
+    for (Value* v : holders[r]) v->constant.reset();  // t may be freed here
+  }
+  if (releaseFrom) weightRegion_.clear(), byContent_.clear(), weightData_.clear();  // dangling now
 }
 
 int BufferPlan::regionOf(const Value* v, bool nodeInput) {

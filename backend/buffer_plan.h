@@ -27,8 +27,11 @@ class BufferPlan {
   int workspaceOf(int step) const { return workspace_[step]; }
   int64_t arenaSize() const { return arenaSize_; }
   const std::vector<PlanRegion>& regions() const { return regions_; }
-  std::vector<uint8_t> takeWeights() { return std::move(weights_); }
-  size_t weightBytes() const { return weights_.size(); }
+  size_t weightBytes() const { return (size_t)weightEnd_; }
+  // Copies every weight to dst[offset] (dst: weightBytes() bytes, zeroed). With releaseFrom,
+  // the values of that graph holding a weight drop it once it is copied (they are no longer
+  // constants): atc's peak memory stays near one copy of the weights.
+  void fillWeights(uint8_t* dst, Graph* releaseFrom);
 
  private:
   void liveness(const Graph& g, const std::vector<LoweredNode>& lowered);
@@ -40,7 +43,9 @@ class BufferPlan {
   std::vector<int> workspace_;
   int64_t arenaSize_ = 0;
   std::vector<PlanRegion> regions_;
-  std::vector<uint8_t> weights_;
+  int64_t weightEnd_ = 0;
+  std::vector<std::pair<int, const Tensor*>> weightData_;  // region -> the constant that fills it
+  std::map<int, int> weightIndex_;                   // region -> index in weightData_
   std::map<const Tensor*, int> weightRegion_;  // lookup only: layout follows first use
   std::map<std::pair<uint64_t, size_t>, std::vector<int>> byContent_;  // (FNV-1a, size) -> regions
 };

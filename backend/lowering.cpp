@@ -6,6 +6,11 @@ namespace atc {
 
 std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   std::vector<LoweredNode> lowered;
+  LowerState state;  // every input slot and graph output counts as a use (ir/op_registry.h)
+  for (auto& np : g.nodes())
+    for (auto* in : np->inputs)
+      if (in) state.uses[in]++;
+  for (auto* o : g.outputs) state.uses[o]++;
   for (auto& np : g.nodes()) {
     Node& n = *np;
     LoweredNode L;
@@ -26,11 +31,12 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     if (!d || !d->lower)
       throw AtcError("E19999", "Op type " + n.type + " (node " + n.name + ") has no kernel for target " + target.name + ".",
                      "This op is not supported by the code generator yet.");
-    LowerCtx ctx(g, n);
+    LowerCtx ctx(g, n, &state);
     L.call = d->lower(ctx);
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
     lowered.push_back(std::move(L));
   }
+  g.pruneValues();  // constants replaced by packed copies everywhere
   return lowered;
 }
 

@@ -2,6 +2,8 @@
 // Layout of the result: docs/om-format.md.
 #include "backend/om_builder.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -211,6 +213,16 @@ json modelDef(Graph& g, const std::vector<LoweredNode>& lowered, BufferPlan& bp,
 
 std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target,
                              KernelCacheReport* cacheReport) {
+  std::vector<uint8_t> out;
+  buildOm(g, opts, target, cacheReport, [&out](size_t n) {
+    out.assign(n, 0);
+    return out.data();
+  });
+  return out;
+}
+
+size_t buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target, KernelCacheReport* cacheReport,
+               const std::function<uint8_t*(size_t)>& alloc) {
   std::vector<LoweredNode> lowered = lowerGraph(g, target);
   BufferPlan bp(g, lowered, !opts.disableReuseMemory);
   checkModelMemory(g, bp, opts);
@@ -234,13 +246,21 @@ std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetP
   h.opCount = (uint32_t)g.nodes().size();
   h.memorySize = (uint64_t)bp.arenaSize();
   h.weightSize = bp.weightBytes();
-  auto bytesOf = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
-  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;  // moved, not copied
-  parts.emplace_back(om::kModelDef, bytesOf(md.dump()));
-  parts.emplace_back(om::kWeightsData, bp.takeWeights());
-  parts.emplace_back(om::kTaskInfo, bytesOf(plan.dump()));
-  parts.emplace_back(om::kKernels, std::move(so));
-  return om::writeOm(h, parts);
+  // The JSON partitions as zstd frames (docs/om-format.md); everything written straight into
+  // the file image.
+  h.flags |= om::kFlagZstdJson;
+  const std::vector<uint8_t> mdText = om::packJson(md.dump()), planText = om::packJson(plan.dump());
+  auto text = [](uint32_t type, const std::vector<uint8_t>& t) {
+    return om::PartSource{type, t.size(), [&t](uint8_t* d) { std::memcpy(d, t.data(), t.size()); }};
+  };
+  std::vector<om::PartSource> parts;
+  parts.push_back(text(om::kModelDef, mdText));
+  Graph* release = opts.releaseConstants ? &g : nullptr;
+  parts.push_back({om::kWeightsData, bp.weightBytes(), [&](uint8_t* d) { bp.fillWeights(d, release); }});
+  parts.push_back(text(om::kTaskInfo, planText));
+  parts.push_back({om::kKernels, so.size(), [&so](uint8_t* d) { std::memcpy(d, so.data(), so.size()); }});
+  if (opts.reserveSignature) parts.push_back(om::reservedSignature(h));
+  return om::writeOm(h, parts, alloc);
 }
 
 }  // namespace atc

@@ -2,6 +2,7 @@
 // (backend/buffer_plan.h), compiles its kernels (kernels/codegen, through the kernel cache)
 // and serialises the .om (see docs/om-format.md).
 #pragma once
+#include <functional>
 #include <cstdint>
 #include <vector>
 
@@ -16,5 +17,10 @@ namespace atc {
 // per node go to *cacheReport when given.
 std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target,
                              KernelCacheReport* cacheReport = nullptr);
+// The same into memory from alloc(size), which returns size zeroed bytes (the driver's
+// calloc'd image: with opts.releaseConstants the weights then exist once, not twice).
+// Returns the size.
+size_t buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target, KernelCacheReport* cacheReport,
+               const std::function<uint8_t*(size_t)>& alloc);
 
 }  // namespace atc

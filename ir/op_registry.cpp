@@ -20,9 +20,39 @@ const char* opCategoryName(OpCategory c) {
   return "misc";
 }
 
-void LowerCtx::replaceConstInput(size_t i, TensorPtr data) {
+namespace {
+// One fewer node reads `v`; a constant nobody reads any more gives its memory back (the value
+// itself goes at the next Graph::pruneValues).
+void dropUse(LowerState* st, Value* v) {
+  if (!st || !v) return;
+  auto it = st->uses.find(v);
+  if (it == st->uses.end() || --it->second > 0) return;
+  for (auto p = st->packed.begin(); p != st->packed.end();)  // never reached through the memo again
+    p = p->first.first == v->constant.get() ? st->packed.erase(p) : std::next(p);
+  v->constant.reset();
+}
+}  // namespace
+
+void LowerCtx::replaceConstInput(size_t i, TensorPtr data, const std::string& how) {
+  Value* old = node.inputs.at(i);
   Value* v = graph.newConstant(node.name + "_packed" + std::to_string(i), std::move(data));
+  if (state) {
+    state->uses[v] = 1;
+    if (!how.empty() && old && old->constant) state->packed[{old->constant.get(), how}] = v;
+  }
   node.inputs.at(i) = v;
+  dropUse(state, old);
+}
+
+bool LowerCtx::usePackedInput(size_t i, const std::string& how) {
+  Value* old = node.inputs.at(i);
+  if (!state || !old || !old->constant) return false;
+  auto it = state->packed.find({old->constant.get(), how});
+  if (it == state->packed.end()) return false;
+  node.inputs.at(i) = it->second;
+  state->uses[it->second]++;
+  dropUse(state, old);
+  return true;
 }
 
 OpRegistry& OpRegistry::instance() {

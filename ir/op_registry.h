@@ -4,6 +4,7 @@
 // pass switches on op names for these properties.
 #pragma once
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,13 +40,28 @@ inline int64_t paramFromDouble(double d) {
   return r;
 }
 
+// State shared by the lowering of a whole graph (backend/lowering.cpp): how many nodes
+// still read each value, so that a constant replaced by a packed copy everywhere is freed at
+// once (atc's peak memory), and the packed copies already made, so that nodes reading the
+// same constant the same way share one.
+struct LowerState {
+  std::map<const Value*, int> uses;            // node inputs + graph outputs
+  std::map<std::pair<const Tensor*, std::string>, Value*> packed;
+};
+
 class LowerCtx {
  public:
-  LowerCtx(Graph& g, Node& n) : graph(g), node(n) {}
+  LowerCtx(Graph& g, Node& n, LowerState* st = nullptr) : graph(g), node(n), state(st) {}
   Graph& graph;
   Node& node;
-  // Replaces constant input i of this node by a new constant (only this node sees it).
-  void replaceConstInput(size_t i, TensorPtr data);
+  LowerState* state;
+  // Replaces constant input i of this node by a new constant (only this node sees it). When
+  // no node reads the old constant any more, its data is freed. `how` (optional) names the
+  // transformation (the packing and its parameters): a later node that asks packedInput with
+  // the same constant and `how` shares the result.
+  void replaceConstInput(size_t i, TensorPtr data, const std::string& how = "");
+  // True (and input i replaced) when an earlier node packed this constant the same way.
+  bool usePackedInput(size_t i, const std::string& how);
 };
 
 struct OpDef {

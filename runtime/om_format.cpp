@@ -1,6 +1,8 @@
 #include "runtime/om_format.h"
 #include "support/file_io.h"
 
+#include <zstd.h>
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -17,14 +19,14 @@ enum : size_t {
 };
 constexpr size_t kEntrySize = 20;  // u32 type, u64 offset, u64 size (packed)
 
-template <class T> void put(std::vector<uint8_t>& b, size_t off, T v) { std::memcpy(&b[off], &v, sizeof(T)); }
+template <class T> void put(uint8_t* b, size_t off, T v) { std::memcpy(b + off, &v, sizeof(T)); }
 template <class T> T get(const uint8_t* b, size_t off) {
   T v;
   std::memcpy(&v, b + off, sizeof(T));
   return v;
 }
-void putStr(std::vector<uint8_t>& b, size_t off, const std::string& s, size_t cap) {
-  std::memcpy(&b[off], s.data(), std::min(s.size(), cap - 1));
+void putStr(uint8_t* b, size_t off, const std::string& s, size_t cap) {
+  std::memcpy(b + off, s.data(), std::min(s.size(), cap - 1));
 }
 std::string getStr(const uint8_t* b, size_t off, size_t cap) {
   size_t n = 0;
@@ -82,23 +84,47 @@ uint64_t omFileChecksum(const uint8_t* file, size_t size) {
 }
 
 std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts) {
+  std::vector<PartSource> src;
+  for (auto& p : parts) {
+    const std::vector<uint8_t>* bytes = &p.second;
+    src.push_back({p.first, bytes->size(), [bytes](uint8_t* d) {
+                     if (!bytes->empty()) std::memcpy(d, bytes->data(), bytes->size());
+                   }});
+  }
+  return writeOm(std::move(h), src);
+}
+
+PartSource reservedSignature(Header& h) {
+  h.flags |= 1;  // kFlagSigned (runtime/om_signature.h)
+  return {kSignature, 128, [](uint8_t* d) { std::memcpy(d, "ATCSIG01", 8); }};
+}
+
+std::vector<uint8_t> writeOm(Header h, const std::vector<PartSource>& parts) {
+  std::vector<uint8_t> b;
+  writeOm(std::move(h), parts, [&b](size_t n) {
+    b.assign(n, 0);
+    return b.data();
+  });
+  return b;
+}
+
+size_t writeOm(Header h, const std::vector<PartSource>& parts, const std::function<uint8_t*(size_t)>& alloc) {
   size_t tableEnd = kHeaderSize + 4 + kEntrySize * parts.size();
   std::vector<Partition> table;
   size_t off = align64(tableEnd);
   for (auto& p : parts) {
-    table.push_back({p.first, off, p.second.size()});
-    off = align64(off + p.second.size());
+    table.push_back({p.type, off, (size_t)p.size});
+    off = align64(off + p.size);
   }
   size_t total = parts.empty() ? tableEnd : table.back().offset + table.back().size;
-  std::vector<uint8_t> b(total, 0);
+  uint8_t* b = alloc(total);
   put<uint32_t>(b, kHeaderSize, (uint32_t)parts.size());
   for (size_t i = 0; i < table.size(); ++i) {
     size_t e = kHeaderSize + 4 + i * kEntrySize;
     put<uint32_t>(b, e, table[i].type);
     put<uint64_t>(b, e + 4, table[i].offset);
     put<uint64_t>(b, e + 12, table[i].size);
-    if (!parts[i].second.empty())
-      std::memcpy(&b[table[i].offset], parts[i].second.data(), parts[i].second.size());
+    if (parts[i].size && parts[i].fill) parts[i].fill(b + table[i].offset);
   }
   put<uint32_t>(b, kOffMagic, kMagic);
   put<uint32_t>(b, kOffHeaderSize, kHeaderSize);
@@ -113,15 +139,18 @@ std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std
   put<uint64_t>(b, kOffMemSize, h.memorySize);
   put<uint64_t>(b, kOffWeightSize, h.weightSize);
   put<uint64_t>(b, kOffTableOffset, kHeaderSize);
-  setChecksum(b);
-  return b;
+  setChecksum(b, total);
+  return total;
 }
 
-void setChecksum(std::vector<uint8_t>& b) {
-  if (b.size() < kHeaderSize) throw OmError("setChecksum: not an .om");
+void setChecksum(std::vector<uint8_t>& b) { setChecksum(b.data(), b.size()); }
+
+void setChecksum(uint8_t* b, size_t size) {
+  if (size < kHeaderSize) throw OmError("setChecksum: not an .om");
   put<uint64_t>(b, kOffChecksum, 0);
-  put<uint64_t>(b, kOffChecksum, omFileChecksum(b.data(), b.size()));
+  put<uint64_t>(b, kOffChecksum, omFileChecksum(b, size));
 }
+
 
 OmView parseOm(const uint8_t* d, size_t size, const std::string& what) {
   auto fail = [&](const std::string& m) -> OmError { return OmError(what + " is not a valid .om file: " + m); };
@@ -184,7 +213,24 @@ const uint8_t* OmView::part(uint32_t type, uint64_t* sizeOut) const {
 std::string OmView::partString(uint32_t type) const {
   uint64_t n = 0;
   const uint8_t* p = part(type, &n);
-  return std::string((const char*)p, (size_t)n);
+  if (!(header.flags & kFlagZstdJson) || (type != kModelDef && type != kTaskInfo))
+    return std::string((const char*)p, (size_t)n);
+  std::string what = std::string("the ") + partitionName(type) + " partition";
+  unsigned long long full = ZSTD_getFrameContentSize(p, (size_t)n);
+  if (full == ZSTD_CONTENTSIZE_ERROR || full == ZSTD_CONTENTSIZE_UNKNOWN) throw OmError(what + " is not a valid zstd frame");
+  if (full > kMaxJsonPartBytes) throw OmError(what + " claims " + std::to_string(full) + " bytes unpacked (too large)");
+  std::string out((size_t)full, '\0');
+  size_t got = ZSTD_decompress(out.data(), out.size(), p, (size_t)n);
+  if (ZSTD_isError(got) || got != full) throw OmError(what + " does not unpack (corrupt zstd frame)");
+  return out;
+}
+
+std::vector<uint8_t> packJson(const std::string& text) {
+  std::vector<uint8_t> out(ZSTD_compressBound(text.size()));
+  size_t n = ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3);
+  if (ZSTD_isError(n)) throw OmError(std::string("zstd: ") + ZSTD_getErrorName(n));
+  out.resize(n);
+  return out;
 }
 
 std::vector<uint8_t> readFileBytes(const std::string& path) {

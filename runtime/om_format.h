@@ -2,6 +2,7 @@
 // Shared by the writer (backend/om_builder.cpp) and the reader (runtime, atc --mode=1/6).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,7 +12,11 @@ namespace om {
 
 constexpr uint32_t kMagic = 0x444F4D49;  // "IMOD" read as a little-endian u32
 constexpr uint32_t kHeaderSize = 256;
-constexpr uint32_t kFormatVersion = 3;  // 3: the header is inside the checksum (2: body only)
+// 4: MODEL_DEF and TASK_INFO may be zstd frames (flag kFlagZstdJson); 3: the header is
+// inside the checksum (2: body only).
+constexpr uint32_t kFormatVersion = 4;
+constexpr uint32_t kFlagZstdJson = 2;             // header flags bit: the JSON partitions are zstd frames
+constexpr uint64_t kMaxJsonPartBytes = 1ull << 32;  // a JSON partition may not unpack to more
 
 enum PartitionType : uint32_t {
   kModelDef = 0,     // JSON: graph, attributes, build info
@@ -58,6 +63,8 @@ struct OmView {
   bool has(uint32_t type) const;
   // Bytes of a partition; throws OmError when missing.
   const uint8_t* part(uint32_t type, uint64_t* sizeOut) const;
+  // A partition as text; MODEL_DEF and TASK_INFO unpacked when the file stores them as zstd
+  // frames (throws OmError on a bad frame or one claiming more than kMaxJsonPartBytes).
   std::string partString(uint32_t type) const;
 };
 
@@ -73,8 +80,29 @@ uint64_t omFileChecksum(const uint8_t* file, size_t size);
 // Fills checksum and totalLength.
 std::vector<uint8_t> writeOm(Header h, const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& parts);
 
+// A partition written by a callback straight into the file image (atc's weights: no second
+// copy of them is ever held). fill gets `size` zeroed bytes.
+struct PartSource {
+  uint32_t type = 0;
+  uint64_t size = 0;
+  std::function<void(uint8_t*)> fill;
+};
+std::vector<uint8_t> writeOm(Header h, const std::vector<PartSource>& parts);
+// The same into memory from `alloc(size)`, which must return `size` zeroed bytes (calloc'd
+// pages stay untouched until a partition is written into them). Returns the size.
+size_t writeOm(Header h, const std::vector<PartSource>& parts, const std::function<uint8_t*(size_t)>& alloc);
+
+// A SIGNATURE partition of zeros with the signed flag set: writeOm's output then takes
+// signOmInPlace (runtime/om_signature.h) without being copied.
+PartSource reservedSignature(Header& h);
+
+// JSON text as a zstd frame (writers set kFlagZstdJson): graphs of 20k nodes store their
+// metadata in a few hundred KB instead of megabytes.
+std::vector<uint8_t> packJson(const std::string& text);
+
 // Recomputes the header checksum of a whole file in place (after a partition changed).
 void setChecksum(std::vector<uint8_t>& file);
+void setChecksum(uint8_t* file, size_t size);
 
 // Checks magic, header size, version, length, checksum and the partition table.
 // `what` names the file in messages. Throws OmError with a clear message.

@@ -113,30 +113,41 @@ std::string omSigner(const OmView& v) {
 }
 
 std::vector<uint8_t> signOm(const std::vector<uint8_t>& om, const std::string& privateKeyPem, const std::string& keyWhat) {
-  Pkey key = readKey(privateKeyPem, true, keyWhat);
+  readKey(privateKeyPem, true, keyWhat);  // a bad key is reported before the model is copied
   OmView v = parseOm(om.data(), om.size(), "the model to sign");
+  if (signaturePartition(v)) {
+    std::vector<uint8_t> out = om;
+    signOmInPlace(out, privateKeyPem, keyWhat);
+    return out;
+  }
   std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;
   for (auto& p : v.partitions)
-    if (p.type != kSignature)
-      parts.push_back({p.type, std::vector<uint8_t>(om.data() + p.offset, om.data() + p.offset + p.size)});
-  std::vector<uint8_t> sig(kSignaturePartSize, 0);
-  std::memcpy(sig.data(), kSigMagic, 8);
-  auto fpr = rawFingerprint(key.get());
-  std::memcpy(sig.data() + kFprOff, fpr.data(), 32);
-  parts.push_back({kSignature, sig});
+    parts.push_back({p.type, std::vector<uint8_t>(om.data() + p.offset, om.data() + p.offset + p.size)});
   Header h = v.header;
-  h.flags |= kFlagSigned;
+  PartSource sig = reservedSignature(h);
+  std::vector<uint8_t> bytes(sig.size, 0);
+  sig.fill(bytes.data());
+  parts.push_back({kSignature, std::move(bytes)});
   std::vector<uint8_t> out = writeOm(h, parts);
-  OmView w = parseOm(out.data(), out.size(), "the signed model");
-  size_t sigAt = signaturePartition(w)->offset + kSigOff;
-  std::vector<uint8_t> msg = signedMessage(out.data(), out.size(), sigAt);
+  signOmInPlace(out, privateKeyPem, keyWhat);
+  return out;
+}
+
+void signOmInPlace(uint8_t* om, size_t size, const std::string& privateKeyPem, const std::string& keyWhat) {
+  Pkey key = readKey(privateKeyPem, true, keyWhat);
+  OmView v = parseOm(om, size, "the model to sign");
+  const Partition* p = signaturePartition(v);
+  if (!p) throw OmError("the model has no SIGNATURE partition to sign in place");
+  auto fpr = rawFingerprint(key.get());
+  std::memcpy(om + p->offset + kFprOff, fpr.data(), 32);
+  size_t sigAt = p->offset + kSigOff;
+  std::vector<uint8_t> msg = signedMessage(om, size, sigAt);
   MdCtx ctx(EVP_MD_CTX_new());
   size_t slen = kSigLen;
   if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
-      EVP_DigestSign(ctx.get(), out.data() + sigAt, &slen, msg.data(), msg.size()) != 1 || slen != kSigLen)
+      EVP_DigestSign(ctx.get(), om + sigAt, &slen, msg.data(), msg.size()) != 1 || slen != kSigLen)
     throw OmError("Ed25519 signing failed");
-  setChecksum(out);
-  return out;
+  setChecksum(om, size);
 }
 
 void verifyOmSignature(const OmView& v, const std::string& publicKeyPem, const std::string& keyWhat) {

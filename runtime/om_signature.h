@@ -26,6 +26,13 @@ std::string ed25519Fingerprint(const std::string& keyPem, const std::string& wha
 std::vector<uint8_t> signOm(const std::vector<uint8_t>& om, const std::string& privateKeyPem,
                             const std::string& keyWhat);
 
+// Signs `om` in place: it must already hold a SIGNATURE partition (om::reservedSignature, or
+// an earlier signature, which is replaced). Throws OmError.
+void signOmInPlace(uint8_t* om, size_t size, const std::string& privateKeyPem, const std::string& keyWhat);
+inline void signOmInPlace(std::vector<uint8_t>& om, const std::string& privateKeyPem, const std::string& keyWhat) {
+  signOmInPlace(om.data(), om.size(), privateKeyPem, keyWhat);
+}
+
 // The fingerprint of the key that signed the model, or "" when it is not signed.
 // Throws OmError when the SIGNATURE partition is malformed.
 std::string omSigner(const OmView& v);

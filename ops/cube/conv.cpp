@@ -100,6 +100,9 @@ bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K) {
   Value* w = n.inputs[1];
   if (n.hasAttr("_cube_wshape")) return true;  // already packed by an earlier lowering of this node
   if (!w->isConstant()) return false;
+  n.attrs["_cube_wshape"] = w->type.shape;
+  const std::string how = "conv_panels " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(K);
+  if (c.usePackedInput(1, how)) return true;  // another conv packed these weights already
   auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {G * MP * K * 6}));
   std::vector<float> src = cubeFloats(*w->constant);  // f16/bf16 weights: exact values
   float* dst = pk->as<float>();
@@ -110,8 +113,7 @@ bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K) {
           int64_t m = p * 6 + i;
           dst[((gi * MP + p) * K + kk) * 6 + i] = m < M ? src[(gi * M + m) * K + kk] : 0.0f;
         }
-  n.attrs["_cube_wshape"] = w->type.shape;
-  c.replaceConstInput(1, pk);
+  c.replaceConstInput(1, pk, how);
   return true;
 }
 

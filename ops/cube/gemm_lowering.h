@@ -2,6 +2,7 @@
 // task split and compile-time packing of constant operands.
 #pragma once
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,54 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
   std::string key = "_cube_shape" + std::to_string(i);
   if (n.hasAttr(key)) return n.attrInts(key);
   return n.inputs[i]->type.shape;
+}
+
+// Packs constant A into [MP][K][6] panels with alpha folded in (once per node: later
+// lowerings of the node see _cube_apacked). Nodes that read the same constant with the same
+// geometry share one packed copy.
+inline void packGemmA(LowerCtx& c, const GemmSpec& s) {
+  Node& n = c.node;
+  if (n.hasAttr("_cube_apacked")) return;
+  char how[160];
+  std::snprintf(how, sizeof how, "gemm_a %lld %lld %lld %lld %.17g", (long long)s.M, (long long)s.K,
+                (long long)s.aRs, (long long)s.aCs, (double)s.alpha);
+  n.attrs["_cube_shape0"] = n.inputs[0]->type.shape;
+  n.attrs["_cube_apacked"] = int64_t(1);
+  if (c.usePackedInput(0, how)) return;
+  std::vector<float> a = cubeFloats(*n.inputs[0]->constant);
+  int64_t MP = (s.M + 5) / 6;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {MP * s.K * 6}));
+  float* d = pk->as<float>();
+  for (int64_t p = 0; p < MP; ++p)
+    for (int64_t k = 0; k < s.K; ++k)
+      for (int64_t i = 0; i < 6; ++i) {
+        int64_t m = p * 6 + i;
+        d[(p * s.K + k) * 6 + i] = m < s.M ? (float)(s.alpha * a[m * s.aRs + k * s.aCs]) : 0.0f;
+      }
+  c.replaceConstInput(0, pk, how);
+}
+
+// Packs constant B into [NP][K][16] panels; shared like packGemmA.
+inline void packGemmB(LowerCtx& c, const GemmSpec& s) {
+  Node& n = c.node;
+  if (n.hasAttr("_cube_bpacked")) return;
+  char how[160];
+  std::snprintf(how, sizeof how, "gemm_b %lld %lld %lld %lld", (long long)s.K, (long long)s.N, (long long)s.bRs,
+                (long long)s.bCs);
+  n.attrs["_cube_shape1"] = n.inputs[1]->type.shape;
+  n.attrs["_cube_bpacked"] = int64_t(1);
+  if (c.usePackedInput(1, how)) return;
+  std::vector<float> b = cubeFloats(*n.inputs[1]->constant);
+  int64_t NP = (s.N + 15) / 16;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {NP * s.K * 16}));
+  float* d = pk->as<float>();
+  for (int64_t p = 0; p < NP; ++p)
+    for (int64_t k = 0; k < s.K; ++k)
+      for (int64_t l = 0; l < 16; ++l) {
+        int64_t j = p * 16 + l;
+        d[(p * s.K + k) * 16 + l] = j < s.N ? b[k * s.bRs + j * s.bCs] : 0.0f;
+      }
+  c.replaceConstInput(1, pk, how);
 }
 
 inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
@@ -105,38 +154,12 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   }
 
   // Compile-time packing of constant, batch-invariant operands.
-  if (n.hasAttr("_cube_apacked")) P[GM_A_PACKED] = 1;
-  else if (n.inputs[0]->isConstant() && aBatchInv && s.M > 0 && s.K > 0) {
-    std::vector<float> a = cubeFloats(*n.inputs[0]->constant);
-    int64_t MP = (s.M + 5) / 6;
-    auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {MP * s.K * 6}));
-    float* d = pk->as<float>();
-    for (int64_t p = 0; p < MP; ++p)
-      for (int64_t k = 0; k < s.K; ++k)
-        for (int64_t i = 0; i < 6; ++i) {
-          int64_t m = p * 6 + i;
-          d[(p * s.K + k) * 6 + i] = m < s.M ? (float)(s.alpha * a[m * s.aRs + k * s.aCs]) : 0.0f;
-        }
-    n.attrs["_cube_shape0"] = n.inputs[0]->type.shape;
-    n.attrs["_cube_apacked"] = int64_t(1);
-    c.replaceConstInput(0, pk);
+  if (n.hasAttr("_cube_apacked") || (n.inputs[0]->isConstant() && aBatchInv && s.M > 0 && s.K > 0)) {
+    packGemmA(c, s);
     P[GM_A_PACKED] = 1;
   }
-  if (n.hasAttr("_cube_bpacked")) P[GM_B_PACKED] = 1;
-  else if (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0) {
-    std::vector<float> b = cubeFloats(*n.inputs[1]->constant);
-    int64_t NP = (s.N + 15) / 16;
-    auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {NP * s.K * 16}));
-    float* d = pk->as<float>();
-    for (int64_t p = 0; p < NP; ++p)
-      for (int64_t k = 0; k < s.K; ++k)
-        for (int64_t l = 0; l < 16; ++l) {
-          int64_t j = p * 16 + l;
-          d[(p * s.K + k) * 16 + l] = j < s.N ? b[k * s.bRs + j * s.bCs] : 0.0f;
-        }
-    n.attrs["_cube_shape1"] = n.inputs[1]->type.shape;
-    n.attrs["_cube_bpacked"] = int64_t(1);
-    c.replaceConstInput(1, pk);
+  if (n.hasAttr("_cube_bpacked") || (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0)) {
+    packGemmB(c, s);
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A

@@ -64,6 +64,10 @@ class PrecisionPass {
     reduced_ = (mode_ == PrecMode::MixBf16 || mode_ == PrecMode::AllowFp32ToBf16) ? DType::BF16 : DType::F16;
     g_.topoSort();
     for (auto& v : g_.values()) orig_[v.get()] = v->type.dtype;
+    for (auto& n : g_.nodes())
+      for (auto* in : n->inputs)
+        if (in) uses_[in]++;
+    for (auto* o : g_.outputs) uses_[o]++;
     applyInputFp16();
     checkListsMatch();
     std::vector<Node*> order;
@@ -71,6 +75,7 @@ class PrecisionPass {
     for (Node* n : order) processNode(*n);
     fixGraphOutputs();
     g_.topoSort();
+    g_.pruneValues();  // the constants released by dropUse
     return changed_;
   }
 
@@ -86,7 +91,16 @@ class PrecisionPass {
   std::map<const Node*, Decision> dec_;
   std::map<std::pair<Value*, DType>, Value*> converted_;
   std::map<Value*, Value*> castSource_;  // value made by an inserted Cast -> its input
+  std::map<const Value*, int> uses_;     // input slots and graph outputs reading each value
   bool changed_ = false;
+
+  // A node input slot stopped reading v. A constant nobody reads any more (all its readers
+  // took a converted copy) frees its data now, not after the pass: atc's peak memory stays
+  // near the weights plus their reduced copies one tensor at a time, not both sets whole.
+  void dropUse(Value* v) {
+    auto it = uses_.find(v);
+    if (it != uses_.end() && --it->second == 0 && v->isConstant()) v->constant.reset();
+  }
 
   bool matches(const PrecLine& l, const Node& n) const {
     if (l.isType) return n.type == l.name;
@@ -334,7 +348,10 @@ class PrecisionPass {
       }
       if (!isFp(want)) continue;
       Value* nv = as(v, want, n.name);
-      if (nv != v) n.inputs[i] = nv;
+      if (nv != v) {
+        n.inputs[i] = nv;
+        dropUse(v);
+      }
     }
     if (!decided) {
       inferNode(g_, n);

@@ -104,12 +104,10 @@ std::vector<uint8_t> rewrite(const std::vector<uint8_t>& om1, uint32_t type,
 }
 
 std::vector<uint8_t> editPlan(const std::vector<uint8_t>& om1, const std::function<void(nlohmann::json&)>& edit) {
-  return rewrite(om1, om::kTaskInfo, [&](std::vector<uint8_t>& b) {
-    auto j = nlohmann::json::parse(std::string(b.begin(), b.end()));
-    edit(j);
-    std::string t = j.dump();
-    b.assign(t.begin(), t.end());
-  });
+  om::OmView v = om::parseOm(om1.data(), om1.size());
+  auto j = nlohmann::json::parse(v.partString(om::kTaskInfo));  // unpacked from its zstd frame
+  edit(j);
+  return rewrite(om1, om::kTaskInfo, [&](std::vector<uint8_t>& b) { b = om::packJson(j.dump()); });
 }
 
 TEST(RuntimeOm, CraftedFilesAreRefused) {
@@ -124,6 +122,14 @@ TEST(RuntimeOm, CraftedFilesAreRefused) {
   expectError(editPlan(om1, [](nlohmann::json& j) { j["inputs"][0]["bytes"] = 3072; }), "bytes declared");
   expectError(editPlan(om1, [](nlohmann::json& j) { j["outputs"][0]["shape"] = {1}; }), "bytes declared");
   expectError(editPlan(om1, [](nlohmann::json& j) { j["inputs"][0]["dtype"] = "float99"; }), "bytes declared");
+  // JSON partitions that are not zstd frames, or claim a huge unpacked size (a zstd bomb).
+  expectError(rewrite(om1, om::kTaskInfo, [](std::vector<uint8_t>& b) { b.assign(b.size(), 'x'); }), "zstd");
+  expectError(rewrite(om1, om::kTaskInfo, [](std::vector<uint8_t>& b) { b.resize(b.size() / 2); }), "TASK_INFO");
+  expectError(rewrite(om1, om::kTaskInfo, [](std::vector<uint8_t>& b) {
+                // a frame header claiming 2^40 bytes: magic, FHD (8-byte size, single segment), size
+                b = {0x28, 0xB5, 0x2F, 0xFD, 0xE0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0};
+              }),
+              "too large");
   // A truncated kernel library (it used to fault inside dlopen).
   expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(b.size() / 2); }), "kernel library");
   expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(16); }), "kernel library");
