@@ -109,6 +109,11 @@ static inline ATCK_INLINE float atck_erff(float x) {
   q = q * t + 5.020497441e-01f;
   q = q * t + 1.0f;
   float r = xc * p / q;
+  // Saturate exactly: with FMA contraction the fit gives 0.99999994 at |x| = 3.92 (erf(3.92)
+  // rounds to 1 in float), so erf(+-inf) was not +-1 on FMA targets (and where the compiler
+  // folds the multiply-adds as fused, as clang does for constant arguments).
+  r = xc >= 3.92f ? 1.0f : r;
+  r = xc <= -3.92f ? -1.0f : r;
   r = r > 1.0f ? 1.0f : r;
   return r < -1.0f ? -1.0f : r;
 }
