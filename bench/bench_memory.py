@@ -5,7 +5,8 @@
     external data, built fp32 (must_keep_origin_dtype) and with the default force_fp16;
   - 20k MatMuls sharing one 16 KB weight: an .om under 2 MB;
   - every .om at most 1.1x its unique weights plus code (for models whose weights dominate).
-Peak RSS is each child's own maximum (os.wait4 rusage). Prints figures, ratios and the host.
+Peak RSS is each command's own maximum (GNU time, Debian package "time"). Prints figures,
+ratios and the host.
 
 Usage: /usr/bin/python3 bench/bench_memory.py [--bin build/bin] [--weights-mb 512] [--matmuls 20000]"""
 import argparse
@@ -29,14 +30,15 @@ def cpu_name():
 
 
 def run_peak(cmd, cwd):
-    """Runs cmd; returns (exit code, peak RSS in MB of that process)."""
-    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    err = p.stderr.read().decode(errors="replace")
-    if p.returncode != 0:
-        print(err[-2000:])
-    return p.returncode, ru.ru_maxrss / 1024.0
+    """Runs cmd under GNU time (a small process forks it: the peak is the command's own, not
+    this Python process's, which a forked child inherits in ru_maxrss before exec). Returns
+    (exit code, peak RSS in MB)."""
+    r = subprocess.run(["/usr/bin/time", "-f", "maxrss_kb=%M"] + cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    kb = [int(l.split("=")[1]) for l in r.stderr.splitlines() if l.startswith("maxrss_kb=")]
+    if r.returncode != 0:
+        print(r.stderr[-2000:])
+    return r.returncode, (kb[-1] if kb else 0) / 1024.0
 
 
 def partitions(path):
@@ -49,7 +51,7 @@ def partitions(path):
     return len(b), out
 
 
-def matmul_chain(path, weights_mb):
+def matmul_chain(path, weights_mb, external=True):
     n = 2048
     layers = max(1, int(weights_mb * 2**20 // (n * n * 4)))
     rng = np.random.default_rng(0)
@@ -61,7 +63,10 @@ def matmul_chain(path, weights_mb):
     g = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, n])],
                           [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, n])], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True, location="big.data")
+    if external:
+        onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True, location="big.data")
+    else:
+        onnx.save(m, path)
     return layers * n * n * 4 / 2**20
 
 
@@ -77,6 +82,25 @@ def shared_matmuls(path, count):
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
 
 
+def report(atc, omrun, t, name, prec, wmb):
+    out = f"{name[:-5]}_{prec}"
+    rc, atc_mb = run_peak([atc, f"--model={name}", "--framework=5", f"--output={out}", "--soc_version=x86-64-v3",
+                           f"--precision_mode={prec}", f"--op_compiler_cache_dir={t}/cache"], t)
+    if rc != 0:
+        print(f"  {prec}: atc FAILED")
+        return
+    size, parts = partitions(os.path.join(t, f"{out}.om"))
+    om_w = parts.get(1, 0) / 2**20
+    rc2, run_mb = run_peak([omrun, f"--model={out}.om", "--loop=1"], t)
+    code = parts.get(3, 0)
+    print(f"  {prec:>22}: atc peak {atc_mb:7.0f} MB = {atc_mb / wmb:.2f}x the weights (target 1.5x: "
+          f"{verdict(atc_mb <= 1.5 * wmb)}); omrun peak {run_mb:7.0f} MB = {run_mb / om_w:.2f}x the .om's "
+          f"{om_w:.0f} MB of weights (target 1.2x: {verdict(rc2 == 0 and run_mb <= 1.2 * om_w)}); "
+          f".om {size / 2**20:.1f} MB = {size / (parts.get(1, 0) + code):.3f}x weights+code "
+          f"(target 1.1x: {verdict(size <= 1.1 * (parts.get(1, 0) + code))})")
+    os.remove(os.path.join(t, f"{out}.om"))
+
+
 def verdict(ok):
     return "met" if ok else "NOT met"
 
@@ -90,24 +114,12 @@ def main():
     atc, omrun = os.path.join(a.bin, "atc"), os.path.join(a.bin, "omrun")
     print(f"host: {cpu_name()}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as t:
-        wmb = matmul_chain(os.path.join(t, "big.onnx"), a.weights_mb)
-        print(f"MatMul chain, {wmb:.0f} MB of float32 weights in external data")
-        for prec in ["must_keep_origin_dtype", "force_fp16"]:
-            rc, atc_mb = run_peak([atc, "--model=big.onnx", "--framework=5", f"--output=big_{prec}",
-                                   "--soc_version=x86-64-v3", f"--precision_mode={prec}",
-                                   f"--op_compiler_cache_dir={t}/cache"], t)
-            if rc != 0:
-                print(f"  {prec}: atc FAILED")
-                continue
-            size, parts = partitions(os.path.join(t, f"big_{prec}.om"))
-            om_w = parts.get(1, 0) / 2**20
-            rc2, run_mb = run_peak([omrun, f"--model=big_{prec}.om", "--loop=1"], t)
-            code = parts.get(3, 0)
-            print(f"  {prec:>22}: atc peak {atc_mb:7.0f} MB = {atc_mb / wmb:.2f}x the weights (target 1.5x: "
-                  f"{verdict(atc_mb <= 1.5 * wmb)}); omrun peak {run_mb:7.0f} MB = {run_mb / om_w:.2f}x the .om's "
-                  f"{om_w:.0f} MB of weights (target 1.2x: {verdict(rc2 == 0 and run_mb <= 1.2 * om_w)}); "
-                  f".om {size / 2**20:.1f} MB = {size / (parts.get(1, 0) + code):.3f}x weights+code "
-                  f"(target 1.1x: {verdict(size <= 1.1 * (parts.get(1, 0) + code))})")
+        for external in (True, False):
+            name = "big.onnx" if external else "big_in.onnx"
+            wmb = matmul_chain(os.path.join(t, name), a.weights_mb if external else min(a.weights_mb, 1024), external)
+            print(f"MatMul chain, {wmb:.0f} MB of float32 weights " + ("in external data" if external else "inside the .onnx"))
+            for prec in ["must_keep_origin_dtype", "force_fp16"]:
+                report(atc, omrun, t, name, prec, wmb)
         shared_matmuls(os.path.join(t, "shared.onnx"), a.matmuls)
         rc, atc_mb = run_peak([atc, "--model=shared.onnx", "--framework=5", "--output=shared",
                                "--soc_version=x86-64-v3", "--precision_mode=must_keep_origin_dtype",

@@ -3,7 +3,7 @@
 set -euo pipefail
 PKGS=(cmake ninja-build ccache g++ llvm-19-dev clang-19 liblld-19-dev lld-19 libonnx-dev
       libprotobuf-dev protobuf-compiler libcli11-dev nlohmann-json3-dev libgtest-dev
-      libonnx-testdata libssl-dev openssl libclang-rt-19-dev zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev
+      libonnx-testdata libssl-dev openssl time libclang-rt-19-dev zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev
       python3-numpy python3-onnx python3-torch python3-torchvision libopenblas0-pthread
       python3-matplotlib)
 missing=()

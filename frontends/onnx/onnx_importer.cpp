@@ -107,7 +107,13 @@ class OnnxImporter {
     for (auto& t : *model_.mutable_graph()->mutable_initializer()) {
       if (t.name().empty()) loadFail("an initializer has no name");
       TensorPtr data = tensorFromOnnx(t, modelDir_, path_);
-      t.clear_raw_data();  // the copy in the IR is the only one kept
+      // The copy in the IR is the only one kept: clear() would keep the string's capacity,
+      // so swap the buffers out (atc's peak memory, docs/security.md "Memory and size").
+      std::string().swap(*t.mutable_raw_data());
+      google::protobuf::RepeatedField<float>().Swap(t.mutable_float_data());
+      google::protobuf::RepeatedField<double>().Swap(t.mutable_double_data());
+      google::protobuf::RepeatedField<int32_t>().Swap(t.mutable_int32_data());
+      google::protobuf::RepeatedField<int64_t>().Swap(t.mutable_int64_data());
       defineValue(t.name(), g_->newConstant(t.name(), data));
     }
     if (model_.graph().sparse_initializer_size() > 0)
