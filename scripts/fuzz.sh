@@ -9,7 +9,7 @@
 # crash, leak, timeout or out-of-memory files (build-san/fuzz-artifacts/TARGET/).
 # Exit status: 0 when nothing was found, 1 otherwise.
 # Environment: ATC_FUZZ_STRICT=1 also stops on non-ATC exceptions (fuzz/fuzz_expected.h);
-# FUZZ_ARGS: more libFuzzer flags.
+# FUZZ_ARGS: more libFuzzer flags; FUZZ_NO_BUILD=1: run the binary already built.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 2 ] || { sed -n '2,13p' "$0"; exit 2; }
@@ -22,7 +22,7 @@ case $T in
   fuzz_options) MAXLEN=4096 ;;
   *) echo "unknown target $T (fuzz_onnx, fuzz_tf, fuzz_npy, fuzz_options)"; exit 2 ;;
 esac
-bash "$SRC/scripts/build-san.sh" "$T" >&2
+[ -n "${FUZZ_NO_BUILD:-}" ] && [ -x "$B/bin/$T" ] || bash "$SRC/scripts/build-san.sh" "$T" >&2
 
 CORPUS="$B/fuzz-corpus/$T"; ART="$B/fuzz-artifacts/$T"; LOGS="$B/fuzz-logs/$T"
 mkdir -p "$ART" "$LOGS"
@@ -54,6 +54,10 @@ execs=$(grep -a 'stat::number_of_executed_units' "$LOGS/run.log" | awk '{s+=$2} 
 cov=$(echo "$last" | grep -oE 'cov: [0-9]+' || true); ft=$(echo "$last" | grep -oE 'ft: [0-9]+' || true)
 echo "$T: $execs executions in $((t1 - t0)) s ($((execs / (t1 - t0 > 0 ? t1 - t0 : 1))) exec/s), $cov $ft, corpus $(ls "$CORPUS" | wc -l) files"
 echo "   last status: $last"
+if grep -aq '^fuzz: non-ATC exception' "$LOGS/run.log" "$LOGS"/fuzz-*.log 2>/dev/null; then
+  echo "   non-ATC exceptions (shown as E19999 internal errors by atc; ATC_FUZZ_STRICT=1 stops on them):"
+  grep -ah '^fuzz: non-ATC exception' "$LOGS/run.log" "$LOGS"/fuzz-*.log 2>/dev/null | sort -u | head -20 | sed 's/^fuzz: non-ATC exception: /     /'
+fi
 found=$(ls -t "$ART" | head -$(( $(ls "$ART" | wc -l) - before )) 2>/dev/null || true)
 if [ -n "$found" ] || [ $rc -ne 0 ]; then
   echo "$T: FINDINGS (exit $rc; log $LOGS/run.log):"
