@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "frontends/onnx/onnx_model_loader.h"
+#include "frontends/onnx/onnx_opset_changes.h"
 #include "frontends/onnx/onnx_tensor.h"
 #include "support/diagnostics.h"
 #include "ir/op_registry.h"
@@ -78,14 +79,16 @@ class OnnxImporter {
           loadFail("the model uses ONNX operators but imports no opset of the default domain");
       return;
     }
-    if (opset > onnxfe::kMaxOpset)
+    if (opset > onnxfe::kNewestKnownOpset)
       loadFail("opset " + std::to_string(opset) + " of the default domain is not supported (" +
                std::to_string(onnxfe::kMinOpset) + " to " + std::to_string(onnxfe::kMaxOpset) +
-               " are)");
+               " are; newer opsets up to " + std::to_string(onnxfe::kNewestKnownOpset) +
+               " where the model's ops did not change after " + std::to_string(onnxfe::kMaxOpset) + ")");
+    if (opset > onnxfe::kMaxOpset) checkOpsUnchangedSince(opset);
     int64_t target = conversionTarget();
     if (onnxfe::usesExternalData(model_)) target = 0;  // the converter would drop the references
     if (opset < onnxfe::kMinOpset && target < onnxfe::kMinOpset) target = onnxfe::kMinOpset;
-    if (target > 0 && target != opset && target <= onnxfe::kMaxOpset) {
+    if (target > 0 && target != opset && target <= onnxfe::kMaxConverterOpset && opset <= onnxfe::kMaxConverterOpset) {
       std::string why;
       bool ok = onnxfe::tryConvertOpset(&model_, target, opts_.inputShapes, &why);
       if (!ok && opset < onnxfe::kMinOpset && target != onnxfe::kMinOpset)
@@ -171,6 +174,30 @@ class OnnxImporter {
   }
 
   // Every node whose op cannot be imported, reported together.
+  // A model importing an opset after kMaxOpset: every node's op must be the same as in
+  // kMaxOpset, else the nodes that use a newer version are listed (E19010).
+  void checkOpsUnchangedSince(int64_t opset) {
+    std::string list;
+    int count = 0;
+    for (const auto& n : model_.graph().node()) {
+      if (!isDefaultDomain(n.domain())) continue;
+      int64_t v = onnxfe::opChangedIn(n.op_type(), onnxfe::kMaxOpset, opset);
+      if (!v) continue;
+      if (++count <= 10)
+        list += (list.empty() ? "" : ", ") + (n.name().empty() ? n.op_type() : n.name()) + " (" + n.op_type() +
+                " changed in opset " + std::to_string(v) + ")";
+    }
+    if (!count) return;
+    if (count > 10) list += " and " + std::to_string(count - 10) + " more";
+    throw AtcError("E19010",
+                   "The model imports opset " + std::to_string(opset) + "; atc implements opsets up to " +
+                       std::to_string(onnxfe::kMaxOpset) + " and these nodes use op versions introduced after it: " +
+                       list + ".",
+                   "Export the model with opset " + std::to_string(onnxfe::kMaxOpset) +
+                       " or older (for example torch.onnx.export(..., opset_version=" +
+                       std::to_string(onnxfe::kMaxOpset) + ")).");
+  }
+
   void checkSupported() {
     std::vector<std::pair<std::string, std::string>> bad;  // (node name, type)
     std::set<std::string> badTypes;

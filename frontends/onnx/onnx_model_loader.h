@@ -12,7 +12,10 @@ namespace atc {
 namespace onnxfe {
 
 constexpr int64_t kMinOpset = 7;
-constexpr int64_t kMaxOpset = 17;
+// Opsets 7 to 23 are implemented; newer models are accepted node by node
+// (onnx_opset_changes.h). libonnx's converter and shape inference know opsets up to 17 only.
+constexpr int64_t kMaxOpset = 23;
+constexpr int64_t kMaxConverterOpset = 17;
 
 // Parses the file. Throws AtcError E10041 if it cannot be read or is not an ONNX model.
 void loadModelProto(const std::string& path, onnx::ModelProto* model);

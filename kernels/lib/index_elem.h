@@ -106,3 +106,6 @@ static inline void atck_odometer_next(int64_t* idx, const int64_t* dims, int64_t
 }
 
 #define ATCK_MAX_RANK 16
+// resize: the most tap combinations over the leading dims of one output row (the lowering
+// refuses more: kernels/lib/resize.cpp keeps this many and would drop the rest).
+#define ATCK_RESIZE_MAX_COMBOS 1024

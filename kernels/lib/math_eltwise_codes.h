@@ -48,6 +48,8 @@ enum AtckEltOp {
   ATCK_E_SQUARE = 40,
   ATCK_E_GELU = 41,   // x * 0.5 * (1 + erf(x / sqrt(2))) (for fusion passes)
   ATCK_E_SILU = 42,   // x * sigmoid(x) (Swish: Sigmoid-Mul cube epilogue)
+  ATCK_E_MISH = 43,   // x * tanh(softplus(x)) (opset 18)
+  ATCK_E_BITNOT = 44, // ~x, integers only (BitwiseNot, opset 18)
   ATCK_E_UNARY_END = 63,
   // ---- n-ary folds: r = x0 op x1 op x2 ... (binary ops use 2 inputs) ----
   ATCK_E_ADD = 64,
@@ -70,6 +72,9 @@ enum AtckEltOp {
   ATCK_E_BITSHIFT_L = 81,
   ATCK_E_BITSHIFT_R = 82,
   ATCK_E_PRELU = 83,  // x0 < 0 ? x0 * x1 : x0
+  ATCK_E_BITAND = 84, // integers only (BitwiseAnd/Or/Xor, opset 18)
+  ATCK_E_BITOR = 85,
+  ATCK_E_BITXOR = 86,
   // ---- ternary ----
   ATCK_E_WHERE = 96,  // x0 ? x1 : x2
   ATCK_E_CLIP3 = 97,  // min(max(x0, x1), x2) with runtime bounds

@@ -33,6 +33,7 @@ enum AtckNormKind {
   ATCK_NK_MEANVAR = 0,  // (x - mean) * 1/sqrt(var + eps)  (or / (sqrt(var) + eps))
   ATCK_NK_L1 = 1,       // x / sum|x|        (0 where the norm is 0)
   ATCK_NK_L2 = 2,       // x / sqrt(sum x^2) (0 where the norm is 0)
+  ATCK_NK_RMS = 3,      // x * 1/sqrt(mean(x^2) + eps)  (RMSNormalization, opset 23)
 };
 enum AtckNormAffine {
   ATCK_NA_NONE = 0,

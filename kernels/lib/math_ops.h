@@ -123,6 +123,12 @@ static inline ATCK_INLINE C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
       return ((p.ia && x == -inf) || (p.ib && x == inf)) ? one : zero;
     }
     case ATCK_E_SQUARE: return x * x;
+    case ATCK_E_MISH: {
+      C ax = x < zero ? -x : x;
+      C sp = (x > zero ? x : zero) + atck_m_log1p(atck_m_exp(-ax));
+      return x * atck_m_tanh(sp);
+    }
+    case ATCK_E_BITNOT: return zero;  // integers only (inference refuses floats)
     default: return (C)atck_m_slow(op, (double)x);
   }
 }
@@ -150,6 +156,7 @@ static inline ATCK_INLINE C atck_unary_i(int64_t op, C x, const AtckEltPrm& p) {
     case ATCK_E_ISINF: return zero;
     case ATCK_E_SQUARE: return (C)((uint64_t)x * (uint64_t)x);
     case ATCK_E_RECIPROCAL: return x == zero ? zero : one / x;
+    case ATCK_E_BITNOT: return (C)~(uint64_t)x;
     default: {
       double r = (double)atck_unary_f<double>(op, (double)x, p);
       return atck_to_int<C>(r, sgn ? -9223372036854775808.0 : 0.0,
@@ -235,6 +242,15 @@ static inline ATCK_INLINE C atck_binary(int64_t op, C a, C b, const AtckEltPrm& 
       if constexpr (fl) return zero;
       else return (uint64_t)b >= 64 ? zero : (C)((uint64_t)a >> (uint64_t)b);
     case ATCK_E_PRELU: return a < zero ? a * b : a;
+    case ATCK_E_BITAND:
+      if constexpr (fl) return zero;
+      else return (C)((uint64_t)a & (uint64_t)b);
+    case ATCK_E_BITOR:
+      if constexpr (fl) return zero;
+      else return (C)((uint64_t)a | (uint64_t)b);
+    case ATCK_E_BITXOR:
+      if constexpr (fl) return zero;
+      else return (C)((uint64_t)a ^ (uint64_t)b);
     default: return a;
   }
 }

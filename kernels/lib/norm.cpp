@@ -148,6 +148,9 @@ static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_
       mean = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 0) / (C)nred;
       C var = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, mean, 1) / (C)nred;
       inv = P[ATCK_NP_EPS_ON_STD] ? (C)1 / (atck_m_sqrt(var) + eps) : (C)1 / atck_m_sqrt(var + eps);
+    } else if (kind == ATCK_NK_RMS) {
+      C ms = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 1) / (C)nred;
+      inv = (C)1 / atck_m_sqrt(ms + eps);
     } else {
       // Lp: x / norm, and 0 where the norm is 0 (an all-zero slice; ONNX Runtime's result,
       // where 1 / 0 would make 0 * inf = NaN).

@@ -12,7 +12,7 @@ ATC_KERNEL(resize)
 
 namespace {
 
-const int64_t kMaxCombos = 1024;
+const int64_t kMaxCombos = ATCK_RESIZE_MAX_COMBOS;
 
 ATCK_INLINE float loadF(const char* p, int64_t dt) {
   switch (dt) {

@@ -33,6 +33,9 @@ const BinaryRow kBinary[] = {
     {"And", ATCK_E_AND, OutKind::Bool, true},
     {"Or", ATCK_E_OR, OutKind::Bool, true},
     {"Xor", ATCK_E_XOR, OutKind::Bool, true},
+    {"BitwiseAnd", ATCK_E_BITAND, OutKind::SameAsA, true},
+    {"BitwiseOr", ATCK_E_BITOR, OutKind::SameAsA, true},
+    {"BitwiseXor", ATCK_E_BITXOR, OutKind::SameAsA, true},
 };
 
 // True when v is a constant whose every element equals x.
@@ -60,6 +63,9 @@ OpDef makeBinary(const BinaryRow& r) {
       if (isSigned(n.inputs[0]->type.dtype) || isFloat(n.inputs[0]->type.dtype))
         opError(n, "BitShift needs unsigned integer inputs");
     }
+    if ((row.code == ATCK_E_BITAND || row.code == ATCK_E_BITOR || row.code == ATCK_E_BITXOR) &&
+        (isFloat(n.inputs[0]->type.dtype) || n.inputs[0]->type.dtype == DType::Bool))
+      opError(n, n.type + " needs integer inputs");
     if (row.code == ATCK_E_MOD && isFloat(n.inputs[0]->type.dtype) && n.attrInt("fmod", 0) == 0)
       opError(n, "fmod must be 1 for floating-point inputs");
     inferBroadcast(n, row.out == OutKind::Bool ? DType::Bool : DType::Undefined);

@@ -47,6 +47,8 @@ const UnaryRow kUnary[] = {
     {"Not", ATCK_E_NOT, nullptr, 0, nullptr, 0, true},
     {"IsNaN", ATCK_E_ISNAN, nullptr, 0, nullptr, 0, true},
     {"IsInf", ATCK_E_ISINF, nullptr, 0, nullptr, 0, true},
+    {"Mish", ATCK_E_MISH},
+    {"BitwiseNot", ATCK_E_BITNOT},
 };
 
 OpDef makeUnary(const UnaryRow& r) {
@@ -54,7 +56,10 @@ OpDef makeUnary(const UnaryRow& r) {
   d.type = r.type;
   d.category = OpCategory::Elementwise;
   bool boolOut = r.boolOut;
-  d.infer = [boolOut](Graph&, Node& n) {
+  const bool intOnly = r.code == ATCK_E_BITNOT;
+  d.infer = [boolOut, intOnly](Graph&, Node& n) {
+    if (intOnly && (isFloat(n.inputs[0]->type.dtype) || n.inputs[0]->type.dtype == DType::Bool))
+      opError(n, "BitwiseNot needs integer inputs");
     n.outputs[0]->type = n.inputs[0]->type;
     if (boolOut) n.outputs[0]->type.dtype = DType::Bool;
   };

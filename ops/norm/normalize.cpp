@@ -2,7 +2,8 @@
 // spatial dims, per-channel scale/B), LayerNormalization (opset 17: over dims >= axis,
 // elementwise scale/B, optional Mean / InvStdDev outputs), MeanVarianceNormalization
 // (axes, default [0, 2, 3]; (X - mean) / (sqrt(var) + 1e-9) as the ONNX function body)
-// and LpNormalization (p = 1 or 2 along axis; 0 where the norm is 0, as ONNX Runtime).
+// LpNormalization (p = 1 or 2 along axis; 0 where the norm is 0, as ONNX Runtime) and
+// RMSNormalization (opset 23: x / sqrt(mean(x^2) + epsilon) * scale over dims >= axis).
 #include <algorithm>
 
 #include "support/diagnostics.h"
@@ -161,6 +162,47 @@ const bool kReg1 = [] {
   };
   return d;
 }());
+  return true;
+}();
+
+// RMSNormalization (opset 23): Y = X / sqrt(mean(X^2 over dims >= axis) + epsilon) * scale,
+// scale of the normalised shape (as LayerNormalization's).
+const bool kRegRms = [] {
+  OpRegistry::instance().add([] {
+    OpDef d;
+    d.type = "RMSNormalization";
+    d.category = OpCategory::Reduce;
+    d.minInputs = d.maxInputs = 2;
+    d.infer = [](Graph&, Node& n) {
+      requireRank(n, 1);
+      const TensorType& x = n.inputs[0]->type;
+      int64_t axis = normalizeAxis(n.attrInt("axis", -1), x.rank(), n);
+      int64_t nred = 1;
+      for (int64_t i = axis; i < x.rank(); ++i) nred *= x.shape[i];
+      const Value* sc = n.inputs[1];
+      if (x.isStatic() && sc->type.isStatic() && sc->type.numel() != nred)
+        opError(n, "scale must have the normalised shape (" + std::to_string(nred) +
+                       " elements); other broadcasts are not supported");
+      if (n.hasAttr("stash_type") && n.attrInt("stash_type", 1) != 1)
+        opError(n, "only stash_type=1 (float32) is supported");
+      n.outputs[0]->type = x;
+    };
+    d.lower = [](LowerCtx& c) {
+      const Node& n = c.node;
+      const TensorType& x = n.inputs[0]->type;
+      int64_t axis = normalizeAxis(n.attrInt("axis", -1), x.rank(), n);
+      std::vector<int64_t> axes;
+      for (int64_t i = axis; i < x.rank(); ++i) axes.push_back(i);
+      NormSpec s;
+      s.kind = ATCK_NK_RMS;
+      s.eps = n.attrFloat("epsilon", 1e-5);
+      s.affine = ATCK_NA_PER_RED;
+      s.scaleBuf = 1;
+      s.affineDt = n.inputs[1]->type.dtype;
+      return makeNormCall(n, axes, s);
+    };
+    return d;
+  }());
   return true;
 }();
 

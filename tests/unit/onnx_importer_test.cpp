@@ -426,10 +426,14 @@ TEST_F(OnnxImporterTest, OpsetOutOfRange) {
   addInput("x", onnx::TensorProto::FLOAT, {2});
   addNode("Identity", {"x"}, {"y"});
   addOutput("y");
-  model_.mutable_opset_import(0)->set_version(18);
+  model_.mutable_opset_import(0)->set_version(29);  // past the newest opset atc knows (28)
   std::string msg;
   EXPECT_EQ(importError(ImportOptions(), &msg), "E10041");
-  EXPECT_NE(msg.find("opset 18"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("opset 29"), std::string::npos) << msg;
+  // Identity changed in opset 24: a model of opset 25 using it is refused node by node.
+  model_.mutable_opset_import(0)->set_version(25);
+  EXPECT_EQ(importError(ImportOptions(), &msg), "E19010");
+  EXPECT_NE(msg.find("changed in opset 24"), std::string::npos) << msg;
 }
 
 TEST_F(OnnxImporterTest, OldOpsetIsUpgradedTo7) {
