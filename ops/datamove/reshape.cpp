@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ops/datamove/datamove_util.h"
+#include "support/checked_math.h"
 
 namespace atc {
 namespace {
@@ -41,7 +42,7 @@ void inferReshape(Graph&, Node& n) {
       opError(n, "invalid dim " + std::to_string(d) + " in shape");
     }
     out[i] = d;
-    known *= d;
+    if (!checkedMul(known, d, &known)) opError(n, "the shape's element count overflows");
   }
   if (inferAt >= 0) {
     if (known == 0 || total % known != 0)

@@ -69,6 +69,18 @@ TEST(ShapeOps, ShapeArithmeticChain) {
   EXPECT_EQ(runOp("Reshape", {x, cat})->type.str(), "float32[2,12]");
 }
 
+// Found by fuzz_onnx (UBSan): Reshape multiplied the target dims unchecked (72 * INT64_MAX,
+// signed overflow); now an error that says so.
+TEST(ShapeOps, ReshapeTargetWhoseSizeOverflowsIsAnError) {
+  auto x = iotaF({72});
+  try {
+    runOp("Reshape", {x, ints({72, INT64_MAX})});
+    ADD_FAILURE() << "accepted";
+  } catch (const atc::AtcError& e) {
+    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Resize, NearestAndLinearBasics) {
   auto x = iotaF({1, 1, 2, 2}, 1);  // 1 2 / 3 4
   auto y = runOp("Resize", {x, nullptr, tensorFrom<float>(DType::F32, {4}, {1, 1, 2, 3})});
