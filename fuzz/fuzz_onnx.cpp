@@ -4,10 +4,18 @@
 #include <cstdint>
 #include <string>
 
+#include <google/protobuf/stubs/logging.h>
+
 #include "frontends/onnx/onnx_importer.h"
 #include "fuzz/fuzz_expected.h"
 #include "fuzz/fuzz_pipeline.h"
 #include "support/diagnostics.h"
+
+// protobuf logs every string field with invalid UTF-8 to stderr: thousands of lines a minute.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   atc::ImportOptions opts;
