@@ -1,5 +1,6 @@
 // Concat and Split: blocks along one axis, lowered to the concat / split kernels.
 #include "ops/datamove/datamove_util.h"
+#include "support/checked_math.h"
 
 namespace atc {
 namespace {
@@ -7,6 +8,7 @@ namespace {
 void inferConcat(Graph&, Node& n) {
   const Shape& first = dm::staticShape(n, 0);
   int64_t r = (int64_t)first.size();
+  if (r == 0) opError(n, "the inputs are scalars; Concat needs rank >= 1");  // normalizeAxis lets axis 0 pass
   if (!n.hasAttr("axis")) opError(n, "attribute axis is required");
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), r, n);
   Shape out = first;
@@ -48,6 +50,7 @@ KernelCall lowerConcat(LowerCtx& c) {
 
 std::vector<int64_t> splitSizes(const Node& n) {
   const Shape& in = dm::staticShape(n, 0);
+  if (in.empty()) opError(n, "the input is a scalar; Split needs rank >= 1");  // normalizeAxis lets axis 0 pass
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), (int64_t)in.size(), n);
   int64_t dim = in[(size_t)axis];
   std::vector<int64_t> sizes;
@@ -56,7 +59,7 @@ std::vector<int64_t> splitSizes(const Node& n) {
     int64_t s = 0;
     for (auto x : sizes) {
       if (x < 0) opError(n, "negative split size");
-      s += x;
+      if (!checkedAdd(s, x, &s)) opError(n, "split sizes overflow");
     }
     if (s != dim) opError(n, "split sizes sum to " + std::to_string(s) + ", dim is " + std::to_string(dim));
     return sizes;

@@ -81,6 +81,15 @@ TEST(ShapeOps, ReshapeTargetWhoseSizeOverflowsIsAnError) {
   }
 }
 
+// Found by fuzz_onnx (UBSan): Split and Concat of scalars indexed the empty shape at axis 0
+// (normalizeAxis accepts axis 0 for rank 0). Now errors.
+TEST(ShapeOps, SplitAndConcatOfScalarsAreErrors) {
+  auto scalar = makeIntTensor({5}, DType::I64, true);
+  ASSERT_EQ(scalar->type.rank(), 0);
+  EXPECT_THROW(inferOp("Split", {scalar}), atc::AtcError);
+  EXPECT_THROW(inferOp("Concat", {scalar, scalar}, {{"axis", int64_t(0)}}), atc::AtcError);
+}
+
 TEST(Resize, NearestAndLinearBasics) {
   auto x = iotaF({1, 1, 2, 2}, 1);  // 1 2 / 3 4
   auto y = runOp("Resize", {x, nullptr, tensorFrom<float>(DType::F32, {4}, {1, 1, 2, 3})});
