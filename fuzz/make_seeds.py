@@ -13,6 +13,7 @@ import os
 import sys
 
 MAX_SEED_BYTES = 1 << 20
+MAX_OPSET = 23  # frontends/onnx/onnx_model_loader.h kMaxOpset
 
 
 def put(out, data, ext=""):
@@ -37,9 +38,10 @@ def onnx_seeds(out, src, shared):
     n = sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "repros", "*.onnx"))))
     node_tests = sorted(glob.glob(os.path.join(shared, "onnx-node-tests", "node", "*", "model.onnx")))
     n += sum(put_file(out, p) for p in node_tests)
-    # Most node tests import opsets above the supported 17 and are refused at once: also
-    # give each such model with its default-domain opset set to 17, so seeds reach the
-    # importer and the passes (ops whose opset-17 form differs are then refused or fuzzed).
+    # Node tests of opsets above the supported range (frontends/onnx kMaxOpset) may be
+    # refused at once: also give each such model with its default-domain opset set to
+    # MAX_OPSET, so seeds reach the importer and the passes (ops whose older form differs are
+    # then refused or fuzzed).
     try:
         import onnx
     except ImportError:
@@ -52,8 +54,8 @@ def onnx_seeds(out, src, shared):
             m.ParseFromString(f.read())
         changed = False
         for o in m.opset_import:
-            if o.domain in ("", "ai.onnx") and o.version > 17:
-                o.version = 17
+            if o.domain in ("", "ai.onnx") and o.version > MAX_OPSET:
+                o.version = MAX_OPSET
                 changed = True
         if changed:
             n += put(out, m.SerializeToString(), ".onnx")
