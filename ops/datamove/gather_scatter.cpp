@@ -39,6 +39,7 @@ void inferGather(Graph&, Node& n) {
   const Shape& data = dm::staticShape(n, 0);
   const Shape& ind = dm::staticShape(n, 1);
   indexType(n, 1);
+  if (data.empty()) opError(n, "data is a scalar; Gather needs rank >= 1");  // normalizeAxis lets axis 0 pass
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), (int64_t)data.size(), n);
   Shape out(data.begin(), data.begin() + axis);
   out.insert(out.end(), ind.begin(), ind.end());

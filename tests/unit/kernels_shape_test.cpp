@@ -88,6 +88,8 @@ TEST(ShapeOps, SplitAndConcatOfScalarsAreErrors) {
   ASSERT_EQ(scalar->type.rank(), 0);
   EXPECT_THROW(inferOp("Split", {scalar}), atc::AtcError);
   EXPECT_THROW(inferOp("Concat", {scalar, scalar}, {{"axis", int64_t(0)}}), atc::AtcError);
+  // The same for Gather (fuzz_onnx, UBSan: iterator past the empty data shape).
+  EXPECT_THROW(inferOp("Gather", {scalar, makeIntTensor({0}, DType::I64, true)}), atc::AtcError);
 }
 
 TEST(Resize, NearestAndLinearBasics) {
