@@ -88,6 +88,17 @@ TEST(TfImporter, TooFewDataInputsIsE10041) {
   }
 }
 
+// Found by fuzz_tf (UBSan): BatchMatMul with adj_x on a rank-1 operand swapped perm[-1] and
+// perm[-2].
+TEST(TfImporter, BatchMatMulAdjOfRank1IsE10041) {
+  std::string v = R"(node { name: "v" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 3 } } } } }
+)";
+  std::string r = errCode(std::string(kPh) + v + R"(node { name: "y" op: "BatchMatMulV2" input: "v" input: "x"
+    attr { key: "T" value { type: DT_FLOAT } } attr { key: "adj_x" value { b: true } } })");
+  EXPECT_EQ(r.substr(0, 7), "E10041 ") << r;
+}
+
 // Found by fuzz_tf: an output index too big for int ("x:99999999999") threw std::out_of_range
 // from std::stoi.
 TEST(TfImporter, HugeOutputIndexIsE10041) {

@@ -63,6 +63,7 @@ Outs matmul(TfCtx& c) {
 
 Value* swapLastTwo(TfCtx& c, Value* v, const std::string& sfx) {
   int64_t r = c.requireRank(v, "a BatchMatMul operand");
+  if (r < 2) c.invalid("a BatchMatMul operand with adj_x/adj_y must have rank >= 2");
   std::vector<int64_t> perm;
   for (int64_t k = 0; k < r; ++k) perm.push_back(k);
   std::swap(perm[r - 1], perm[r - 2]);
