@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Writes the seed corpus of a fuzz target (scripts/fuzz.sh calls it).
-Usage: make_seeds.py TARGET OUT_DIR SRC_DIR [MAX_BYTES]   (TARGET: onnx, tf, npy, options)
+Usage: make_seeds.py TARGET OUT_DIR SRC_DIR [MAX_BYTES]   (TARGET: onnx, tf, npy, options, om)
 Seeds are small real inputs: ../shared/repros, the ONNX node-test models, the TF graphs of
 tests/tf_gen and ../shared/models/tf, .npy files written with numpy, and option files in
-the forms docs/precision.md, docs/implmode.md and docs/fusion.md describe. Files over
+the forms docs/precision.md, docs/implmode.md and docs/fusion.md describe, and .om files that
+atc (build-san/bin, else build/bin) compiles from small generated models. Files over
 MAX_BYTES (the target's -max_len; default 1 MiB) are left out: libFuzzer would truncate them,
 and big models make every execution slow."""
 import glob
@@ -132,6 +133,48 @@ def options_seeds(out, src, shared):
     return n
 
 
+def om_seeds(out, src, shared):
+    """Small .om files: an element-wise model with a weight, a MatMul, a Conv, one signed."""
+    import subprocess
+    import tempfile
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    atc = next((p for p in (os.path.join(src, "build-san", "bin", "atc"), os.path.join(src, "build", "bin", "atc"))
+                if os.access(p, os.X_OK)), None)
+    if not atc:
+        return 0
+    rng = np.random.default_rng(1)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    models = {
+        "add_relu": ([helper.make_node("Add", ["x", "w"], ["s"]), helper.make_node("Relu", ["s"], ["y"])],
+                     [2, 3], [2, 3], {"w": f32(2, 3)}),
+        "matmul": ([helper.make_node("MatMul", ["x", "w"], ["y"])], [4, 8], [4, 5], {"w": f32(8, 5)}),
+        "conv": ([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], [1, 2, 5, 5], [1, 3, 5, 5],
+                 {"w": f32(3, 2, 3, 3)}),
+    }
+    n = 0
+    with tempfile.TemporaryDirectory() as t:
+        key = os.path.join(t, "key.pem")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", key], capture_output=True)
+        for name, (nodes, xs, ys, inits) in models.items():
+            g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, xs)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ys)],
+                                  [numpy_helper.from_array(v, k) for k, v in inits.items()])
+            path = os.path.join(t, name + ".onnx")
+            onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+            for signed in (False, True):
+                if signed and (name != "add_relu" or not os.path.isfile(key)):
+                    continue
+                cmd = [atc, "--model=" + path, "--framework=5", "--output=" + os.path.join(t, name),
+                       "--soc_version=x86-64-v3", "--op_compiler_cache_dir=" + os.path.join(t, "cache")]
+                if signed:
+                    cmd.append("--sign_key=" + key)
+                if subprocess.run(cmd, capture_output=True).returncode == 0:
+                    n += put_file(out, os.path.join(t, name + ".om"))
+    return n
+
+
 def main():
     global MAX_SEED_BYTES
     target, out, src = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3])
@@ -139,7 +182,8 @@ def main():
         MAX_SEED_BYTES = int(sys.argv[4])
     shared = os.path.join(os.path.dirname(src), "shared")
     os.makedirs(out, exist_ok=True)
-    n = {"onnx": onnx_seeds, "tf": tf_seeds, "npy": npy_seeds, "options": options_seeds}[target](out, src, shared)
+    n = {"onnx": onnx_seeds, "tf": tf_seeds, "npy": npy_seeds, "options": options_seeds,
+         "om": om_seeds}[target](out, src, shared)
     print("make_seeds: %d %s seeds in %s" % (n, target, out))
 
 

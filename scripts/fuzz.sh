@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a given time (docs/security.md "Fuzzing and sanitizers").
 # Usage: scripts/fuzz.sh TARGET SECONDS [JOBS]
-#   TARGET: fuzz_onnx, fuzz_tf, fuzz_npy, fuzz_options (the "fuzz_" may be left out)
+#   TARGET: fuzz_onnx, fuzz_tf, fuzz_npy, fuzz_options, fuzz_om (the "fuzz_" may be left out)
 #   JOBS:   parallel fuzzing processes sharing the corpus (default 1)
 # Builds build-san (ASan+UBSan, clang-19, -DATC_FUZZ=ON) if needed, writes the seed corpus
 # into build-san/fuzz-corpus/TARGET the first time (fuzz/make_seeds.py; the fuzzer then adds
@@ -20,7 +20,8 @@ case $T in
   fuzz_tf)      MAXLEN=131072 ;;
   fuzz_npy)     MAXLEN=65536 ;;
   fuzz_options) MAXLEN=4096 ;;
-  *) echo "unknown target $T (fuzz_onnx, fuzz_tf, fuzz_npy, fuzz_options)"; exit 2 ;;
+  fuzz_om)      MAXLEN=262144 ;;
+  *) echo "unknown target $T (fuzz_onnx, fuzz_tf, fuzz_npy, fuzz_options, fuzz_om)"; exit 2 ;;
 esac
 [ -n "${FUZZ_NO_BUILD:-}" ] && [ -x "$B/bin/$T" ] || bash "$SRC/scripts/build-san.sh" "$T" >&2
 

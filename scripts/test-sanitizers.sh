@@ -70,7 +70,7 @@ if [ -n "$reports" ]; then
 fi
 
 [ "$FUZZ_SECONDS" -gt 0 ] && step "fuzz targets, ${FUZZ_SECONDS} s each (scripts/fuzz.sh)"
-for t in fuzz_onnx fuzz_tf fuzz_npy fuzz_options; do
+for t in fuzz_onnx fuzz_tf fuzz_npy fuzz_options fuzz_om; do
   [ "$FUZZ_SECONDS" -gt 0 ] || break
   ts=$(date +%s)
   if env -u ASAN_OPTIONS -u UBSAN_OPTIONS -u LSAN_OPTIONS FUZZ_NO_BUILD=1 bash "$SRC/scripts/fuzz.sh" "$t" "$FUZZ_SECONDS" > "$LOGS/$t.log" 2>&1; then
