@@ -16,7 +16,9 @@ constexpr uint32_t kHeaderSize = 256;
 // inside the checksum (2: body only).
 constexpr uint32_t kFormatVersion = 4;
 constexpr uint32_t kFlagZstdJson = 2;             // header flags bit: the JSON partitions are zstd frames
-constexpr uint64_t kMaxJsonPartBytes = 1ull << 32;  // a JSON partition may not unpack to more
+// A JSON partition may not unpack to more than this, nor to more than 1024x its packed size
+// (at least 64 MiB allowed).
+constexpr uint64_t kMaxJsonPartBytes = 1ull << 32;
 
 enum PartitionType : uint32_t {
   kModelDef = 0,     // JSON: graph, attributes, build info

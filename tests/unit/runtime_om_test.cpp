@@ -130,6 +130,12 @@ TEST(RuntimeOm, CraftedFilesAreRefused) {
                 b = {0x28, 0xB5, 0x2F, 0xFD, 0xE0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0};
               }),
               "too large");
+  // Found by fuzz_om: a 16-byte frame claiming 3 GiB (under the 4 GiB cap) made the loader
+  // allocate and clear 3 GiB before failing; the claim is now bounded by the frame's size.
+  expectError(rewrite(om1, om::kTaskInfo, [](std::vector<uint8_t>& b) {
+                b = {0x28, 0xB5, 0x2F, 0xFD, 0xE0, 0, 0, 0, 0xC0, 0, 0, 0, 0, 1, 0, 0};
+              }),
+              "too large");
   // A truncated kernel library (it used to fault inside dlopen).
   expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(b.size() / 2); }), "kernel library");
   expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(16); }), "kernel library");
