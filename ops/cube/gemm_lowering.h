@@ -45,52 +45,33 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
   return n.inputs[i]->type.shape;
 }
 
-// Packs constant A into [MP][K][6] panels with alpha folded in (once per node: later
-// lowerings of the node see _cube_apacked). Nodes that read the same constant with the same
-// geometry share one packed copy.
-inline void packGemmA(LowerCtx& c, const GemmSpec& s) {
+// Packs constant operand i (0: A, 1: B) into panels of `width` rows (A: [MP][K][6] with alpha
+// folded in, B: [NP][K][16]), once per node: later lowerings see _cube_apacked/_cube_bpacked.
+// Nodes that read the same constant with the same geometry share one packed copy.
+inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i) {
   Node& n = c.node;
-  if (n.hasAttr("_cube_apacked")) return;
+  const std::string flag = i == 0 ? "_cube_apacked" : "_cube_bpacked";
+  if (n.hasAttr(flag)) return;
+  const int64_t rows = i == 0 ? s.M : s.N, width = i == 0 ? 6 : 16;
+  const int64_t rs = i == 0 ? s.aRs : s.bCs, ks = i == 0 ? s.aCs : s.bRs;  // strides of a row and of k
+  const double alpha = i == 0 ? (double)s.alpha : 1.0;
   char how[160];
-  std::snprintf(how, sizeof how, "gemm_a %lld %lld %lld %lld %.17g", (long long)s.M, (long long)s.K,
-                (long long)s.aRs, (long long)s.aCs, (double)s.alpha);
-  n.attrs["_cube_shape0"] = n.inputs[0]->type.shape;
-  n.attrs["_cube_apacked"] = int64_t(1);
-  if (c.usePackedInput(0, how)) return;
-  std::vector<float> a = cubeFloats(*n.inputs[0]->constant);
-  int64_t MP = (s.M + 5) / 6;
-  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {MP * s.K * 6}));
+  std::snprintf(how, sizeof how, "gemm_%c %lld %lld %lld %lld %.17g", i == 0 ? 'a' : 'b', (long long)rows,
+                (long long)s.K, (long long)rs, (long long)ks, alpha);
+  n.attrs["_cube_shape" + std::to_string(i)] = n.inputs[i]->type.shape;
+  n.attrs[flag] = int64_t(1);
+  if (c.usePackedInput(i, how)) return;
+  std::vector<float> v = cubeFloats(*n.inputs[i]->constant);
+  const int64_t np = (rows + width - 1) / width;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {np * s.K * width}));
   float* d = pk->as<float>();
-  for (int64_t p = 0; p < MP; ++p)
+  for (int64_t p = 0; p < np; ++p)
     for (int64_t k = 0; k < s.K; ++k)
-      for (int64_t i = 0; i < 6; ++i) {
-        int64_t m = p * 6 + i;
-        d[(p * s.K + k) * 6 + i] = m < s.M ? (float)(s.alpha * a[m * s.aRs + k * s.aCs]) : 0.0f;
+      for (int64_t l = 0; l < width; ++l) {
+        int64_t r = p * width + l;
+        d[(p * s.K + k) * width + l] = r < rows ? (float)(alpha * v[r * rs + k * ks]) : 0.0f;
       }
-  c.replaceConstInput(0, pk, how);
-}
-
-// Packs constant B into [NP][K][16] panels; shared like packGemmA.
-inline void packGemmB(LowerCtx& c, const GemmSpec& s) {
-  Node& n = c.node;
-  if (n.hasAttr("_cube_bpacked")) return;
-  char how[160];
-  std::snprintf(how, sizeof how, "gemm_b %lld %lld %lld %lld", (long long)s.K, (long long)s.N, (long long)s.bRs,
-                (long long)s.bCs);
-  n.attrs["_cube_shape1"] = n.inputs[1]->type.shape;
-  n.attrs["_cube_bpacked"] = int64_t(1);
-  if (c.usePackedInput(1, how)) return;
-  std::vector<float> b = cubeFloats(*n.inputs[1]->constant);
-  int64_t NP = (s.N + 15) / 16;
-  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {NP * s.K * 16}));
-  float* d = pk->as<float>();
-  for (int64_t p = 0; p < NP; ++p)
-    for (int64_t k = 0; k < s.K; ++k)
-      for (int64_t l = 0; l < 16; ++l) {
-        int64_t j = p * 16 + l;
-        d[(p * s.K + k) * 16 + l] = j < s.N ? b[k * s.bRs + j * s.bCs] : 0.0f;
-      }
-  c.replaceConstInput(1, pk, how);
+  c.replaceConstInput(i, pk, how);
 }
 
 inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
@@ -155,11 +136,11 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
 
   // Compile-time packing of constant, batch-invariant operands.
   if (n.hasAttr("_cube_apacked") || (n.inputs[0]->isConstant() && aBatchInv && s.M > 0 && s.K > 0)) {
-    packGemmA(c, s);
+    packGemmOperand(c, s, 0);
     P[GM_A_PACKED] = 1;
   }
   if (n.hasAttr("_cube_bpacked") || (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0)) {
-    packGemmB(c, s);
+    packGemmOperand(c, s, 1);
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A
