@@ -128,8 +128,11 @@ Shape broadcastShapes(const std::vector<Shape>& shapes, const Node& n) {
 }
 
 int64_t normalizeAxis(int64_t axis, int64_t rank, const Node& n) {
+  // Valid axes are [-rank, rank-1]: a scalar (rank 0) has none.
   int64_t a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= std::max<int64_t>(rank, 1)) opError(n, "axis " + std::to_string(axis) + " out of range");
+  if (a < 0 || a >= rank)
+    opError(n, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank) +
+                   (rank == 0 ? " (the input is a scalar and has no axes)" : ""));
   return a;
 }
 

@@ -92,6 +92,24 @@ TEST(ShapeOps, SplitAndConcatOfScalarsAreErrors) {
   EXPECT_THROW(inferOp("Gather", {scalar, makeIntTensor({0}, DType::I64, true)}), atc::AtcError);
 }
 
+// The root cause: normalizeAxis let axis 0 (and -1) through for a rank-0 input. Every op with an
+// axis now refuses a scalar input with "has no axes" instead of indexing an empty shape.
+TEST(ShapeOps, AxisOfAScalarIsAnError) {
+  auto f = makeIntTensor({5}, DType::I64, true);
+  auto expectNoAxes = [](const std::function<void()>& fn, const char* what) {
+    try {
+      fn();
+      ADD_FAILURE() << what << " accepted an axis of a scalar";
+    } catch (const atc::AtcError& e) {
+      EXPECT_NE(std::string(e.what()).find("no axes"), std::string::npos) << what << ": " << e.what();
+    }
+  };
+  expectNoAxes([&] { inferOp("ArgMax", {f}, {{"axis", int64_t(0)}}); }, "ArgMax");
+  expectNoAxes([&] { inferOp("ArgMin", {f}, {{"axis", int64_t(-1)}}); }, "ArgMin");
+  expectNoAxes([&] { inferOp("CumSum", {f, makeIntTensor({0}, DType::I64, true)}); }, "CumSum");
+  expectNoAxes([&] { inferOp("ReduceSum", {f, makeIntTensor({0}, DType::I64, false)}); }, "ReduceSum");
+}
+
 TEST(Resize, NearestAndLinearBasics) {
   auto x = iotaF({1, 1, 2, 2}, 1);  // 1 2 / 3 4
   auto y = runOp("Resize", {x, nullptr, tensorFrom<float>(DType::F32, {4}, {1, 1, 2, 3})});
