@@ -176,11 +176,17 @@ void signModelInPlace(uint8_t* om, size_t size, const std::string& pem) {
   }
 }
 
-void signModel(std::vector<uint8_t>& om, const std::string& pem) {
+// Signs a cached .om: in place when it has a SIGNATURE partition (returns false), else into
+// *signedCopy (returns true).
+bool signModel(uint8_t* om, size_t size, const std::string& pem, std::vector<uint8_t>* signedCopy) {
   try {
-    om::OmView v = om::parseOm(om.data(), om.size(), "the model to sign");
-    if (v.header.flags & om::kFlagSigned) om::signOmInPlace(om, pem, "--sign_key");
-    else om = om::signOm(om, pem, "--sign_key");
+    om::OmView v = om::parseOm(om, size, "the model to sign");
+    if (v.header.flags & om::kFlagSigned) {
+      om::signOmInPlace(om, size, pem, "--sign_key");
+      return false;
+    }
+    *signedCopy = om::signOm(std::vector<uint8_t>(om, om + size), pem, "--sign_key");
+    return true;
   } catch (const om::OmError& e) {
     throw signError(e);
   }
@@ -190,16 +196,24 @@ void signModel(std::vector<uint8_t>& om, const std::string& pem) {
 bool serveFromGraphCache(const GraphCacheEntry& e, const std::string& omPath, const std::string& signKeyPem) {
   if (e.path.empty()) return false;
   const std::string& entry = e.path;
-  std::vector<uint8_t> payload, cached;
+  std::vector<uint8_t> payload;  // the entry's one copy in memory (the .om at `off`)
+  size_t off = 0;
   cache::ReadResult r = cache::readEntry(entry, payload);
-  if (r == cache::ReadResult::Ok && !cache::graphCacheOm(e.key, payload, &cached)) {
+  if (r == cache::ReadResult::Ok && !cache::graphCacheOmOffset(e.key, payload, &off)) {
     cache::warnOnce("whole-model cache entry " + entry + " holds another build's model; rebuilding it");
     return false;
   }
   if (r == cache::ReadResult::Ok) {
     PhaseTimer t("write");
-    if (!signKeyPem.empty()) signModel(cached, signKeyPem);
-    writeOutputFile(omPath, cached.data(), cached.size());
+    if (!signKeyPem.empty()) {
+      std::vector<uint8_t> copy;  // only for an entry stored without a SIGNATURE partition
+      if (signModel(payload.data() + off, payload.size() - off, signKeyPem, &copy)) {
+        writeOutputFile(omPath, copy.data(), copy.size());
+        logInfo("whole-model cache hit " + entry + ": wrote " + omPath);
+        return true;
+      }
+    }
+    writeOutputFile(omPath, payload.data() + off, payload.size() - off);
     logInfo("whole-model cache hit " + entry + ": wrote " + omPath);
     return true;
   }
@@ -271,9 +285,7 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   }
   logInfo("wrote " + omPath + " (" + std::to_string(omSize) + " bytes)");
   if (!graphEntry.path.empty()) {
-    std::vector<uint8_t> om(image.get(), image.get() + omSize);
-    image.reset();
-    std::string err = cache::writeEntry(graphEntry.path, cache::graphCachePayload(graphEntry.key, om));
+    std::string err = cache::storeGraphCacheEntry(graphEntry.path, graphEntry.key, image.get(), omSize);
     if (!err.empty()) cache::warnOnce("cannot store the model into --graph_compiler_cache_dir (" + err + ")");
   }
   if (opts.output.exportCompileStat == 1) {

@@ -11,11 +11,20 @@ namespace atc::cache {
 
 enum class ReadResult { Ok, Missing, Corrupt };
 
-// Reads and verifies an entry. Corrupt: bad magic, size or checksum (truncated files too).
+// Reads and verifies an entry into one buffer (the payload is moved down over the header, no
+// second copy). Corrupt: not a regular file (a FIFO is never opened for blocking reads), bad
+// magic, size or checksum (truncated files too).
 ReadResult readEntry(const std::string& path, std::vector<uint8_t>& payload);
 
 // Writes an entry atomically. Returns "" on success, else the reason (the temporary is removed).
 std::string writeEntry(const std::string& path, const std::vector<uint8_t>& payload);
+// The same for a payload given in parts (a key line and an .om image): written in place, with
+// no concatenated copy.
+struct EntryPart {
+  const void* data;
+  size_t size;
+};
+std::string writeEntry(const std::string& path, const std::vector<EntryPart>& payload);
 
 // Warnings of the cache ("[WARNING] ..." on stderr, each distinct text once per process).
 void warnOnce(const std::string& text);

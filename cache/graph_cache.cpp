@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cache/entry_file.h"
 #include "cache/sha256.h"
 #include "support/file_io.h"
 
@@ -76,17 +77,15 @@ namespace {
 const std::string kEntryTag = "atc-graph-entry/1 key=";
 }
 
-std::vector<uint8_t> graphCachePayload(const std::string& key, const std::vector<uint8_t>& om) {
+std::string storeGraphCacheEntry(const std::string& path, const std::string& key, const uint8_t* om, size_t size) {
   std::string head = kEntryTag + key + "\n";
-  std::vector<uint8_t> p(head.begin(), head.end());
-  p.insert(p.end(), om.begin(), om.end());
-  return p;
+  return writeEntry(path, std::vector<EntryPart>{{head.data(), head.size()}, {om, size}});
 }
 
-bool graphCacheOm(const std::string& key, const std::vector<uint8_t>& payload, std::vector<uint8_t>* om) {
+bool graphCacheOmOffset(const std::string& key, const std::vector<uint8_t>& payload, size_t* offset) {
   std::string head = kEntryTag + key + "\n";
   if (payload.size() < head.size() || std::memcmp(payload.data(), head.data(), head.size()) != 0) return false;
-  om->assign(payload.begin() + (long)head.size(), payload.end());
+  *offset = head.size();
   return true;
 }
 

@@ -17,7 +17,11 @@ std::string graphCacheEntryPath(const std::string& dir, const std::string& key);
 // An entry's payload records its key before the .om, so that an entry copied or renamed
 // under another key is never served for it: graphCacheOm checks the key (false: a mismatch,
 // treat as corrupt).
-std::vector<uint8_t> graphCachePayload(const std::string& key, const std::vector<uint8_t>& om);
-bool graphCacheOm(const std::string& key, const std::vector<uint8_t>& payload, std::vector<uint8_t>* om);
+// Stores an entry for `key` (writeEntry with the key line and the .om as parts: no copy of
+// the .om is made). Returns "" or the reason.
+std::string storeGraphCacheEntry(const std::string& path, const std::string& key, const uint8_t* om, size_t size);
+// The .om inside a payload read by readEntry: its offset, or false when the payload records
+// another key.
+bool graphCacheOmOffset(const std::string& key, const std::vector<uint8_t>& payload, size_t* offset);
 
 }  // namespace atc::cache

@@ -72,6 +72,10 @@ void installSignalCleanup() {
 }
 
 std::string writeFileAtomically(const std::string& path, const void* data, size_t size, AtomicWrite how) {
+  return writeFileAtomically(path, std::vector<FilePart>{{data, size}}, how);
+}
+
+std::string writeFileAtomically(const std::string& path, const std::vector<FilePart>& parts, AtomicWrite how) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string((long)::getpid()) + "." + std::to_string(counter++);
   bool track = how.removeOnSignal && tmp.size() < sizeof g_tmpPath;
@@ -87,7 +91,9 @@ std::string writeFileAtomically(const std::string& path, const void* data, size_
   } clearTmp{track};
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot create [" + tmp + "]: " + std::strerror(errno);
-  std::string err = writeAll(fd, static_cast<const uint8_t*>(data), size);
+  std::string err;
+  for (const auto& p : parts)
+    if (err.empty()) err = writeAll(fd, static_cast<const uint8_t*>(p.data), p.size);
   if (err.empty() && how.fsync && ::fsync(fd) != 0) err = std::string("fsync failed: ") + std::strerror(errno);
   if (::close(fd) != 0 && err.empty()) err = std::string("close failed: ") + std::strerror(errno);
   if (err.empty() && how.keepExisting) {

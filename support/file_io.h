@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace atc {
 
@@ -17,6 +18,12 @@ struct AtomicWrite {
 // Writes `size` bytes to `path` through "<path>.tmp.<pid>.<n>". Returns "" or the reason
 // (the temporary is removed on failure).
 std::string writeFileAtomically(const std::string& path, const void* data, size_t size, AtomicWrite how = {});
+// The same for a file given as consecutive parts (written in order, never concatenated in memory).
+struct FilePart {
+  const void* data;
+  size_t size;
+};
+std::string writeFileAtomically(const std::string& path, const std::vector<FilePart>& parts, AtomicWrite how = {});
 // Removes "<path>.tmp.<pid>[.<n>]" files left by writers that were killed (kill -9): those
 // whose process no longer exists. Returns how many were removed.
 int removeStaleTemporaries(const std::string& path);

@@ -177,5 +177,17 @@ else
   ko "atc refuses a public key as --sign_key"; cat "$W/atck.log"
 fi
 
+# Whole-model cache hits of signed builds: served from the entry and signed with this build's key.
+gsign() { "$BIN/atc" --model="$W/m.onnx" --framework=5 --output="$W/$1" --soc_version=native --precision_mode=must_keep_origin_dtype \
+            --sign_key="$W/$2" --graph_compiler_cache_dir="$W/gcache" --log=info > "$W/atcg.log" 2>&1; }
+mkdir -p "$W/gcache"
+if gsign g1 key.pem && gsign g2 key.pem && grep -q "whole-model cache hit" "$W/atcg.log" && run_signed "$W/g2.om" "$W/key.pub.pem" &&
+   gsign g3 other.pem && grep -q "whole-model cache hit" "$W/atcg.log" && run_signed "$W/g3.om" "$W/other.pub.pem" &&
+   ! run_signed "$W/g3.om" "$W/key.pub.pem"; then
+  ok "a whole-model cache hit of a signed build is signed with the build's own key"
+else
+  ko "a whole-model cache hit of a signed build is signed with the build's own key"; cat "$W/atcg.log" "$W/sig.log"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -78,6 +78,22 @@ TEST(CacheEntry, RoundTripCorruptAndTruncated) {
   EXPECT_EQ(readEntry(p, back), ReadResult::Corrupt);
 }
 
+// A payload written in parts reads back as their concatenation; a FIFO planted as an entry is
+// refused at once (it used to block the reader forever).
+TEST(CacheEntry, PartsAndFifo) {
+  std::string d = tempDir(), p = d + "/parts.gce";
+  std::string a = "key line\n";
+  std::vector<uint8_t> b(3000, 0xab);
+  ASSERT_EQ(writeEntry(p, std::vector<EntryPart>{{a.data(), a.size()}, {b.data(), b.size()}}), "");
+  std::vector<uint8_t> back, whole(a.begin(), a.end());
+  whole.insert(whole.end(), b.begin(), b.end());
+  EXPECT_EQ(readEntry(p, back), ReadResult::Ok);
+  EXPECT_EQ(back, whole);
+  std::string fifo = d + "/fifo.kce";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(readEntry(fifo, back), ReadResult::Corrupt);
+}
+
 TEST(CacheDir, Priority) {
   {
     EnvGuard e("ASCEND_CACHE_PATH", "/tmp/from_env");
