@@ -42,6 +42,8 @@ Shape shapeFromTf(const tfproto::TensorShapeProto& s, bool* known) {
 
 namespace {
 
+constexpr int64_t kMaxSplatConstantBytes = int64_t(1) << 30;
+
 [[noreturn]] void bad(const std::string& where, const std::string& why) {
   throw AtcError("E10041", "Failed to load the model: the constant of node [" + where + "] is invalid: " + why,
                  "Check that the model is a valid frozen TensorFlow graph.");
@@ -69,7 +71,14 @@ TensorPtr tensorFromTf(const tfproto::TensorProto& tp, const std::string& where)
   if (!known) bad(where, "its shape has unknown rank");
   for (int64_t d : shape)
     if (d < 0) bad(where, "its shape has a negative dim");
-  auto t = std::make_shared<Tensor>(TensorType(dt, shape));
+  TensorType type(dt, shape);
+  // A constant without tensor_content is a list of values repeated to fill its shape: a few
+  // bytes of model can declare gigabytes. Its declared size is bounded before it is allocated.
+  if (tp.tensor_content().empty() && type.byteSize() > kMaxSplatConstantBytes)
+    bad(where, "its " + std::to_string(type.byteSize()) + " bytes (" + type.str() +
+                   ") would be expanded from a list of values; at most " + std::to_string(kMaxSplatConstantBytes) +
+                   " bytes are (store a large constant in tensor_content)");
+  auto t = std::make_shared<Tensor>(type);
   const int64_t n = t->type.numel();
   if (!tp.tensor_content().empty()) {
     if ((int64_t)tp.tensor_content().size() != t->type.byteSize())

@@ -48,6 +48,17 @@ node { name: "y" op: "Neg" input: "c" })";
   for (int i = 0; i < 4; ++i) EXPECT_EQ(c->as<float>()[i], 2.5f);
 }
 
+// Found by fuzz_tf (out-of-memory): one float_val declared as [2^31] float32 (8 GiB) was
+// expanded before anything checked it. A splat above 1 GiB is refused before allocating.
+TEST(TfImporter, HugeSplatConstantIsE10041) {
+  std::string t = R"(node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2147483648 } } float_val: 1 } } } }
+node { name: "y" op: "Neg" input: "c" })";
+  std::string r = errCode(t);
+  EXPECT_EQ(r.rfind("E10041", 0), 0u) << r;
+  EXPECT_NE(r.find("expanded from a list of values"), std::string::npos) << r;
+}
+
 TEST(TfImporter, TruncatedBinaryIsE10041) {
   tfproto::GraphDef gd;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(std::string(kPh) + R"(node { name: "y" op: "Relu" input: "x" })", &gd));
