@@ -1,6 +1,7 @@
 // buildOm: lowering -> memory plan -> steps and kernel instances -> codegen -> .om bytes.
 // Layout of the result: docs/om-format.md.
 #include "backend/om_builder.h"
+#include "backend/step_flops.h"
 
 #include <cstring>
 
@@ -97,6 +98,28 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     s["kernel"] = L.call.kernel;
     s["node"] = L.node->name;
     s["args"] = args;
+    // What the data dump and the profiler name (docs/debugging.md): the op type, the source
+    // nodes a fused kernel absorbed, and each input's and output's name, dtype and shape in
+    // argument order (inputs first; an absent input is null).
+    s["type"] = L.node->type;
+    if (L.node->originalNames.size() > 1) s["fused_from"] = L.node->originalNames;
+    auto tensors = [](const std::vector<Value*>& vs) {
+      json a = json::array();
+      for (auto* v : vs) {
+        if (!v) {
+          a.push_back(nullptr);
+          continue;
+        }
+        json t = typeJson(v->type);
+        t["name"] = v->name;
+        t["dtype_code"] = (int)v->type.dtype;
+        a.push_back(t);
+      }
+      return a;
+    };
+    if (int64_t f = cubeFlops(*L.node)) s["flops"] = f;
+    s["in"] = tensors(L.node->inputs);
+    s["out"] = tensors(L.node->outputs);
     steps.push_back(s);
   }
 

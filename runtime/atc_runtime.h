@@ -32,6 +32,33 @@ struct LoadOptions {
   std::string verifyKey;  // an Ed25519 public key (PEM file): refuse a model it did not sign
 };
 
+// One kernel launch of the plan, as the data dump and the profiler see it (docs/debugging.md).
+struct StepTensor {
+  TensorDesc desc;              // the graph value's name, dtype, shape and bytes
+  const void* data = nullptr;   // where it lives while the model runs; null: absent or not described
+};
+struct StepInfo {
+  size_t index = 0;
+  std::string node;                    // the node (a fused kernel: the node that produced its output)
+  std::string type;                    // its op type
+  std::string kernel;                  // the kernel template it calls
+  std::vector<std::string> fusedFrom;  // the source nodes a fused kernel absorbed (empty: just `node`)
+  int64_t flops = 0;                   // multiply-add work of a cube op (2 per MAC); 0: not counted
+  std::vector<StepTensor> inputs, outputs;  // empty for an .om built before step descriptions
+};
+
+// Called around the steps of Model::run (one at a time, in plan order). beforeStep sees the
+// inputs before an in-place kernel overwrites them; afterStep gets the step's wall time.
+// `run` counts the calls of Model::run since the observer was set, from 0.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  virtual void beginRun(int64_t run) { (void)run; }
+  virtual void beforeStep(int64_t run, const StepInfo& step) { (void)run, (void)step; }
+  virtual void afterStep(int64_t run, const StepInfo& step, double seconds) { (void)run, (void)step, (void)seconds; }
+  virtual void endRun(int64_t run) { (void)run; }
+};
+
 class Model {
  public:
   // threads: total threads used by kernels (0 = number of cores). load() reads the file into
@@ -56,6 +83,11 @@ class Model {
 
   // inputs[i] points to inputs()[i].bytes bytes; outputs[i] to outputs()[i].bytes bytes.
   void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+
+  // The plan's steps, in execution order.
+  const std::vector<StepInfo>& steps() const;
+  // Not owned; nullptr removes it. Resets the run counter.
+  void setStepObserver(StepObserver* observer);
 
   struct Impl;
 

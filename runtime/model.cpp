@@ -109,6 +109,9 @@ struct Model::Impl {
     double seconds = 0;  // ATC_PROFILE: total time in this step
   };
   std::vector<Step> steps;
+  std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors)
+  StepObserver* observer = nullptr;
+  int64_t observedRuns = 0;
   std::vector<void*> args;  // all steps' argument arrays, back to back
   bool profile = false;     // ATC_PROFILE=1: time every step, print a table when unloaded
   int64_t runs = 0;
@@ -213,6 +216,44 @@ std::vector<size_t> readTensorDescs(const nlohmann::json& arr, const std::vector
   return ids;
 }
 
+// A step's description (planSteps in backend/om_builder.cpp): "in" and "out" follow the
+// argument order. A tensor whose declared size does not fit its buffer is described without
+// data (never read), so a crafted description cannot make a dump read outside the arena.
+template <class Ptr>
+StepInfo describeStep(const nlohmann::json& s, size_t index, const std::vector<int64_t>& argIds,
+                      const std::vector<PlanBuffer>& bufs, Ptr ptr) {
+  StepInfo info;
+  info.index = index;
+  info.node = s.value("node", std::string());
+  info.type = s.value("type", std::string());
+  info.kernel = s.value("kernel", std::string());
+  info.flops = std::max<int64_t>(s.value("flops", int64_t(0)), 0);
+  if (s.contains("fused_from")) info.fusedFrom = s.at("fused_from").get<std::vector<std::string>>();
+  size_t arg = 0;
+  for (const char* role : {"in", "out"}) {
+    if (!s.contains(role)) break;
+    for (auto& t : s.at(role)) {
+      StepTensor st;
+      size_t a = arg++;
+      if (!t.is_null()) {
+        st.desc.name = t.at("name").get<std::string>();
+        st.desc.dtype = t.at("dtype").get<std::string>();
+        st.desc.dtypeCode = t.at("dtype_code").get<int32_t>();
+        st.desc.shape = t.at("shape").get<std::vector<int64_t>>();
+        int64_t bytes = -1;
+        size_t es = dtypeSizeByName(st.desc.dtype);
+        if (es && shapeSize(st.desc.shape, es, nullptr, &bytes) && a < argIds.size() && argIds[a] >= 0 &&
+            (uint64_t)bytes <= bufs[(size_t)argIds[a]].size) {
+          st.desc.bytes = (uint64_t)bytes;
+          st.data = ptr((size_t)argIds[a]);
+        }
+      }
+      (role[0] == 'i' ? info.inputs : info.outputs).push_back(st);
+    }
+  }
+  return info;
+}
+
 void checkCpuFeatures(const nlohmann::json& plan, const std::string& what, const std::string& soc) {
   if (!plan.contains("cpu_features")) return;
   auto missing = missingCpuFeatures(plan["cpu_features"].get<std::vector<std::string>>());
@@ -286,6 +327,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       st.argBegin = args.size();
       for (int64_t a : stepArgs[i]) args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
       st.argCount = args.size() - st.argBegin;
+      infos.push_back(describeStep(s, i, stepArgs[i], bufs, ptr));
       steps.push_back(st);
     }
   } catch (const nlohmann::json::exception& e) {
@@ -340,6 +382,11 @@ const std::string& Model::name() const { return impl_->name; }
 const std::string& Model::socVersion() const { return impl_->soc; }
 int Model::threads() const { return impl_->pool->threads(); }
 uint64_t Model::arenaBytes() const { return impl_->arenaSize; }
+const std::vector<StepInfo>& Model::steps() const { return impl_->infos; }
+void Model::setStepObserver(StepObserver* observer) {
+  impl_->observer = observer;
+  impl_->observedRuns = 0;
+}
 
 void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
   Impl& I = *impl_;
@@ -352,7 +399,20 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   for (size_t i = 0; i < inputs.size(); ++i)
     if (I.inputs[i].bytes && inputs[i] != I.inPtr[i]) std::memcpy(I.inPtr[i], inputs[i], I.inputs[i].bytes);
   const AtcRt* rt = I.pool->rt();
-  if (I.profile) {
+  if (I.observer) {
+    int64_t run = I.observedRuns++;
+    I.observer->beginRun(run);
+    for (size_t i = 0; i < I.steps.size(); ++i) {
+      auto& s = I.steps[i];
+      I.observer->beforeStep(run, I.infos[i]);
+      auto t0 = std::chrono::steady_clock::now();
+      s.fn(I.args.data() + s.argBegin, rt);
+      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      s.seconds += sec;
+      I.observer->afterStep(run, I.infos[i], sec);
+    }
+    I.observer->endRun(run);
+  } else if (I.profile) {
     for (auto& s : I.steps) {
       auto t0 = std::chrono::steady_clock::now();
       s.fn(I.args.data() + s.argBegin, rt);

@@ -1,0 +1,190 @@
+#!/bin/bash
+# Debugging tools of omrun (docs/debugging.md): the data dump (--dump, --dump_mode,
+# --dump_step, --dump_layer, --dump_config) checked against a numpy reference of every layer,
+# and the per-op profile (--profile).
+# Usage: bash debug_cli.sh BIN_DIR SRC_DIR
+BIN=$1
+PY=/usr/bin/python3
+if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
+  echo "SKIP: $BIN/atc or $BIN/omrun not built"
+  exit 0
+fi
+if ! $PY -c 'import numpy, onnx' 2>/dev/null; then echo "SKIP: $PY lacks numpy or onnx"; exit 0; fi
+W=$(mktemp -d)
+export ASCEND_CACHE_PATH="$W/atc_cache"
+trap 'rm -rf "$W"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+
+# Model: Conv -> Relu (fused into one kernel) -> MaxPool -> MatMul -> Add, with a numpy
+# reference for every intermediate tensor (ref_<name>.npy).
+$PY - "$W" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto as TP, numpy_helper as nh
+w = sys.argv[1]
+rng = np.random.default_rng(3)
+x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
+W1 = rng.standard_normal((4, 2, 3, 3)).astype(np.float32)
+B1 = rng.standard_normal(4).astype(np.float32)
+M = rng.standard_normal((2, 5)).astype(np.float32)
+C = rng.standard_normal(5).astype(np.float32)
+nodes = [helper.make_node('Conv', ['x', 'W1', 'B1'], ['c'], name='conv1', pads=[1, 1, 1, 1]),
+         helper.make_node('Relu', ['c'], ['r'], name='relu1'),
+         helper.make_node('MaxPool', ['r'], ['p'], name='pool1', kernel_shape=[3, 3], strides=[3, 3]),
+         helper.make_node('MatMul', ['p', 'M'], ['m'], name='mm1'),
+         helper.make_node('Add', ['m', 'C'], ['y'], name='add1')]
+g = helper.make_graph(nodes, 'dbg', [helper.make_tensor_value_info('x', TP.FLOAT, [1, 2, 6, 6])],
+                      [helper.make_tensor_value_info('y', TP.FLOAT, [1, 4, 2, 5])],
+                      [nh.from_array(W1, 'W1'), nh.from_array(B1, 'B1'), nh.from_array(M, 'M'), nh.from_array(C, 'C')])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), w + '/dbg.onnx')
+np.save(w + '/x.npy', x)
+xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+c = np.zeros((1, 4, 6, 6), np.float32)
+for o in range(4):
+    for i in range(6):
+        for j in range(6):
+            c[0, o, i, j] = (xp[0, :, i:i + 3, j:j + 3] * W1[o]).sum() + B1[o]
+r = np.maximum(c, 0)
+p = r.reshape(1, 4, 2, 3, 2, 3).max(axis=(3, 5))
+m = p @ M
+np.save(w + '/ref_relu1.npy', r)
+np.save(w + '/ref_pool1.npy', p)
+np.save(w + '/ref_mm1.npy', m)
+np.save(w + '/ref_y.npy', m + C)
+PYEOF
+
+if "$BIN/atc" --model="$W/dbg.onnx" --framework=5 --output="$W/dbg" --soc_version=native \
+     --precision_mode=must_keep_origin_dtype > "$W/atc.log" 2>&1; then
+  ok "the model builds"
+else
+  ko "the model builds"; cat "$W/atc.log"; echo "$pass passed, $fail failed"; exit 1
+fi
+
+# Every dumped output against the reference of the node that produced it (by name, through
+# dump_map.json): the fused Conv+Relu is dumped once, under conv1, listing relu1.
+check_dump() {  # check_dump DUMP_DIR RUN
+  $PY - "$W" "$1" "$2" <<'PYEOF'
+import sys, json, glob, os, numpy as np
+w, d, run = sys.argv[1], sys.argv[2], sys.argv[3]
+maps = glob.glob(d + '/*/dump_map.json')
+assert len(maps) == 1, maps
+j = json.load(open(maps[0]))
+base = os.path.dirname(maps[0])
+by = {}
+for s in j['steps']:
+    for name in s['fused_from']:
+        by[name] = s
+conv = by['relu1']
+assert conv['node'] == 'conv1' and conv['fused_from'] == ['conv1', 'relu1'], conv
+assert by['conv1'] is conv
+checked = 0
+for node, ref in [('relu1', 'ref_relu1'), ('pool1', 'ref_pool1'), ('mm1', 'ref_mm1'), ('add1', 'ref_y')]:
+    s = by.get(node)
+    if s is None:
+        continue  # folded into another kernel
+    if s['fused_from'][-1] != node:
+        continue  # a fused kernel's output is its last node's output
+    out = s['outputs'][0]
+    a = np.load(os.path.join(base, run, out['file']))
+    r = np.load(w + '/' + ref + '.npy')
+    assert list(a.shape) == out['shape'], (a.shape, out)
+    assert np.allclose(a.reshape(r.shape), r, atol=1e-4), (node, np.abs(a.reshape(r.shape) - r).max())
+    checked += 1
+assert checked >= 3, checked
+print('checked', checked, 'layers')
+PYEOF
+}
+
+if "$BIN/omrun" --model="$W/dbg.om" --input="$W/x.npy" --output="$W/out" --dump="$W/d1" > "$W/run.log" 2>&1 &&
+   check_dump "$W/d1" 0 > "$W/chk.log" 2>&1; then
+  ok "--dump: every layer's output matches the numpy reference ($(cat "$W/chk.log"))"
+else
+  ko "--dump: every layer's output matches the numpy reference"; cat "$W/run.log" "$W/chk.log"
+fi
+
+# --dump_step picks runs (warmup and loop runs counted from 0); --dump_layer picks nodes, a
+# fused kernel by any node it absorbed; --dump_mode=input dumps the inputs before the step.
+if "$BIN/omrun" --model="$W/dbg.om" --input="$W/x.npy" --dump="$W/d2" --warmup=1 --loop=4 --dump_step="0|2-3" \
+     --dump_layer="relu1 pool1" --dump_mode=all > "$W/run.log" 2>&1 &&
+   [ "$(cd "$W/d2"/* && ls -d [0-9]* | tr '\n' ' ')" = "0 2 3 " ] &&
+   $PY - "$W" <<'PYEOF' > "$W/chk.log" 2>&1
+import sys, json, glob, numpy as np
+w = sys.argv[1]
+j = json.load(open(glob.glob(w + '/d2/*/dump_map.json')[0]))
+assert j['runs'] == [0, 2, 3], j['runs']
+nodes = sorted(s['node'] for s in j['steps'])
+assert nodes == ['conv1', 'pool1'], nodes
+pool = [s for s in j['steps'] if s['node'] == 'pool1'][0]
+d = glob.glob(w + '/d2/*/3')[0]
+assert np.allclose(np.load(d + '/' + pool['inputs'][0]['file']), np.load(w + '/ref_relu1.npy'), atol=1e-4)
+conv = [s for s in j['steps'] if s['node'] == 'conv1'][0]
+assert np.array_equal(np.load(d + '/' + conv['inputs'][0]['file']), np.load(w + '/x.npy'))
+PYEOF
+then
+  ok "--dump_step, --dump_layer (fused names too) and --dump_mode=all"
+else
+  ko "--dump_step, --dump_layer (fused names too) and --dump_mode=all"; cat "$W/run.log" "$W/chk.log"
+fi
+
+# ATC's dump config JSON.
+cat > "$W/acl.json" <<EOF
+{"dump": {"dump_path": "$W/d3", "dump_mode": "output", "dump_step": "1", "dump_list": [{"model_name": "dbg", "layer": ["mm1"]}]}}
+EOF
+if "$BIN/omrun" --model="$W/dbg.om" --input="$W/x.npy" --loop=2 --dump_config="$W/acl.json" > "$W/run.log" 2>&1 &&
+   [ "$(ls "$W"/d3/*/1/ 2>/dev/null | tr '\n' ' ')" = "mm1.output.0.npy " ]; then
+  ok "--dump_config (ATC's dump_path, dump_mode, dump_step, dump_list layers)"
+else
+  ko "--dump_config (ATC's dump_path, dump_mode, dump_step, dump_list layers)"; cat "$W/run.log"; ls -R "$W/d3"
+fi
+
+# --profile: a Chrome trace of the timed runs (not the warmup), one event per step and run,
+# cube ops with their GFLOP/s from the exact multiply-add count.
+if "$BIN/omrun" --model="$W/dbg.om" --input="$W/x.npy" --warmup=2 --loop=3 --profile="$W/prof.json" > "$W/run.log" 2>&1 &&
+   grep -q "GFLOP/s" "$W/run.log" && $PY - "$W" <<'PYEOF' > "$W/chk.log" 2>&1
+import sys, json
+w = sys.argv[1]
+j = json.load(open(w + '/prof.json'))
+ev = [e for e in j['traceEvents'] if e['ph'] == 'X']
+runs = sorted(e['name'] for e in ev if e['cat'] == 'run')
+assert runs == ['run 2', 'run 3', 'run 4'], runs
+ops = [e for e in ev if e['cat'] != 'run']
+nsteps = len(j['atc_summary'])
+assert len(ops) == 3 * nsteps, (len(ops), nsteps)
+conv = [e for e in ops if e['name'] == 'conv1']
+assert len(conv) == 3 and conv[0]['cat'] == 'Conv', conv
+a = conv[0]['args']
+assert a['fused_from'] == ['conv1', 'relu1'] and a['inputs'][0] == 'float32[1,2,6,6]' and a['outputs'] == ['float32[1,4,6,6]'], a
+flops = 2 * 4 * 6 * 6 * 2 * 3 * 3  # 2 x output elements x Cin x kh x kw
+assert abs(a['gflops'] - flops / (conv[0]['dur'] * 1e3)) < 1e-6 * a['gflops'], a
+s = [r for r in j['atc_summary'] if r['node'] == 'conv1'][0]
+assert s['gflops'] > 0 and abs(sum(r['share'] for r in j['atc_summary']) - 1) < 1e-6
+assert all(e['ts'] >= 0 and e['dur'] >= 0 for e in ev)
+PYEOF
+then
+  ok "--profile: Chrome trace of the timed runs, summary and GFLOP/s"
+else
+  ko "--profile: Chrome trace of the timed runs, summary and GFLOP/s"; cat "$W/run.log" "$W/chk.log"
+fi
+
+# Bad dump options: a clear error, exit 1, no run.
+bad_dump() {  # bad_dump WHAT EXPECTED_TEXT ARGS...
+  local what=$1 text=$2; shift 2
+  if ! "$BIN/omrun" --model="$W/dbg.om" --input="$W/x.npy" "$@" > "$W/bad.log" 2>&1 && grep -q -- "$text" "$W/bad.log"; then
+    ok "refused: $what"
+  else
+    ko "refused: $what"; cat "$W/bad.log"
+  fi
+}
+bad_dump "a dump_step range that ends before it starts" "ends before it starts" --dump="$W/d4" --dump_step="5-2"
+bad_dump "a dump_step entry that is not a number" "is not a run index" --dump="$W/d4" --dump_step="1|x"
+bad_dump "an unknown dump_mode" "is not output, input or all" --dump="$W/d4" --dump_mode=everything
+bad_dump "dump options without a dump path" "need a dump path" --dump_mode=all
+echo '{"dump": [1]}' > "$W/badcfg.json"
+bad_dump "a dump config without a dump object" "has no \"dump\" object" --dump_config="$W/badcfg.json"
+touch "$W/afile"
+bad_dump "a dump path that is a file" "dump folder" --dump="$W/afile"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
