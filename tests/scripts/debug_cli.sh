@@ -168,6 +168,70 @@ else
   ko "--profile: Chrome trace of the timed runs, summary and GFLOP/s"; cat "$W/run.log" "$W/chk.log"
 fi
 
+# atc-compare. (1) Golden .npy files named by node (from numpy here) against our dump: every
+# reference layer is matched through fusion and agrees.
+mkdir -p "$W/golden"
+for n in relu1 pool1; do cp "$W/ref_$n.npy" "$W/golden/$n.npy"; done
+cp "$W/ref_y.npy" "$W/golden/add1.npy"
+if [ -x "$BIN/atc-compare" ] && "$BIN/atc-compare" "$W/d1" "$W/golden" --output="$W/cg" > "$W/cmp.log" 2>&1 &&
+   [ "$(tail -n +2 "$W/cg/compare.csv" | cut -d, -f2 | sort | tr '\n' ' ')" = "add1 pool1 relu1 " ] &&
+   grep -q "every layer at or above" "$W/cmp.log"; then
+  ok "atc-compare: a dump against golden .npy files named by node"
+else
+  ko "atc-compare: a dump against golden .npy files named by node"; cat "$W/cmp.log" "$W/cg/compare.csv"
+fi
+
+# (2) One op made lossy: MatMul 'scale' (with tiny weights, subnormal in float16) runs in
+# float16 under force_fp16 while --customize_dtypes keeps mm1 and mm3 in float32. Compared
+# with a float32 build, the first layer below the threshold is the kernel of 'scale', and the
+# final output's cosine in the CSV is the one computed from the two builds' outputs.
+$PY - "$W" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto as TP, numpy_helper as nh
+w = sys.argv[1]
+rng = np.random.default_rng(5)
+inits = [nh.from_array((rng.standard_normal((32, 32)) * s).astype(np.float32), n) for n, s in [('W1', 0.2), ('W2', 1e-6), ('W3', 0.2)]]
+nodes = [helper.make_node('MatMul', ['x', 'W1'], ['a'], name='mm1'), helper.make_node('Relu', ['a'], ['ra'], name='relu1'),
+         helper.make_node('MatMul', ['ra', 'W2'], ['b'], name='scale'), helper.make_node('Relu', ['b'], ['rb'], name='relu2'),
+         helper.make_node('MatMul', ['rb', 'W3'], ['y'], name='mm3')]
+g = helper.make_graph(nodes, 'lossy', [helper.make_tensor_value_info('x', TP.FLOAT, [4, 32])],
+                      [helper.make_tensor_value_info('y', TP.FLOAT, [4, 32])], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), w + '/lossy.onnx')
+np.save(w + '/lx.npy', rng.standard_normal((4, 32)).astype(np.float32))
+PYEOF
+printf "mm1::InputDtype:float32,float32,OutputDtype:float32\nmm3::InputDtype:float32,float32,OutputDtype:float32\n" > "$W/cust.cfg"
+if "$BIN/atc" --model="$W/lossy.onnx" --framework=5 --output="$W/la" --soc_version=native --customize_dtypes="$W/cust.cfg" > "$W/a.log" 2>&1 &&
+   "$BIN/atc" --model="$W/lossy.onnx" --framework=5 --output="$W/lb" --soc_version=native --precision_mode=must_keep_origin_dtype > "$W/b.log" 2>&1 &&
+   "$BIN/omrun" --model="$W/la.om" --input="$W/lx.npy" --dump="$W/dla" --output="$W/ola" > "$W/a.log" 2>&1 &&
+   "$BIN/omrun" --model="$W/lb.om" --input="$W/lx.npy" --dump="$W/dlb" --output="$W/olb" > "$W/b.log" 2>&1 &&
+   "$BIN/atc-compare" "$W/dla" "$W/dlb" --output="$W/cl" --cosine_threshold=0.9999 > "$W/cmp.log" 2>&1 &&
+   $PY - "$W" <<'PYEOF' > "$W/chk.log" 2>&1
+import sys, csv, numpy as np
+w = sys.argv[1]
+rows = list(csv.DictReader(open(w + '/cl/compare.csv')))
+first = [r for r in rows if r['first_below_threshold'] == 'yes']
+assert len(first) == 1 and first[0]['fused_from'].split('+')[0] == 'scale', first
+before = rows[:rows.index(first[0])]
+assert before and all(float(r['cosine']) >= 0.9999 for r in before), before
+a, b = np.load(w + '/ola/output_0.npy').astype(np.float64).ravel(), np.load(w + '/olb/output_0.npy').astype(np.float64).ravel()
+cos = a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+last = [r for r in rows if r['tensor'] == 'y'][0]
+assert abs(float(last['cosine']) - cos) < 1e-7, (last['cosine'], cos)
+png = open(w + '/cl/cosine.png', 'rb').read()
+assert png[:8] == b'\x89PNG\r\n\x1a\n' and len(png) > 1000
+PYEOF
+then
+  ok "atc-compare finds the one op forced to a lossy dtype; the final cosine matches the outputs'"
+else
+  ko "atc-compare finds the one op forced to a lossy dtype; the final cosine matches the outputs'"; cat "$W/a.log" "$W/b.log" "$W/cmp.log" "$W/chk.log"
+fi
+if ! "$BIN/atc-compare" "$W/nowhere" "$W/golden" > "$W/cmp.log" 2>&1 && grep -q "is not a folder" "$W/cmp.log" &&
+   ! "$BIN/atc-compare" "$W/d1" "$W/afile_dir_missing" > /dev/null 2>&1; then
+  ok "atc-compare refuses a side that is not a dump"
+else
+  ko "atc-compare refuses a side that is not a dump"; cat "$W/cmp.log"
+fi
+
 # Bad dump options: a clear error, exit 1, no run.
 bad_dump() {  # bad_dump WHAT EXPECTED_TEXT ARGS...
   local what=$1 text=$2; shift 2
