@@ -57,7 +57,7 @@ echo "   unit tests: $(elapsed $ts)"
 # CLI scripts: the reports of atc, omrun and atc-opt go to files (see the top).
 export ASAN_OPTIONS="log_path=$LOGS/asan:$ASAN_COMMON" UBSAN_OPTIONS="log_path=$LOGS/ubsan:$UBSAN_COMMON"
 step "CLI script tests"
-for t in atc_cli omrun_cli hostile_inputs precision_cli fusion_cli cache_cli implmode_cli; do
+for t in atc_cli omrun_cli hostile_inputs precision_cli fusion_cli cache_cli implmode_cli debug_cli; do
   run "$t" bash "$SRC/tests/scripts/$t.sh" "$B/bin" "$SRC"
 done
 
