@@ -93,13 +93,66 @@ double percentile(std::vector<double> v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (idx - (double)lo);
 }
 
+// omrun's debugging flags (docs/debugging.md): the data dump and the profiler, observing the
+// model's steps through one StepObserverList.
+struct DebugFlags {
+  std::string dumpDir, dumpMode, dumpStep, dumpLayer, dumpConfig, profilePath;
+};
+
+void addDebugOptions(CLI::App& app, DebugFlags& f) {
+  app.add_option("--dump", f.dumpDir,
+                 "data dump (enable_dump + dump_path): write each step's tensors as .npy under DIR/<model>/<run>/ "
+                 "with DIR/<model>/dump_map.json (docs/debugging.md)");
+  app.add_option("--profile", f.profilePath,
+                 "per-op profile of the timed --loop runs: a Chrome trace JSON (opens in Perfetto) with a summary "
+                 "sorted by total time; the top ops are printed too");
+  app.add_option("--dump_mode", f.dumpMode, "output (default), input or all");
+  app.add_option("--dump_step", f.dumpStep, "runs to dump, counted over --warmup and --loop from 0: \"0|5|10-20\" (default: all)");
+  app.add_option("--dump_layer", f.dumpLayer, "space-separated node names to dump (a fused kernel matches any node it absorbed)");
+  app.add_option("--dump_config", f.dumpConfig,
+                 "an ATC-style dump config JSON ({\"dump\": {\"dump_path\", \"dump_mode\", \"dump_step\", \"dump_list\"}}); "
+                 "the --dump* flags override it");
+}
+
+struct Debugging {
+  std::unique_ptr<atc::rt::DataDump> dump;
+  std::unique_ptr<atc::rt::StepProfiler> profiler;
+  atc::rt::StepObserverList observers;
+};
+
+Debugging setUpDebugging(const CLI::App& app, Model& m, int warmup, const DebugFlags& f) {
+  const std::string &dumpDir = f.dumpDir, &dumpMode = f.dumpMode, &dumpStep = f.dumpStep, &dumpLayer = f.dumpLayer,
+                    &dumpConfig = f.dumpConfig, &profilePath = f.profilePath;
+  Debugging d;
+  if (!dumpDir.empty() || !dumpConfig.empty() || app.count("--dump_mode") || app.count("--dump_step") ||
+      app.count("--dump_layer")) {
+    atc::rt::DumpConfig dc;
+    if (!dumpConfig.empty()) atc::rt::readDumpConfigJson(dumpConfig, &dc);
+    if (app.count("--dump")) dc.dir = dumpDir;
+    if (app.count("--dump_mode")) dc.mode = dumpMode;
+    if (app.count("--dump_step")) dc.runs = dumpStep;
+    if (app.count("--dump_layer")) dc.layers = atc::splitList(dumpLayer, " ");
+    if (dc.dir.empty()) throw RuntimeError("the dump options need a dump path: --dump=DIR (or dump_path in --dump_config)");
+    d.dump.reset(new atc::rt::DataDump(m, dc));
+    for (const auto& l : d.dump->unmatchedLayers())
+      std::fprintf(stderr, "[omrun] warning: dump layer %s is not a node of the model\n", l.c_str());
+    d.observers.add(d.dump.get());
+  }
+  if (!profilePath.empty()) {
+    d.profiler.reset(new atc::rt::StepProfiler(m, warmup));
+    d.observers.add(d.profiler.get());
+  }
+  if (d.dump && d.profiler)
+    std::fprintf(stderr, "[omrun] warning: --profile with --dump: the run times include writing the dump\n");
+  return d;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"omrun: run an offline model (.om) built by atc"};
   std::string modelPath, inputList, outDir, summaryPath, outfmt = "NPY", verifyKey;
   int loop = 1, warmup = 0, threads = 0, device = 0;
-  std::string dumpDir, dumpMode, dumpStep, dumpLayer, dumpConfig, profilePath;
   app.add_option("--model,-m", modelPath, "the .om model")->required();
   app.add_option("--input,-i", inputList, "comma-separated .npy or raw .bin files, in model-input order (random data if absent)");
   app.add_option("--output,-o", outDir, "folder for output_<i>.npy (created if missing)");
@@ -111,18 +164,8 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "accepted for ais_bench compatibility (ignored)");
   app.add_option("--verify_key", verifyKey,
                  "Ed25519 public key (PEM): run the model only if atc --sign_key signed it with the matching key");
-  app.add_option("--dump", dumpDir,
-                 "data dump (enable_dump + dump_path): write each step's tensors as .npy under DIR/<model>/<run>/ "
-                 "with DIR/<model>/dump_map.json (docs/debugging.md)");
-  app.add_option("--profile", profilePath,
-                 "per-op profile of the timed --loop runs: a Chrome trace JSON (opens in Perfetto) with a summary "
-                 "sorted by total time; the top ops are printed too");
-  app.add_option("--dump_mode", dumpMode, "output (default), input or all");
-  app.add_option("--dump_step", dumpStep, "runs to dump, counted over --warmup and --loop from 0: \"0|5|10-20\" (default: all)");
-  app.add_option("--dump_layer", dumpLayer, "space-separated node names to dump (a fused kernel matches any node it absorbed)");
-  app.add_option("--dump_config", dumpConfig,
-                 "an ATC-style dump config JSON ({\"dump\": {\"dump_path\", \"dump_mode\", \"dump_step\", \"dump_list\"}}); "
-                 "the --dump* flags override it");
+  DebugFlags dbgFlags;
+  addDebugOptions(app, dbgFlags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -156,27 +199,10 @@ int main(int argc, char** argv) {
     for (auto& d : inData) inPtr.push_back(d.data());
     for (auto& d : outData) outPtr.push_back(d.data());
 
-    std::unique_ptr<atc::rt::DataDump> dump;
-    if (!dumpDir.empty() || !dumpConfig.empty() || app.count("--dump_mode") || app.count("--dump_step") ||
-        app.count("--dump_layer")) {
-      atc::rt::DumpConfig dc;
-      if (!dumpConfig.empty()) atc::rt::readDumpConfigJson(dumpConfig, &dc);
-      if (app.count("--dump")) dc.dir = dumpDir;
-      if (app.count("--dump_mode")) dc.mode = dumpMode;
-      if (app.count("--dump_step")) dc.runs = dumpStep;
-      if (app.count("--dump_layer")) dc.layers = atc::splitList(dumpLayer, " ");
-      if (dc.dir.empty()) throw RuntimeError("the dump options need a dump path: --dump=DIR (or dump_path in --dump_config)");
-      dump.reset(new atc::rt::DataDump(*m, dc));
-      for (const auto& l : dump->unmatchedLayers())
-        std::fprintf(stderr, "[omrun] warning: dump layer %s is not a node of the model\n", l.c_str());
-    }
-    std::unique_ptr<atc::rt::StepProfiler> profiler;
-    if (!profilePath.empty()) profiler.reset(new atc::rt::StepProfiler(*m, warmup));
-    atc::rt::StepObserverList observers;
-    if (dump) observers.add(dump.get());
-    if (profiler) observers.add(profiler.get());
-    if (!observers.empty()) m->setStepObserver(&observers);
-    if (dump && profiler) std::fprintf(stderr, "[omrun] warning: --profile with --dump: the run times include writing the dump\n");
+    Debugging dbg = setUpDebugging(app, *m, warmup, dbgFlags);
+    std::unique_ptr<atc::rt::DataDump>& dump = dbg.dump;
+    std::unique_ptr<atc::rt::StepProfiler>& profiler = dbg.profiler;
+    if (!dbg.observers.empty()) m->setStepObserver(&dbg.observers);
     for (int i = 0; i < warmup; ++i) m->run(inPtr, outPtr);
     std::vector<double> lat;
     for (int i = 0; i < loop; ++i) {
@@ -187,8 +213,8 @@ int main(int argc, char** argv) {
 
     m->setStepObserver(nullptr);
     if (profiler) {
-      profiler->writeTrace(profilePath);
-      std::printf("[omrun] profile of %lld run(s): %s\n%s", (long long)profiler->runsRecorded(), profilePath.c_str(),
+      profiler->writeTrace(dbgFlags.profilePath);
+      std::printf("[omrun] profile of %lld run(s): %s\n%s", (long long)profiler->runsRecorded(), dbgFlags.profilePath.c_str(),
                   profiler->summaryTable(15).c_str());
     }
     if (dump) {

@@ -27,7 +27,9 @@ ALLOWED = {
     "backend": ["support", "ir", "target", "ops", "passes", "cache", "kernels/codegen", "kernels/lib", "runtime"],
     "atc": ["support", "ir", "target", "ops", "frontends", "passes", "cache", "kernels/codegen", "kernels/lib",
             "backend", "runtime"],
-    "cli": ["support", "atc", "runtime"],
+    # the accuracy compare (atc-compare): reads dumps with the runtime's .npy reader
+    "compare": ["support", "runtime"],
+    "cli": ["support", "atc", "runtime", "compare"],
     # libFuzzer harnesses: like cli, on top of everything
     "fuzz": ["support", "ir", "target", "ops", "frontends", "passes", "cache", "kernels/codegen", "kernels/lib",
              "backend", "atc", "runtime"],
