@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/file_io.h"
+
 namespace atc::cache {
 
 enum class ReadResult { Ok, Missing, Corrupt };
@@ -32,7 +34,7 @@ void warnOnce(const std::string& text);
 void setInfoSink(void (*sink)(const std::string&));
 void info(const std::string& text);
 
-// mkdir -p; returns "" or the reason.
-std::string makeDirs(const std::string& path);
+// mkdir -p (support/file_io.h); returns "" or the reason.
+using atc::makeDirs;
 
 }  // namespace atc::cache

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     else
       std::printf("[atc-compare] every layer at or above cosine %g\n", o.cosineThreshold);
     if (!outDir.empty()) {
-      ::mkdir(outDir.c_str(), 0755);
+      std::string derr = atc::makeDirs(outDir);
+      if (!derr.empty()) throw std::runtime_error("cannot create " + outDir + ": " + derr);
       std::string csv = atc::compare::resultCsv(r);
       std::vector<uint8_t> png = atc::compare::cosinePlotPng(r, o.cosineThreshold);
       std::string e1 = atc::writeFileAtomically(outDir + "/compare.csv", csv.data(), csv.size());

@@ -71,19 +71,6 @@ std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, siz
   return std::vector<uint8_t>(s.begin(), s.end());
 }
 
-bool makeDirs(const std::string& dir) {
-  std::string cur;
-  std::stringstream ss(dir);
-  std::string part;
-  if (!dir.empty() && dir[0] == '/') cur = "/";
-  while (std::getline(ss, part, '/')) {
-    if (part.empty()) continue;
-    cur += part + "/";
-    if (mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
-  }
-  struct stat st;
-  return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -222,7 +209,8 @@ int main(int argc, char** argv) {
       std::printf("[omrun] dump: %zu file(s), index %s\n", dump->filesWritten(), map.c_str());
     }
     if (!outDir.empty()) {
-      if (!makeDirs(outDir)) throw RuntimeError("cannot create output folder " + outDir);
+      std::string err = atc::makeDirs(outDir);
+      if (!err.empty()) throw RuntimeError("cannot create output folder " + outDir + ": " + err);
       for (size_t i = 0; i < outs.size(); ++i) {
         std::string base = outDir + "/output_" + std::to_string(i);
         if (outfmt == "BIN") {

@@ -16,18 +16,8 @@ namespace rt {
 namespace {
 
 void makeDirsOrThrow(const std::string& dir) {
-  std::string cur;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    size_t next = dir.find('/', pos + 1);
-    cur = dir.substr(0, next);
-    pos = next;
-    if (cur.empty() || cur == "/") continue;
-    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      throw RuntimeError("cannot create the dump folder " + cur + ": " + std::strerror(errno));
-  }
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw RuntimeError("the dump folder " + dir + " is not a folder");
+  std::string err = makeDirs(dir);
+  if (!err.empty()) throw RuntimeError("cannot create the dump folder " + dir + ": " + err);
 }
 
 // A node name as a file name: characters other than letters, digits, '.', '-' and '_' become '_'.

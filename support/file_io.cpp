@@ -161,4 +161,22 @@ int fileReadCount(const std::string& path) {
   return it == g_readCounts.end() ? 0 : it->second;
 }
 
+std::string makeDirs(const std::string& path) {
+  if (path.empty()) return "empty path";
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    size_t next = path.find('/', pos + 1);
+    cur = path.substr(0, next);
+    pos = next;
+    if (cur.empty() || cur == "/") continue;
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      return "cannot create " + cur + ": " + std::strerror(errno);
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return path + " is not a folder";
+  return "";
+}
+
+
 }  // namespace atc

@@ -30,6 +30,10 @@ int removeStaleTemporaries(const std::string& path);
 // Installs handlers that remove the temporary of a removeOnSignal write, then re-raise.
 void installSignalCleanup();
 
+// mkdir -p: creates each missing folder of `path`. Returns "" or the reason (a part that cannot
+// be created, or a path that exists and is not a folder).
+std::string makeDirs(const std::string& path);
+
 // The largest .om or .npy the runtime reads (64 GiB).
 constexpr size_t kMaxRuntimeFileBytes = size_t(1) << 36;
 
