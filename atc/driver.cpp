@@ -154,7 +154,7 @@ struct GraphCacheEntry {
 GraphCacheEntry graphCacheEntry(const AtcOptions& opts, const TargetProfile& target) {
   if (opts.output.graphCompilerCacheDir.empty()) return {};
   std::string key = cache::graphCacheKey(opts.import.model, opts.cmdline,
-                                         target.triple + "|" + target.cpu + "|" + target.features,
+                                         target.triple + "|" + target.cpu + "|" + target.features + "|" + std::to_string(target.vectorBits),
                                          codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion) +
                                              (opts.output.signKeyPem.empty() ? "" : "; signed"));
   if (key.empty()) return {};

@@ -32,6 +32,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
       throw AtcError("E19999", "Op type " + n.type + " (node " + n.name + ") has no kernel for target " + target.name + ".",
                      "This op is not supported by the code generator yet.");
     LowerCtx ctx(g, n, &state);
+    ctx.cubeRows = target.cubeRows();
     L.call = d->lower(ctx);
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
     lowered.push_back(std::move(L));

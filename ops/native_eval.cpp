@@ -50,10 +50,11 @@ void checkInputsUnchanged(const Node& n, const std::string& kernel, const std::v
 
 }  // namespace
 
-std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n) {
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows) {
   const OpDef* d = OpRegistry::instance().find(n.type);
   if (!d || !d->lower) internalError("no lowering for op " + n.type);
   LowerCtx ctx(g, n);
+  ctx.cubeRows = cubeRows;
   KernelCall call = d->lower(ctx);
   const NativeKernel* k = findNativeKernel(call.kernel.c_str());
   if (!k) internalError("kernel " + call.kernel + " is not in the native library");

@@ -11,7 +11,8 @@ namespace atc {
 // All inputs of n must be constants (or absent) and n's outputs must have static types
 // (run inferNode first). Returns one tensor per output. Throws AtcError if the op has no
 // lowering or its kernel is not in the native library.
-std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n);
+// cubeRows: the cube microkernel family to lower for (LowerCtx::cubeRows; tests run both).
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6);
 
 // True when evalNodeNative can run on n (all inputs constant, lowering and kernel known).
 bool canEvalNative(const Node& n);

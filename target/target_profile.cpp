@@ -103,10 +103,38 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
     p.features = host.features;
     if (!extra.empty()) p.features += (p.features.empty() ? "" : ",") + extra;
   }
+  p.vectorBits = vectorBitsOfFeatures(p.features);
+  if (j.contains("vector_bits")) {
+    const nlohmann::json& vb = j["vector_bits"];
+    if (!vb.is_number_integer() || (vb.get<int64_t>() != 256 && vb.get<int64_t>() != 512))
+      throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"vector_bits\" must be 256 or 512.",
+                     "Fix the profile file (see docs/targets.md).");
+    p.vectorBits = (int)vb.get<int64_t>();
+    if (p.vectorBits == 512 && vectorBitsOfFeatures(p.features) != 512)
+      throw AtcError("E10003", "Target profile [" + name + "] in " + where +
+                         ": \"vector_bits\" is 512 but its features do not enable AVX-512 (+avx512f).",
+                     "Add +avx512f to \"features\" or set \"vector_bits\" to 256.");
+  }
   return p;
 }
 
 }  // namespace
+
+int vectorBitsOfFeatures(const std::string& features) {
+  bool avx512 = false, noEvex512 = false;
+  size_t pos = 0;
+  while (pos <= features.size()) {
+    size_t end = features.find(',', pos);
+    if (end == std::string::npos) end = features.size();
+    std::string f = features.substr(pos, end - pos);
+    if (f == "+avx512f") avx512 = true;
+    else if (f == "-avx512f") avx512 = false;
+    else if (f == "-evex512") noEvex512 = true;
+    else if (f == "+evex512") noEvex512 = false;
+    pos = end + 1;
+  }
+  return avx512 && !noEvex512 ? 512 : 256;
+}
 
 std::vector<std::string> knownTargetNames() {
   std::set<std::string> names;

@@ -22,7 +22,15 @@ struct TargetProfile {
   std::string cpu;        // LLVM CPU name (resolved to the host's for "native")
   std::string features;   // LLVM feature string "+avx2,+fma,..."
   nlohmann::json opInfo;  // per-op dtype support etc. (see docs/targets.md)
+  // Widest vector register the kernels use: "vector_bits" in the profile, else 512 when the
+  // features enable AVX-512F (and not -evex512), else 256. Selects the microkernel family.
+  int vectorBits = 256;
+  // Rows of the cube microkernel (kernels/lib/cube_gemm.h): 16 with 512-bit vectors, else 6.
+  int cubeRows() const { return vectorBits >= 512 ? 16 : 6; }
 };
+
+// 512 when an LLVM feature string enables avx512f (and does not disable evex512), else 256.
+int vectorBitsOfFeatures(const std::string& features);
 
 // Throws AtcError E10001 listing the known names when the name is unknown, E10003 when the
 // profile file is malformed.

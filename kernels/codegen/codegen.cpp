@@ -136,6 +136,14 @@ void retarget(llvm::Function& f, const TargetProfile& t) {
   f.removeFnAttr("tune-cpu");
   f.addFnAttr("target-cpu", t.cpu);
   if (!t.features.empty()) f.addFnAttr("target-features", t.features);
+  // The profile's vector width (TargetProfile::vectorBits): the 512-bit microkernel family
+  // needs its 512-bit vector types kept whole (LLVM splits them in two on CPUs tuned to prefer
+  // 256 bits unless told otherwise), and loops LLVM vectorises use the same width.
+  const std::string vb = std::to_string(t.vectorBits);
+  f.removeFnAttr("prefer-vector-width");
+  f.removeFnAttr("min-legal-vector-width");
+  f.addFnAttr("prefer-vector-width", vb);
+  if (t.vectorBits >= 512) f.addFnAttr("min-legal-vector-width", vb);
   f.removeFnAttr(llvm::Attribute::OptimizeNone);
   f.removeFnAttr(llvm::Attribute::NoInline);
 }
@@ -312,7 +320,7 @@ class Worker {
 std::string llvmVersionString() { return LLVM_VERSION_STRING; }
 
 // Bump when this file changes the code it generates for the same kernel library.
-static constexpr int kCodegenScheme = 3;  // 3: F16C float16 conversions
+static constexpr int kCodegenScheme = 4;  // 3: F16C float16 conversions; 4: vector width attributes
 
 std::string codegenVersionTag() {
   static const std::string tag = [] {
@@ -325,7 +333,7 @@ std::string codegenVersionTag() {
 
 std::string kernelCacheKey(const TargetProfile& target, const KernelInstance& ki, const CodegenOptions& opts) {
   std::string d = "atc-kernel/1\n" + codegenVersionTag() + "\ntriple=" + target.triple + "\ncpu=" + target.cpu +
-                  "\nfeatures=" + target.features + "\nopt=" + std::to_string(opts.optLevel) +
+                  "\nfeatures=" + target.features + "\nvector_bits=" + std::to_string(target.vectorBits) + "\nopt=" + std::to_string(opts.optLevel) +
                   "\nkernel=" + ki.kernel + "\nparams=";
   for (size_t i = 0; i < ki.params.size(); ++i) d += (i ? "," : "") + std::to_string(ki.params[i]);
   return cache::sha256Hex(d);

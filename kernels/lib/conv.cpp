@@ -1,10 +1,10 @@
 // conv: grouped N-d convolution (NCDHW, 1-3 spatial dims) as an implicit GEMM.
 // Per group: Y[M=OC/G][pixels] = W[M][K = C/G*KD*KH*KW] x col[K][pixels] (+ bias).
-// W is the broadcast operand (pre-packed into 6-row panels at compile time). 1-D/2-D convs
+// W is the broadcast operand (pre-packed into MR-row panels at compile time, MR = P[CV_MR]). 1-D/2-D convs
 // other than plain 1x1 ones take the band path (conv_band_task: taps read in place from a
 // zero-padded band of input rows); the others build an im2col block of NB output pixels x KC
-// rows per task in the workspace (a plain row copy for 1x1 stride-1 convs). The 6x16
-// microkernel (cube_gemm.h) runs over either. Params: CubeConvParam (cube_params.h).
+// rows per task in the workspace (a plain row copy for 1x1 stride-1 convs). The MRx16
+// microkernel of the target's family (cube_gemm.h) runs over either. Params: CubeConvParam (cube_params.h).
 // bufs: X, W, [B], Y, workspace.
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
@@ -155,7 +155,8 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
 static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
   const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
   const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
-  const int64_t K = Cg * KH * KW, MP = (M + CUBE_MR - 1) / CUBE_MR;
+  const int64_t MR = cube_mr(P[CV_MR]);
+  const int64_t K = Cg * KH * KW, MP = (M + MR - 1) / MR;
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW;
   const int64_t MB = P[CV_MB], KC = P[CV_KC], MSUB = P[CV_MSUB];
   const int64_t IWP = P[CV_IWP], PQ = P[CV_PQ], NQ = P[CV_NQ], AP = P[CV_APITCH];
@@ -186,7 +187,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   const int64_t BSTEP = P[CV_SH] * IWP;
   const float* W = (const float*)bufs[1];
   const float* Bias = hasBias ? (const float*)bufs[2] + g * M : 0;
-  float apanel[CUBE_MR * 512];
+  float apanel[CUBE_MR_MAX * 512];
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
     const int64_t kc = cube_min(KC, K - k0);
     const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
@@ -194,16 +195,16 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
       const int64_t msEnd = cube_min(mEnd, ms + MSUB);
       for (int64_t tr = 0; tr < TR; ++tr) {
         for (int64_t j = 0; j < TW; j += CUBE_NR) {
-          for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
-            const int64_t mr = cube_min(CUBE_MR, msEnd - m);
+          for (int64_t m = ms; m < msEnd; m += MR) {
+            const int64_t mr = cube_min(MR, msEnd - m);
             const float* Ap = apanel;
-            if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / CUBE_MR) * K + k0) * CUBE_MR;
-            else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
-            float pb[CUBE_MR] = {0, 0, 0, 0, 0, 0};
-            if (Bias)
-              for (int64_t i = 0; i < mr; ++i) pb[i] = Bias[m + i];
-            cube_ukernel_off(kc, Ap, band + tr * BSTEP + j, off + k0, acc + (m - m0) * NQ + tr * AP + j, NQ,
-                             init0, pb);
+            if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / MR) * K + k0) * MR;
+            else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel, MR);
+            float pb[CUBE_MR_MAX];
+            for (int64_t i = 0; i < MR; ++i) pb[i] = Bias && i < mr ? Bias[m + i] : 0.0f;
+            // Rows mr..MR of the accumulator block are padding (acc holds MB = a multiple of MR rows).
+            cube_ukernel_off_mr(MR, kc, Ap, band + tr * BSTEP + j, off + k0, acc + (m - m0) * NQ + tr * AP + j, NQ,
+                                init0, pb);
           }
         }
       }
@@ -238,7 +239,8 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t K = Cg * P[CV_KD] * P[CV_KH] * P[CV_KW];
   const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
   const int64_t IPIX = P[CV_ID] * P[CV_IH] * P[CV_IW];
-  const int64_t MP = (M + CUBE_MR - 1) / CUBE_MR;
+  const int64_t MR = cube_mr(P[CV_MR]);
+  const int64_t MP = (M + MR - 1) / MR;
   const int64_t MB = P[CV_MB], NB = P[CV_NB], KC = P[CV_KC], MSUB = P[CV_MSUB];
   const int64_t MBLOCKS = P[CV_MBLOCKS], NBLOCKS = P[CV_NBLOCKS];
   const int64_t LDB = P[CV_LDB];
@@ -271,7 +273,7 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     if (m0 >= mEnd || np <= 0) continue;
     float* wsB = ws + task * P[CV_SLOT];
     float* acc = wsB + P[CV_ACC];  // red: [MB][NB] fp32, row m - m0
-    float apanel[CUBE_MR * 512];
+    float apanel[CUBE_MR_MAX * 512];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = cube_min(KC, K - k0);
       conv_im2col(P, X, inOff, k0, kc, p0, np, wsB, LDB);
@@ -282,24 +284,24 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
           const int64_t nr = cube_min(CUBE_NR, np - j);
           const float* Bp = wsB + j;
           const int64_t ldb = LDB;
-          for (int64_t m = ms; m < msEnd; m += CUBE_MR) {
-            const int64_t mr = cube_min(CUBE_MR, msEnd - m);
+          for (int64_t m = ms; m < msEnd; m += MR) {
+            const int64_t mr = cube_min(MR, msEnd - m);
             const float* Ap;
             if (P[CV_W_PACKED]) {
-              Ap = W + ((g * MP + m / CUBE_MR) * K + k0) * CUBE_MR;
+              Ap = W + ((g * MP + m / MR) * K + k0) * MR;
             } else {
-              cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel);
+              cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel, MR);
               Ap = apanel;
             }
             if (red) {
               float* at = acc + (m - m0) * NB + j;
-              cube_tile(kc, Ap, Bp, ldb, at, NB, mr, nr, init0, hasBias ? Bias + g * M + m : 0);
+              cube_tile_mr(MR, kc, Ap, Bp, ldb, at, NB, mr, nr, init0, hasBias ? Bias + g * M + m : 0, 1, MR);
               if (k0 + kc >= K)
                 cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], outOff + m * NPIX + p0 + j, NPIX, at, NB, mr, nr);
               continue;
             }
-            cube_tile(kc, Ap, Bp, ldb, out + m * NPIX + p0 + j, NPIX, mr, nr, init0,
-                      hasBias ? Bias + g * M + m : 0);
+            cube_tile_mr(MR, kc, Ap, Bp, ldb, out + m * NPIX + p0 + j, NPIX, mr, nr, init0,
+                         hasBias ? Bias + g * M + m : 0, 1, MR);
             if (k0 + kc >= K) cube_epilogue(P + CV_EPI, bufs, Y, out + m * NPIX + p0 + j, NPIX, mr, nr);
           }
         }

@@ -1,19 +1,37 @@
-// The fp32 GEMM microkernel and packing helpers shared by the cube kernels (conv, matmul,
+// The fp32 GEMM microkernels and packing helpers shared by the cube kernels (conv, matmul,
 // gemm, conv_transpose). See docs/kernels-cube.md.
 //
-// C[MR x NR] (= or +=) A_panel * B_panel, MR = 6 rows, NR = 16 columns:
-//   A panel: K x MR floats, k-major ([k][6]) - broadcast operand (weights for conv)
+// C[MR x NR] (= or +=) A_panel * B_panel, NR = 16 columns:
+//   A panel: K x MR floats, k-major ([k][MR]) - broadcast operand (weights for conv)
 //   B rows : K rows of 16 contiguous floats, row k at B + k * ldb - vector operand
-// 12 accumulators of 8 floats (two per row) fit the 16 AVX2 registers; on AVX-512 targets
-// the same code runs with 256-bit vectors. Written with GCC/Clang vector extensions so it
-// compiles natively with g++ and to bitcode with clang.
+// Two families, chosen by the target profile's vector width (TargetProfile::cubeRows, passed
+// to the kernels as a param, so the other family is dead code after specialisation):
+//   MR = 6  (256-bit targets): 12 accumulators of 8 floats (two per row) in the 16 ymm registers;
+//   MR = 16 (512-bit targets): 16 accumulators of 16 floats (one zmm per row) of the 32 zmm,
+//            the A values as broadcast memory operands of the FMAs.
+// Written with GCC/Clang vector extensions so they compile natively with g++ and to bitcode
+// with clang.
 #pragma once
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_ops.h"
 #include "kernels/lib/vec_math.h"  // atck_f8 vectors (and the -Wpsabi pragma)
 
-#define CUBE_MR 6
+#define CUBE_MR 6       // panel rows of the 256-bit family
+#define CUBE_MR_WIDE 16 // panel rows of the 512-bit family
+#define CUBE_MR_MAX 16
 #define CUBE_NR 16
+
+// The panel height a kernel was lowered for (its MR param: 16 or, for 0 / anything else, 6).
+static inline ATCK_INLINE int64_t cube_mr(int64_t p) { return p == CUBE_MR_WIDE ? CUBE_MR_WIDE : CUBE_MR; }
+
+typedef float cube_v16 __attribute__((vector_size(64)));
+typedef float cube_v16u __attribute__((vector_size(64), aligned(4)));
+static inline ATCK_INLINE cube_v16 cube_ld16(const float* p) { return *(const cube_v16u*)p; }
+static inline ATCK_INLINE void cube_st16(float* p, cube_v16 v) { *(cube_v16u*)p = v; }
+static inline ATCK_INLINE cube_v16 cube_splat16(float f) {
+  cube_v16 v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
+  return v;
+}
 
 // Accumulator initialisation of a tile.
 enum CubeInit {
@@ -70,6 +88,49 @@ static inline ATCK_INLINE void cube_ukernel_rows(int64_t K, const float* ATCK_RE
 #undef CUBE_STORE
 }
 
+
+// The 512-bit family: C[16 x 16], one 16-float vector per row (16 of the 32 zmm registers),
+// per k one B load and 16 FMAs whose A operand is a broadcast load. Same contract as
+// cube_ukernel_rows with MR = 16.
+#define CUBE_ROWS16(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+template <class BRow>
+static inline ATCK_INLINE void cube_ukernel16_rows(int64_t K, const float* ATCK_RESTRICT A, BRow brow,
+                                                   float* ATCK_RESTRICT C, int64_t ldc, int init,
+                                                   const float* bias, int64_t ars, int64_t acs) {
+#define CUBE_DECL(i) cube_v16 c##i;
+  CUBE_ROWS16(CUBE_DECL)
+#undef CUBE_DECL
+  if (init == CUBE_INIT_ACC) {
+#define CUBE_INIT(i) c##i = cube_ld16(C + i * ldc);
+    CUBE_ROWS16(CUBE_INIT)
+#undef CUBE_INIT
+  } else if (init == CUBE_INIT_ROWBIAS) {
+#define CUBE_INIT(i) c##i = cube_splat16(bias[i]);
+    CUBE_ROWS16(CUBE_INIT)
+#undef CUBE_INIT
+  } else if (init == CUBE_INIT_COLBIAS) {
+    cube_v16 b0 = cube_ld16(bias);
+#define CUBE_INIT(i) c##i = b0;
+    CUBE_ROWS16(CUBE_INIT)
+#undef CUBE_INIT
+  } else {
+    cube_v16 z = cube_splat16(0.0f);
+#define CUBE_INIT(i) c##i = z;
+    CUBE_ROWS16(CUBE_INIT)
+#undef CUBE_INIT
+  }
+  for (int64_t k = 0; k < K; ++k) {
+    const cube_v16 b = cube_ld16(brow(k));
+    const float* a = A + k * acs;
+#define CUBE_FMA(i) c##i += cube_splat16(a[i * ars]) * b;
+    CUBE_ROWS16(CUBE_FMA)
+#undef CUBE_FMA
+  }
+#define CUBE_STORE(i) cube_st16(C + i * ldc, c##i);
+  CUBE_ROWS16(CUBE_STORE)
+#undef CUBE_STORE
+}
+
 // B: K rows of 16 floats at B + k * ldb.
 static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRICT A,
                                             const float* ATCK_RESTRICT B, int64_t ldb,
@@ -79,33 +140,47 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
   cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + k * ldb; }, C, ldc, init, bias, ars, acs);
 }
 
-// B row k at B + boff[k] (unaligned, any spacing): the band path of conv (kernels/lib/conv.cpp)
-// reads its rows straight from a zero-padded copy of the input rows, so a 3x3 conv needs no
-// im2col. A is a packed panel.
-static inline ATCK_INLINE void cube_ukernel_off(int64_t K, const float* ATCK_RESTRICT A,
-                                                const float* ATCK_RESTRICT B,
-                                                const int32_t* ATCK_RESTRICT boff,
-                                                float* ATCK_RESTRICT C, int64_t ldc, int init,
-                                                const float* bias) {
-  cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + boff[k]; }, C, ldc, init, bias, 1, CUBE_MR);
+// The microkernel of the family with MR rows (CUBE_MR or CUBE_MR_WIDE; a baked-in param, so
+// only one branch survives specialisation).
+static inline ATCK_INLINE void cube_ukernel_mr(int64_t MR, int64_t K, const float* ATCK_RESTRICT A,
+                                               const float* ATCK_RESTRICT B, int64_t ldb,
+                                               float* ATCK_RESTRICT C, int64_t ldc, int init,
+                                               const float* bias, int64_t ars, int64_t acs) {
+  if (MR == CUBE_MR_WIDE)
+    cube_ukernel16_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + k * ldb; }, C, ldc, init, bias, ars, acs);
+  else
+    cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + k * ldb; }, C, ldc, init, bias, ars, acs);
 }
 
-// Any tile of mr <= 6 rows and nr <= 16 columns. A: a packed panel with 6 (zero padded)
-// rows, or (ars, acs: see cube_ukernel) a matrix read in place, then with 6 readable rows.
+// B row k at B + boff[k] (unaligned, any spacing): the band path of conv (kernels/lib/conv.cpp)
+// reads its rows straight from a zero-padded copy of the input rows, so a 3x3 conv needs no
+// im2col. A is a packed panel of MR rows.
+static inline ATCK_INLINE void cube_ukernel_off_mr(int64_t MR, int64_t K, const float* ATCK_RESTRICT A,
+                                                   const float* ATCK_RESTRICT B,
+                                                   const int32_t* ATCK_RESTRICT boff,
+                                                   float* ATCK_RESTRICT C, int64_t ldc, int init,
+                                                   const float* bias) {
+  if (MR == CUBE_MR_WIDE)
+    cube_ukernel16_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + boff[k]; }, C, ldc, init, bias, 1, CUBE_MR_WIDE);
+  else
+    cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + boff[k]; }, C, ldc, init, bias, 1, CUBE_MR);
+}
+
+// Any tile of mr <= MR rows and nr <= 16 columns. A: a packed panel with MR (zero padded)
+// rows, or (ars, acs: see cube_ukernel) a matrix read in place, then with MR readable rows.
 // B rows must be readable for 16 columns. bias: row bias (mr valid values) or column bias
 // (nr valid values) as selected by init.
-static inline ATCK_INLINE void cube_tile(int64_t K, const float* A, const float* B, int64_t ldb,
-                                         float* C, int64_t ldc, int64_t mr, int64_t nr,
-                                         int init, const float* bias, int64_t ars = 1,
-                                         int64_t acs = CUBE_MR) {
-  if (mr == CUBE_MR && nr == CUBE_NR) {
-    cube_ukernel(K, A, B, ldb, C, ldc, init, bias, ars, acs);
+static inline ATCK_INLINE void cube_tile_mr(int64_t MR, int64_t K, const float* A, const float* B, int64_t ldb,
+                                            float* C, int64_t ldc, int64_t mr, int64_t nr,
+                                            int init, const float* bias, int64_t ars, int64_t acs) {
+  if (mr == MR && nr == CUBE_NR) {
+    cube_ukernel_mr(MR, K, A, B, ldb, C, ldc, init, bias, ars, acs);
     return;
   }
-  float tmp[CUBE_MR * CUBE_NR];
-  float pb[CUBE_NR];
-  for (int i = 0; i < CUBE_MR * CUBE_NR; ++i) tmp[i] = 0.0f;
-  for (int i = 0; i < CUBE_NR; ++i) pb[i] = 0.0f;
+  float tmp[CUBE_MR_MAX * CUBE_NR] __attribute__((aligned(64)));
+  float pb[CUBE_MR_MAX];
+  for (int i = 0; i < CUBE_MR_MAX * CUBE_NR; ++i) tmp[i] = 0.0f;
+  for (int i = 0; i < CUBE_MR_MAX; ++i) pb[i] = 0.0f;
   if (init == CUBE_INIT_ACC) {
     for (int64_t i = 0; i < mr; ++i)
       for (int64_t j = 0; j < nr; ++j) tmp[i * CUBE_NR + j] = C[i * ldc + j];
@@ -114,28 +189,27 @@ static inline ATCK_INLINE void cube_tile(int64_t K, const float* A, const float*
   } else if (init == CUBE_INIT_COLBIAS) {
     for (int64_t j = 0; j < nr; ++j) pb[j] = bias[j];
   }
-  cube_ukernel(K, A, B, ldb, tmp, CUBE_NR, init, pb, ars, acs);
+  cube_ukernel_mr(MR, K, A, B, ldb, tmp, CUBE_NR, init, pb, ars, acs);
   for (int64_t i = 0; i < mr; ++i)
     for (int64_t j = 0; j < nr; ++j) C[i * ldc + j] = tmp[i * CUBE_NR + j];
 }
 
-// Packs rows [m0, m0+mr) x cols [k0, k0+kc) of a matrix A (element (m,k) at
-// A[m*rs + k*cs]) into one k-major panel dst[kc][6], zero padding rows >= mr, times alpha.
-static inline ATCK_INLINE void cube_pack_a_f32(const float* A, int64_t rs, int64_t cs,
-                                               int64_t m0, int64_t mr, int64_t k0, int64_t kc,
-                                               float alpha, float* dst) {
-  for (int64_t k = 0; k < kc; ++k) {
-    for (int64_t i = 0; i < CUBE_MR; ++i)
-      dst[k * CUBE_MR + i] = i < mr ? alpha * A[(m0 + i) * rs + (k0 + k) * cs] : 0.0f;
-  }
+// The 6-row family's tile (attention, conv_transpose).
+static inline ATCK_INLINE void cube_tile(int64_t K, const float* A, const float* B, int64_t ldb,
+                                         float* C, int64_t ldc, int64_t mr, int64_t nr,
+                                         int init, const float* bias, int64_t ars = 1,
+                                         int64_t acs = CUBE_MR) {
+  cube_tile_mr(CUBE_MR, K, A, B, ldb, C, ldc, mr, nr, init, bias, ars, acs);
 }
 
-static inline ATCK_INLINE void cube_pack_a_f16(const uint16_t* A, int64_t rs, int64_t cs,
+// Packs rows [m0, m0+mr) x cols [k0, k0+kc) of a matrix A (element (m,k) at
+// A[m*rs + k*cs]) into one k-major panel dst[kc][MR], zero padding rows >= mr, times alpha.
+static inline ATCK_INLINE void cube_pack_a_f32(const float* A, int64_t rs, int64_t cs,
                                                int64_t m0, int64_t mr, int64_t k0, int64_t kc,
-                                               float alpha, float* dst) {
+                                               float alpha, float* dst, int64_t MR = CUBE_MR) {
   for (int64_t k = 0; k < kc; ++k) {
-    for (int64_t i = 0; i < CUBE_MR; ++i)
-      dst[k * CUBE_MR + i] = i < mr ? alpha * atck_h2f(A[(m0 + i) * rs + (k0 + k) * cs]) : 0.0f;
+    for (int64_t i = 0; i < MR; ++i)
+      dst[k * MR + i] = i < mr ? alpha * A[(m0 + i) * rs + (k0 + k) * cs] : 0.0f;
   }
 }
 
@@ -150,14 +224,14 @@ static inline ATCK_INLINE float cube_ldx(const void* p, int64_t dt, int64_t i) {
 // cube_pack_a_f32 for any of float32 / float16 / bfloat16.
 static inline ATCK_INLINE void cube_pack_a_dt(const void* A, int64_t dt, int64_t rs, int64_t cs,
                                               int64_t m0, int64_t mr, int64_t k0, int64_t kc,
-                                              float alpha, float* dst) {
+                                              float alpha, float* dst, int64_t MR = CUBE_MR) {
   if (dt == ATCK_F32) {
-    cube_pack_a_f32((const float*)A, rs, cs, m0, mr, k0, kc, alpha, dst);
+    cube_pack_a_f32((const float*)A, rs, cs, m0, mr, k0, kc, alpha, dst, MR);
     return;
   }
   for (int64_t k = 0; k < kc; ++k) {
-    for (int64_t i = 0; i < CUBE_MR; ++i)
-      dst[k * CUBE_MR + i] = i < mr ? alpha * cube_ldx(A, dt, (m0 + i) * rs + (k0 + k) * cs) : 0.0f;
+    for (int64_t i = 0; i < MR; ++i)
+      dst[k * MR + i] = i < mr ? alpha * cube_ldx(A, dt, (m0 + i) * rs + (k0 + k) * cs) : 0.0f;
   }
 }
 
@@ -273,7 +347,7 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
   prm.g = 0;
   prm.ia = 0;
   prm.ib = 0;
-  float t[CUBE_MR * CUBE_NR] __attribute__((aligned(32)));
+  float t[CUBE_MR_MAX * CUBE_NR] __attribute__((aligned(32)));  // mr <= MR of either family
   for (int64_t i = 0; i < mr; ++i) {
     const float* c = C + i * ldc;
     const float* r = R ? R + i * ldc : 0;

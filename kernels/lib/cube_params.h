@@ -10,12 +10,12 @@ enum CubeConvParam {
   CV_ID, CV_IH, CV_IW, CV_OD, CV_OH, CV_OW, CV_KD, CV_KH, CV_KW,
   CV_SD, CV_SH, CV_SW, CV_DD, CV_DH, CV_DW, CV_PD, CV_PH, CV_PW,
   CV_HAS_BIAS,   // input 2 present
-  CV_W_PACKED,   // weights pre-packed into 6-row panels [G][ceil(M/6)][K][6] (f32)
+  CV_W_PACKED,   // weights pre-packed into MR-row panels [G][ceil(M/MR)][K][MR] (f32)
   CV_DIRECT,     // unused (was: 1x1 convs read B rows in place; im2col's plain copy is faster)
-  CV_MB,         // output channels per task (multiple of 6); conv_dw: output rows per band
+  CV_MB,         // output channels per task (multiple of MR); conv_dw: output rows per band
   CV_NB,         // output pixels per task (multiple of 16)
   CV_KC,         // K block
-  CV_MSUB,       // output channels per inner block (multiple of 6)
+  CV_MSUB,       // output channels per inner block (multiple of MR)
   CV_MBLOCKS, CV_NBLOCKS,
   CV_LDB,        // row stride of the im2col block in the workspace
   CV_SLOT,       // workspace floats per task (excluding alignment)
@@ -34,6 +34,8 @@ enum CubeConvParam {
   CV_APITCH,     // band: accumulator floats per output row (mode 1: CV_IWP; mode 2: OW rounded to 16)
   CV_BAND_OFF,   // band: offset (floats) of the padded band in the task slot (row offsets at 0)
   CV_BPLANE,     // band: floats per input channel in the band (an odd multiple of 16: spreads L1 sets)
+  CV_MR,         // conv: rows of a weight panel and of the microkernel (cube_gemm.h: 6, or 16 on
+                 // 512-bit targets; 0 reads as 6). CV_MB, CV_MSUB and the packed panels use it.
   CV_COUNT
 };
 
@@ -41,7 +43,7 @@ enum CubeConvParam {
 // Used by MatMul and Gemm. Batch dims (up to 6) with per-operand strides (0 = broadcast).
 enum CubeGemmParam {
   GM_DTYPE = 0, GM_M, GM_N, GM_K,
-  GM_A_PACKED,   // A pre-packed [ceil(M/6)][K][6] (alpha applied), batch-invariant
+  GM_A_PACKED,   // A pre-packed [ceil(M/MR)][K][MR] (alpha applied), batch-invariant
   GM_A_RS, GM_A_CS,   // raw A strides (elements)
   GM_B_PACKED,   // B pre-packed [ceil(N/16)][K][16], batch-invariant
   GM_B_RS, GM_B_CS,   // raw B strides
@@ -59,6 +61,7 @@ enum CubeGemmParam {
   GM_BDT = GM_EPI + 4,      // dtype of B (GM_DTYPE: dtype of A)
   GM_ODT,        // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
   GM_ACC,        // reduced Y: offset (floats) of the MB x NB fp32 accumulator in the task slot
+  GM_MR,         // rows of an A panel and of the microkernel (6, or 16 on 512-bit targets; 0 reads as 6)
   GM_COUNT
 };
 

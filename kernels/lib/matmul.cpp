@@ -1,13 +1,14 @@
 // gemm: batched fp32 matrix product for MatMul and Gemm:
 //   Y[b] (M x N) = alpha * A[b] (M x K) x B[b] (K x N) + beta * Cin (broadcast)
 // A and B are strided views (transposes and broadcast batch dims are strides), or
-// pre-packed at compile time when constant: A in 6-row panels [ceil(M/6)][K][6] (alpha
-// applied), B in 16-column panels [ceil(N/16)][K][16]. Each task computes an MB x NB block of
+// pre-packed at compile time when constant: A in MR-row panels [ceil(M/MR)][K][MR] (alpha
+// applied; MR = P[GM_MR], 6 or 16 by the target's vector width), B in 16-column panels
+// [ceil(N/16)][K][16]. Each task computes an MB x NB block of
 // one batch: K blocks of KC, A block packed once per K block into the workspace (or, when A
 // is float32 with unit k stride and alpha is 1, read in place by the microkernel: only a
-// partial last 6-row panel is packed), B panel
+// partial last MR-row panel is packed), B panel
 // read directly (row-major, full panel), from the pre-packed copy, or packed into the
-// workspace; then the 6x16 microkernel (cube_gemm.h). Params: CubeGemmParam.
+// workspace; then the MRx16 microkernel (cube_gemm.h). Params: CubeGemmParam.
 // bufs: A, B, [Cin], Y, workspace.
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
@@ -28,6 +29,7 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t M = P[GM_M], N = P[GM_N], K = P[GM_K];
   const int64_t MB = P[GM_MB], NB = P[GM_NB], KC = P[GM_KC];
   const int64_t MBLOCKS = P[GM_MBLOCKS], NBLOCKS = P[GM_NBLOCKS];
+  const int64_t MR = cube_mr(P[GM_MR]);
   const int64_t ARS = P[GM_A_RS], ACS = P[GM_A_CS], BRS = P[GM_B_RS], BCS = P[GM_B_CS];
   const int hasC = (int)P[GM_HAS_C];
   const int64_t CRS = P[GM_C_RS], CCS = P[GM_C_CS];
@@ -75,15 +77,15 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     float* acc = wsA + P[GM_ACC];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {
       const int64_t kc = cube_min(KC, K - k0);
-      if (directA) {  // only a partial last panel is packed (the microkernel reads 6 rows)
-        const int64_t m = m0 + (mEnd - m0) / CUBE_MR * CUBE_MR;
+      if (directA) {  // only a partial last panel is packed (the microkernel reads MR rows)
+        const int64_t m = m0 + (mEnd - m0) / MR * MR;
         if (m < mEnd)
-          cube_pack_a_f32(Ab, ARS, ACS, m, mEnd - m, k0, kc, alpha, wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR);
+          cube_pack_a_f32(Ab, ARS, ACS, m, mEnd - m, k0, kc, alpha, wsA + ((m - m0) / MR) * kc * MR, MR);
       } else if (!P[GM_A_PACKED]) {
-        for (int64_t m = m0; m < mEnd; m += CUBE_MR)
+        for (int64_t m = m0; m < mEnd; m += MR)
           cube_pack_a_dt(adt == ATCK_F32 ? (const void*)Ab : (const void*)((const uint16_t*)bufs[0] + aOff), adt,
-                         ARS, ACS, m, cube_min(CUBE_MR, mEnd - m), k0, kc, alpha,
-                          wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR);
+                         ARS, ACS, m, cube_min(MR, mEnd - m), k0, kc, alpha,
+                         wsA + ((m - m0) / MR) * kc * MR, MR);
       }
       for (int64_t n = n0; n < nEnd; n += CUBE_NR) {
         const int64_t nr = cube_min(CUBE_NR, nEnd - n);
@@ -104,12 +106,12 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
           Bp = wsB;
           ldb = CUBE_NR;
         }
-        for (int64_t m = m0; m < mEnd; m += CUBE_MR) {
-          const int64_t mr = cube_min(CUBE_MR, mEnd - m);
-          const float* Ap = P[GM_A_PACKED] ? A + ((m / CUBE_MR) * K + k0) * CUBE_MR
-                                           : wsA + ((m - m0) / CUBE_MR) * kc * CUBE_MR;
-          int64_t ars = 1, acs = CUBE_MR;
-          if (directA && mr == CUBE_MR) {
+        for (int64_t m = m0; m < mEnd; m += MR) {
+          const int64_t mr = cube_min(MR, mEnd - m);
+          const float* Ap = P[GM_A_PACKED] ? A + ((m / MR) * K + k0) * MR
+                                           : wsA + ((m - m0) / MR) * kc * MR;
+          int64_t ars = 1, acs = MR;
+          if (directA && mr == MR) {
             Ap = Ab + m * ARS + k0;
             ars = ARS;
             acs = 1;
@@ -130,7 +132,7 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
                   Yt[i * ldy + j] = beta * Cin[(m + i) * CRS + (n + j) * CCS];
             }
           }
-          cube_tile(kc, Ap, Bp, ldb, Yt, ldy, mr, nr, init, bias, ars, acs);
+          cube_tile_mr(MR, kc, Ap, Bp, ldb, Yt, ldy, mr, nr, init, bias, ars, acs);
           if (k0 + kc >= K) {
             if (red)
               cube_store_dt(P + GM_EPI, bufs, ydt, bufs[P[GM_YIDX]], b * M * N + m * N + n, N, Yt, ldy, mr, nr);

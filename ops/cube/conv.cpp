@@ -92,26 +92,28 @@ int64_t bandRows(std::vector<int64_t>& P, int mode, const std::vector<int64_t>& 
   return blocks(rows);
 }
 
-// Pre-packs constant weights into [G][MP][K][6] panels (the kernel's broadcast operand); the
-// original shape is kept in _cube_wshape. Returns whether the weights are packed.
-bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K) {
+// Pre-packs constant weights into [G][MP][K][MR] panels (the kernel's broadcast operand; MR =
+// the target's microkernel rows); the original shape is kept in _cube_wshape. Returns whether
+// the weights are packed.
+bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K, int64_t MR) {
   Node& n = c.node;
-  const int64_t MP = (M + 5) / 6;
+  const int64_t MP = (M + MR - 1) / MR;
   Value* w = n.inputs[1];
   if (n.hasAttr("_cube_wshape")) return true;  // already packed by an earlier lowering of this node
   if (!w->isConstant()) return false;
   n.attrs["_cube_wshape"] = w->type.shape;
-  const std::string how = "conv_panels " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(K);
+  const std::string how = "conv_panels " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(K) +
+                          "/" + std::to_string(MR);
   if (c.usePackedInput(1, how)) return true;  // another conv packed these weights already
-  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {G * MP * K * 6}));
+  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {G * MP * K * MR}));
   std::vector<float> src = cubeFloats(*w->constant);  // f16/bf16 weights: exact values
   float* dst = pk->as<float>();
   for (int64_t gi = 0; gi < G; ++gi)
     for (int64_t p = 0; p < MP; ++p)
       for (int64_t kk = 0; kk < K; ++kk)
-        for (int64_t i = 0; i < 6; ++i) {
-          int64_t m = p * 6 + i;
-          dst[((gi * MP + p) * K + kk) * 6 + i] = m < M ? src[(gi * M + m) * K + kk] : 0.0f;
+        for (int64_t i = 0; i < MR; ++i) {
+          int64_t m = p * MR + i;
+          dst[((gi * MP + p) * K + kk) * MR + i] = m < M ? src[(gi * M + m) * K + kk] : 0.0f;
         }
   c.replaceConstInput(1, pk, how);
   return true;
@@ -173,7 +175,9 @@ KernelCall lowerConv(LowerCtx& c) {
 
   const int64_t M = d.OC / d.G, K = d.C / d.G * k[0] * k[1] * k[2];
   const int64_t NPIX = out[0] * out[1] * out[2];
-  const int64_t MP = (M + 5) / 6;
+  const int64_t MR = c.cubeRows == 16 ? 16 : 6;  // microkernel family (kernels/lib/cube_gemm.h)
+  P[CV_MR] = MR;
+  const int64_t MP = (M + MR - 1) / MR;
   // K block: the whole K when small, else equal blocks of <= 320.
   int64_t nk = K <= 512 ? 1 : (K + 319) / 320;
   int64_t KC = (K + nk - 1) / nk;
@@ -208,9 +212,9 @@ KernelCall lowerConv(LowerCtx& c) {
   if (base < 8) mblocks = std::min<int64_t>(MP, (8 + base - 1) / base);
   int64_t MBp = (MP + mblocks - 1) / mblocks;
   mblocks = (MP + MBp - 1) / MBp;
-  int64_t MSUB = std::max<int64_t>(6, 24576 / KC / 6 * 6);
+  int64_t MSUB = std::max<int64_t>(MR, 24576 / KC / MR * MR);
   int64_t LDB = (NB / 16) % 2 ? NB : NB + 16;
-  P[CV_MB] = MBp * 6; P[CV_NB] = NB; P[CV_KC] = KC; P[CV_MSUB] = MSUB;
+  P[CV_MB] = MBp * MR; P[CV_NB] = NB; P[CV_KC] = KC; P[CV_MSUB] = MSUB;
   P[CV_MBLOCKS] = mblocks; P[CV_NBLOCKS] = nblocks;
   P[CV_LDB] = LDB;
   P[CV_SLOT] = KC * LDB;
@@ -220,13 +224,13 @@ KernelCall lowerConv(LowerCtx& c) {
     P[CV_BPLANE] = (hb * P[CV_IWP] + 15) / 16 * 16;
     if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
     P[CV_ACC] = P[CV_BAND_OFF] + d.C / d.G * P[CV_BPLANE] + 32;
-    P[CV_SLOT] = P[CV_ACC] + MBp * 6 * P[CV_NQ];
+    P[CV_SLOT] = P[CV_ACC] + MBp * MR * P[CV_NQ];
   } else if (ydt != DType::F32) {  // fp32 accumulator block [MB][NB], rounded on store
     P[CV_ACC] = P[CV_SLOT];
-    P[CV_SLOT] += MBp * 6 * NB;
+    P[CV_SLOT] += MBp * MR * NB;
   }
 
-  P[CV_W_PACKED] = packConvWeights(c, d.G, M, K) ? 1 : 0;
+  P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = d.N * d.G * mblocks * nblocks * P[CV_SLOT] * 4 + 64;
   return kc;

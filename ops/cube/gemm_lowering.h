@@ -45,19 +45,20 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
   return n.inputs[i]->type.shape;
 }
 
-// Packs constant operand i (0: A, 1: B) into panels of `width` rows (A: [MP][K][6] with alpha
-// folded in, B: [NP][K][16]), once per node: later lowerings see _cube_apacked/_cube_bpacked.
-// Nodes that read the same constant with the same geometry share one packed copy.
-inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i) {
+// Packs constant operand i (0: A, 1: B) into panels of `width` rows (A: [MP][K][MR] with alpha
+// folded in, MR = the target's microkernel rows; B: [NP][K][16]), once per node: later
+// lowerings see _cube_apacked/_cube_bpacked. Nodes that read the same constant with the same
+// geometry share one packed copy.
+inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR) {
   Node& n = c.node;
   const std::string flag = i == 0 ? "_cube_apacked" : "_cube_bpacked";
   if (n.hasAttr(flag)) return;
-  const int64_t rows = i == 0 ? s.M : s.N, width = i == 0 ? 6 : 16;
+  const int64_t rows = i == 0 ? s.M : s.N, width = i == 0 ? MR : 16;
   const int64_t rs = i == 0 ? s.aRs : s.bCs, ks = i == 0 ? s.aCs : s.bRs;  // strides of a row and of k
   const double alpha = i == 0 ? (double)s.alpha : 1.0;
   char how[160];
-  std::snprintf(how, sizeof how, "gemm_%c %lld %lld %lld %lld %.17g", i == 0 ? 'a' : 'b', (long long)rows,
-                (long long)s.K, (long long)rs, (long long)ks, alpha);
+  std::snprintf(how, sizeof how, "gemm_%c %lld %lld %lld %lld %.17g /%lld", i == 0 ? 'a' : 'b', (long long)rows,
+                (long long)s.K, (long long)rs, (long long)ks, alpha, (long long)width);
   n.attrs["_cube_shape" + std::to_string(i)] = n.inputs[i]->type.shape;
   n.attrs[flag] = int64_t(1);
   if (c.usePackedInput(i, how)) return;
@@ -111,19 +112,21 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     if (s.aBatchStride[i] != 0 && s.batch[i] > 1) aBatchInv = false;
     if (s.bBatchStride[i] != 0 && s.batch[i] > 1) bBatchInv = false;
   }
+  const int64_t MR = c.cubeRows == 16 ? 16 : 6;  // microkernel family (kernels/lib/cube_gemm.h)
+  P[GM_MR] = MR;
   const int64_t K = std::max<int64_t>(s.K, 1);
   int64_t nk = K <= 512 ? 1 : (K + 319) / 320;
   int64_t KC = (K + nk - 1) / nk;
   int64_t mblocks = std::max<int64_t>(1, (s.M + 95) / 96);
   int64_t nblocks = std::max<int64_t>(1, (s.N + 255) / 256);
-  auto mbOf = [&](int64_t mbk) { return ((s.M + mbk - 1) / mbk + 5) / 6 * 6; };
+  auto mbOf = [&](int64_t mbk) { return ((s.M + mbk - 1) / mbk + MR - 1) / MR * MR; };
   auto nbOf = [&](int64_t nbk) { return ((s.N + nbk - 1) / nbk + 15) / 16 * 16; };
   while (nbatch * mblocks * nblocks < 8) {
     if (nbOf(nblocks) > 32) nblocks *= 2;
-    else if (mbOf(mblocks) > 12) mblocks *= 2;
+    else if (mbOf(mblocks) > 2 * MR) mblocks *= 2;
     else break;
   }
-  int64_t MB = std::max<int64_t>(6, mbOf(mblocks)), NB = std::max<int64_t>(16, nbOf(nblocks));
+  int64_t MB = std::max<int64_t>(MR, mbOf(mblocks)), NB = std::max<int64_t>(16, nbOf(nblocks));
   mblocks = std::max<int64_t>(1, (s.M + MB - 1) / MB);
   nblocks = std::max<int64_t>(1, (s.N + NB - 1) / NB);
   P[GM_MB] = MB; P[GM_NB] = NB; P[GM_KC] = KC;
@@ -136,11 +139,11 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
 
   // Compile-time packing of constant, batch-invariant operands.
   if (n.hasAttr("_cube_apacked") || (n.inputs[0]->isConstant() && aBatchInv && s.M > 0 && s.K > 0)) {
-    packGemmOperand(c, s, 0);
+    packGemmOperand(c, s, 0, MR);
     P[GM_A_PACKED] = 1;
   }
   if (n.hasAttr("_cube_bpacked") || (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0)) {
-    packGemmOperand(c, s, 1);
+    packGemmOperand(c, s, 1, MR);
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A

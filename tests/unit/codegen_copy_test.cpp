@@ -98,3 +98,39 @@ TEST(CodegenTargets, UserProfilesFromEnv) {
   EXPECT_EQ(p.cpu, "haswell");
   EXPECT_EQ(p.features, "+avx2");
 }
+
+// The profile's vector width selects the cube microkernel family (docs/kernels-cube.md).
+TEST(CodegenTargets, VectorWidthSelectsTheMicrokernelFamily) {
+  TargetProfile v3 = loadHostTargetProfile("x86-64-v3"), v4 = loadHostTargetProfile("x86-64-v4");
+  EXPECT_EQ(v3.vectorBits, 256);
+  EXPECT_EQ(v3.cubeRows(), 6);
+  EXPECT_EQ(v4.vectorBits, 512);
+  EXPECT_EQ(v4.cubeRows(), 16);
+  TargetProfile nat = loadHostTargetProfile("native");
+  EXPECT_EQ(nat.vectorBits, vectorBitsOfFeatures(nat.features));
+  EXPECT_EQ(vectorBitsOfFeatures("+avx2,+avx512f"), 512);
+  EXPECT_EQ(vectorBitsOfFeatures("+avx2,+avx512f,-evex512"), 256);
+  EXPECT_EQ(vectorBitsOfFeatures("+avx2,-avx512f"), 256);
+  EXPECT_EQ(vectorBitsOfFeatures(""), 256);
+
+  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_vector_bits";
+  system(("mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/v4narrow.json")
+      << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4","features":["+avx2","+avx512f"],"vector_bits":256})";
+  std::ofstream(dir + "/bad512.json")
+      << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"haswell","features":["+avx2"],"vector_bits":512})";
+  std::ofstream(dir + "/bad384.json")
+      << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"haswell","features":["+avx2"],"vector_bits":384})";
+  setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
+  EXPECT_EQ(loadHostTargetProfile("v4narrow").cubeRows(), 6);
+  for (const char* bad : {"bad512", "bad384"}) {
+    try {
+      loadHostTargetProfile(bad);
+      ADD_FAILURE() << bad << ": expected E10003";
+    } catch (const AtcError& e) {
+      EXPECT_EQ(e.code(), "E10003") << bad;
+      EXPECT_NE(std::string(e.what()).find("vector_bits"), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("ATC_TARGETS_PATH");
+}

@@ -93,7 +93,10 @@ std::vector<float> refConv(const ConvCase& cc, const float* x, const float* w, c
   return y;
 }
 
-void runConvCase(const ConvCase& cc, uint32_t seed) {
+// Runs the case with the microkernel family of `rows` rows (6: 256-bit, 16: 512-bit; both
+// run natively on any host, the kernel library is plain C++).
+void runConvCaseRows(const ConvCase& cc, uint32_t seed, int rows) {
+  SCOPED_TRACE("microkernel rows " + std::to_string(rows));
   Graph g;
   int nd = (int)cc.in.size();
   Shape xs = {cc.N, cc.C};
@@ -133,7 +136,7 @@ void runConvCase(const ConvCase& cc, uint32_t seed) {
   ASSERT_EQ(y->type.shape, ys);
   auto want = refConv(cc, xt->as<float>(), wt->as<float>(), cc.bias ? bt->as<float>() : nullptr,
                       out, pb);
-  auto r = evalNodeNative(g, *n);
+  auto r = evalNodeNative(g, *n, rows);
   expectClose(r[0]->as<float>(), want, 1e-4, "conv (packed weights)");
 
   // The same through the generic (unpacked weights) path of the conv kernel.
@@ -146,8 +149,10 @@ void runConvCase(const ConvCase& cc, uint32_t seed) {
   n2->attrs.erase("_cube_wshape");
   inferNode(g2, *n2);
   LowerCtx ctx(g2, *n2);
+  ctx.cubeRows = rows;
   KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
   if (call.kernel == "conv") {
+    EXPECT_EQ(call.params[CV_MR], rows);
     call.params[CV_W_PACKED] = 0;
     std::vector<float> yb(numel(ys));
     std::vector<uint8_t> ws(call.workspaceBytes + 64);
@@ -158,6 +163,11 @@ void runConvCase(const ConvCase& cc, uint32_t seed) {
     runNativeKernel(*findNativeKernel("conv"), call.params.data(), bufs.data());
     expectClose(yb.data(), want, 1e-4, "conv (raw weights)");
   }
+}
+
+void runConvCase(const ConvCase& cc, uint32_t seed) {
+  runConvCaseRows(cc, seed, 6);
+  runConvCaseRows(cc, seed, 16);
 }
 
 }  // namespace
@@ -281,21 +291,36 @@ namespace {
 
 // Runs the node natively (constant operands get packed), then again with the lowering's
 // params but raw (unpacked) operands. Compares both with `want`.
+// Both microkernel families (6 and 16 rows) run, packed and raw.
 void runGemmNode(Graph& g, Node* n, const std::vector<std::shared_ptr<Tensor>>& ins,
                  const std::vector<float>& want, double alpha) {
   inferNode(g, *n);
   Node copy = *n;  // attributes and inputs before lowering
   auto r = evalNodeNative(g, *n);
   expectClose(r[0]->as<float>(), want, 1e-4, (n->type + " (packed)").c_str());
+  for (int rows : {6, 16}) {
+  SCOPED_TRACE("microkernel rows " + std::to_string(rows));
+  auto fresh = [&](Graph& gx) {
+    std::vector<Value*> vins;
+    for (size_t i = 0; i < ins.size(); ++i)
+      vins.push_back(ins[i] ? gx.newConstant("i" + std::to_string(i), ins[i]) : nullptr);
+    Node* nx = gx.addNode(n->type, "n2", vins, {gx.newValue("y")});
+    nx->attrs = copy.attrs;
+    inferNode(gx, *nx);
+    return nx;
+  };
+  if (rows != 6) {
+    Graph g16;
+    Node* n16 = fresh(g16);
+    auto r16 = evalNodeNative(g16, *n16, rows);
+    expectClose(r16[0]->as<float>(), want, 1e-4, (n->type + " (packed)").c_str());
+  }
   Graph g2;
-  std::vector<Value*> vins;
-  for (size_t i = 0; i < ins.size(); ++i)
-    vins.push_back(ins[i] ? g2.newConstant("i" + std::to_string(i), ins[i]) : nullptr);
-  Node* n2 = g2.addNode(n->type, "n2", vins, {g2.newValue("y")});
-  n2->attrs = copy.attrs;
-  inferNode(g2, *n2);
+  Node* n2 = fresh(g2);
   LowerCtx ctx(g2, *n2);
+  ctx.cubeRows = rows;
   KernelCall call = OpRegistry::instance().find(n->type)->lower(ctx);
+  EXPECT_EQ(call.params[GM_MR], rows);
   call.params[GM_A_PACKED] = 0;
   call.params[GM_B_PACKED] = 0;
   call.params[GM_ALPHA] = paramFromDouble(alpha);
@@ -307,6 +332,7 @@ void runGemmNode(Graph& g, Node* n, const std::vector<std::shared_ptr<Tensor>>& 
   bufs.push_back(ws.data());
   runNativeKernel(*findNativeKernel("gemm"), call.params.data(), bufs.data());
   expectClose(y.data(), want, 1e-4, (n->type + " (raw)").c_str());
+  }
 }
 
 // numpy matmul reference (float64 accumulation).
@@ -583,8 +609,9 @@ TEST(CubeConvTranspose, OutputShapeAutoPadAnd1D3D) {
 // definitions, on conv (band and im2col paths, ragged tiles), depthwise conv and gemm outputs.
 TEST(CubeEpilogue, VectorActivationsMatchScalar) {
   struct Act { int code; double a, b; const char* name; };
+  // tanh goes through the staged (MR x 16 tile) path of cube_epilogue_r, the rest in registers.
   const Act acts[] = {{7, 0, 0, "sigmoid"}, {42, 0, 0, "silu"}, {8, 0.2, 0.5, "hardsigmoid"},
-                      {9, 0, 0, "hardswish"}, {2, 0.1, 0, "leakyrelu"}};
+                      {9, 0, 0, "hardswish"}, {2, 0.1, 0, "leakyrelu"}, {12, 0, 0, "tanh"}};
   auto scalar = [](const Act& a, float x) {
     const float s = x < 0 ? std::exp(x) / (1.0f + std::exp(x)) : 1.0f / (1.0f + std::exp(-x));
     switch (a.code) {
@@ -592,15 +619,19 @@ TEST(CubeEpilogue, VectorActivationsMatchScalar) {
       case 42: return x * s;
       case 8: return std::min(1.0f, std::max(0.0f, (float)a.a * x + (float)a.b));
       case 9: return x * std::min(1.0f, std::max(0.0f, x / 6.0f + 0.5f));
+      case 12: return std::tanh(x);
       default: return x < 0 ? (float)a.a * x : x;
     }
   };
   struct Shp { Shape x, w; int64_t group; std::vector<int64_t> pads; };
   const Shp shapes[] = {{{1, 5, 9, 13}, {7, 5, 3, 3}, 1, {1, 1, 1, 1}},     // band, ragged
                         {{1, 8, 6, 21}, {12, 8, 1, 1}, 1, {0, 0, 0, 0}},    // 1x1 (im2col copy)
-                        {{1, 6, 11, 19}, {6, 1, 3, 3}, 6, {1, 1, 1, 1}}};   // depthwise
+                        {{1, 6, 11, 19}, {6, 1, 3, 3}, 6, {1, 1, 1, 1}},    // depthwise
+                        {{1, 8, 6, 21}, {40, 8, 1, 1}, 1, {0, 0, 0, 0}}};   // full 16-row tiles
+  for (int rows : {6, 16})
   for (const Act& a : acts) {
     for (const Shp& sh : shapes) {
+      SCOPED_TRACE(std::string(a.name) + ", microkernel rows " + std::to_string(rows));
       auto xt = randTensor(sh.x, 3), wt = randTensor(sh.w, 4);
       for (int64_t i = 0; i < xt->type.numel(); ++i) xt->as<float>()[i] *= 8.0f;  // saturating range
       std::vector<float> outs[2];
@@ -616,7 +647,7 @@ TEST(CubeEpilogue, VectorActivationsMatchScalar) {
           n->attrs["_epi_beta"] = a.b;
         }
         inferNode(g, *n);
-        auto r = evalNodeNative(g, *n);
+        auto r = evalNodeNative(g, *n, rows);
         outs[fused].assign(r[0]->as<float>(), r[0]->as<float>() + r[0]->type.numel());
       }
       std::vector<float> want(outs[0].size());
