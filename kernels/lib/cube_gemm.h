@@ -362,6 +362,7 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
       for (int64_t j = 0; j < nr; ++j) d[j] = R ? c[j] + r[j] : c[j];
     }
   }
+  ATCK_ROWS_LOOP
   for (int64_t i = 0; i < mr; ++i) {
     float* d = t + i * CUBE_NR;
     for (int j = 0; j < CUBE_NR; ++j) d[j] = atck_unary_f<float>(act, d[j], prm);
@@ -399,10 +400,24 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
   prm.g = 0;
   prm.ia = 0;
   prm.ib = 0;
+  ATCK_ROWS_LOOP
   for (int64_t i = 0; i < mr; ++i) {
     const float* c = acc + i * lda;
     const float* r = R ? R + i * ldy : 0;
     const int64_t o = yoff + i * ldy;
+    if (nr == CUBE_NR) {  // full rows: constant trip counts, so every step vectorises
+      float t[CUBE_NR];
+      for (int j = 0; j < CUBE_NR; ++j) t[j] = ri >= 0 ? c[j] + r[j] : c[j];
+      if (act >= 0)
+        for (int j = 0; j < CUBE_NR; ++j) t[j] = atck_unary_f<float>(act, t[j], prm);
+      if (ydt == ATCK_F16)
+        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2h(t[j]);
+      else if (ydt == ATCK_BF16)
+        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2bf(t[j]);
+      else
+        for (int j = 0; j < CUBE_NR; ++j) ((float*)Y)[o + j] = t[j];
+      continue;
+    }
     for (int64_t j = 0; j < nr; ++j) {
       float v = c[j];
       if (ri >= 0) v += r[j];
