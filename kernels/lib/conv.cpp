@@ -419,16 +419,21 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
           const int64_t yoff = task * OH * OW + oh * OW + ow0;
           const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
           cube_epilogue_r(P + CV_EPI, R, acc, 0, 1, nv);
-          uint16_t h[16];  // all 16 lanes (vectorised, no per-element branches), then nv stored
+          // All 16 lanes (vectorised, no per-element branches), then nv stored. acc is read back
+          // as the two 8-float halves the epilogue stored: LLVM had reassembled it from loads at
+          // odd offsets, each a failed store-to-load forward (a bf16 depthwise layer ran 3x its
+          // fp16 time).
+          const atck_f8 v0 = atck_ld8(acc), v1 = atck_ld8(acc + 8);
+          uint16_t h[16];
           if (ydt == ATCK_F16)
-            for (int l = 0; l < 16; ++l) h[l] = atck_f2h(acc[l]);
+            for (int l = 0; l < 8; ++l) h[l] = atck_f2h(v0[l]), h[8 + l] = atck_f2h(v1[l]);
           else
-            for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(acc[l]);
+            for (int l = 0; l < 8; ++l) h[l] = atck_f2bf(v0[l]), h[8 + l] = atck_f2bf(v1[l]);
           uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
-          for (int64_t l = 0; l < nv; ++l) y16[l] = h[l];
+          cube_copy16_u16(y16, h, nv);
           continue;
         }
-        for (int64_t l = 0; l < nv; ++l) o[ow0 + l] = acc[l];
+        cube_copy_f32(o + ow0, acc, nv);
         cube_epilogue(P + CV_EPI, bufs, Y, o + ow0, 0, 1, nv);
       }
     }

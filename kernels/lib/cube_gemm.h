@@ -140,6 +140,56 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
   cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + k * ldb; }, C, ldc, init, bias, ars, acs);
 }
 
+// Copies n floats (n <= 16, or any n) with vector moves. A plain loop from or to a local array
+// becomes a memcpy call (LLVM's loop idiom: the arrays cannot alias), and a call in a kernel's
+// inner loop costs the call, a vzeroupper and reloads of every live vector register after it
+// (the ragged last 16 outputs of each depthwise row, the ragged tiles of the cube kernels).
+// The empty asm keeps the 16-float loop from being recognised as a memcpy too.
+static inline ATCK_INLINE void cube_copy_f32(float* d, const float* s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    cube_st16(d + i, cube_ld16(s + i));
+    __asm__ volatile("");
+  }
+  if (n - i >= 8) {
+    atck_st8(d + i, atck_ld8(s + i));
+    i += 8;
+  }
+  if (n - i >= 4) {
+    for (int q = 0; q < 4; ++q) d[i + q] = s[i + q];
+    i += 4;
+  }
+  if (n - i >= 2) {
+    d[i] = s[i];
+    d[i + 1] = s[i + 1];
+    i += 2;
+  }
+  if (n - i >= 1) d[i] = s[i];
+}
+
+// The same for n <= 16 16-bit values (float16 / bfloat16 outputs).
+static inline ATCK_INLINE void cube_copy16_u16(uint16_t* d, const uint16_t* s, int64_t n) {
+  int64_t i = 0;
+  if (n >= 16) {
+    for (int q = 0; q < 16; ++q) d[q] = s[q];
+    return;
+  }
+  if (n - i >= 8) {
+    for (int q = 0; q < 8; ++q) d[i + q] = s[i + q];
+    i += 8;
+  }
+  if (n - i >= 4) {
+    for (int q = 0; q < 4; ++q) d[i + q] = s[i + q];
+    i += 4;
+  }
+  if (n - i >= 2) {
+    d[i] = s[i];
+    d[i + 1] = s[i + 1];
+    i += 2;
+  }
+  if (n - i >= 1) d[i] = s[i];
+}
+
 // The microkernel of the family with MR rows (CUBE_MR or CUBE_MR_WIDE; a baked-in param, so
 // only one branch survives specialisation).
 static inline ATCK_INLINE void cube_ukernel_mr(int64_t MR, int64_t K, const float* ATCK_RESTRICT A,
@@ -183,7 +233,7 @@ static inline ATCK_INLINE void cube_tile_mr(int64_t MR, int64_t K, const float* 
   for (int i = 0; i < CUBE_MR_MAX; ++i) pb[i] = 0.0f;
   if (init == CUBE_INIT_ACC) {
     for (int64_t i = 0; i < mr; ++i)
-      for (int64_t j = 0; j < nr; ++j) tmp[i * CUBE_NR + j] = C[i * ldc + j];
+      cube_copy_f32(tmp + i * CUBE_NR, C + i * ldc, nr);
   } else if (init == CUBE_INIT_ROWBIAS) {
     for (int64_t i = 0; i < mr; ++i) pb[i] = bias[i];
   } else if (init == CUBE_INIT_COLBIAS) {
@@ -191,7 +241,7 @@ static inline ATCK_INLINE void cube_tile_mr(int64_t MR, int64_t K, const float* 
   }
   cube_ukernel_mr(MR, K, A, B, ldb, tmp, CUBE_NR, init, pb, ars, acs);
   for (int64_t i = 0; i < mr; ++i)
-    for (int64_t j = 0; j < nr; ++j) C[i * ldc + j] = tmp[i * CUBE_NR + j];
+    cube_copy_f32(C + i * ldc, tmp + i * CUBE_NR, nr);
 }
 
 // The 6-row family's tile (attention, conv_transpose).
@@ -334,10 +384,13 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
       }
       float t[CUBE_NR] __attribute__((aligned(32)));
       for (int j = 0; j < CUBE_NR; ++j) t[j] = 0.0f;
-      for (int64_t j = 0; j < nr; ++j) t[j] = R ? c[j] + r[j] : c[j];
+      if (R)
+        for (int64_t j = 0; j < nr; ++j) t[j] = c[j] + r[j];
+      else
+        cube_copy_f32(t, c, nr);
       atck_st8(t, cube_act8(act, atck_ld8(t), a, b));
       atck_st8(t + 8, cube_act8(act, atck_ld8(t + 8), a, b));
-      for (int64_t j = 0; j < nr; ++j) c[j] = t[j];
+      cube_copy_f32(c, t, nr);
     }
     return;
   }
@@ -359,7 +412,10 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
       *(atck_f8*)(d + 8) = v1;
     } else {
       for (int j = 0; j < CUBE_NR; ++j) d[j] = 0.0f;
-      for (int64_t j = 0; j < nr; ++j) d[j] = R ? c[j] + r[j] : c[j];
+      if (R)
+        for (int64_t j = 0; j < nr; ++j) d[j] = c[j] + r[j];
+      else
+        cube_copy_f32(d, c, nr);
     }
   }
   ATCK_ROWS_LOOP
@@ -374,7 +430,7 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
       atck_st8(c, *(const atck_f8*)d);
       atck_st8(c + 8, *(const atck_f8*)(d + 8));
     } else {
-      for (int64_t j = 0; j < nr; ++j) c[j] = d[j];
+      cube_copy_f32(c, d, nr);
     }
   }
 }
