@@ -62,6 +62,8 @@ enum CubeGemmParam {
   GM_ODT,        // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
   GM_ACC,        // reduced Y: offset (floats) of the MB x NB fp32 accumulator in the task slot
   GM_MR,         // rows of an A panel and of the microkernel (6, or 16 on 512-bit targets; 0 reads as 6)
+  GM_PACK_A,     // 1: pack a non-constant A even where it could be read in place (its MR rows would
+                 // share a few L1 sets; set by the lowering)
   GM_COUNT
 };
 

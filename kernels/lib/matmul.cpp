@@ -46,11 +46,11 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t ydt = P[GM_ODT] ? P[GM_ODT] : ATCK_F32;
   const int red = ydt != ATCK_F32;
   const int colBias = hasC && CRS == 0 && CCS == 1 && beta == 1.0f;
-  // A read in place by the microkernel (no packing): float32, unit k stride, no alpha; 6-row
-  // family only. The 16-row family packs A per K block: read in place, 16 rows a multiple of
-  // 4 KB apart fall into one L1 set (ViT's K = 3072, rows 12 KB apart: 115 GFLOP/s in place,
-  // 170 packed), and even a copy with the rows spread over the sets ran 4-8% slower than panels.
-  const int directA = !P[GM_A_PACKED] && adt == ATCK_F32 && ACS == 1 && alpha == 1.0f && MR == CUBE_MR;
+  // A read in place by the microkernel (no packing): float32, unit k stride, no alpha, unless
+  // the lowering found that the MR rows would share a few L1 sets (GM_PACK_A: 16 rows a multiple
+  // of 4 KB apart all fall into one set; ViT's K = 3072, rows 12 KB apart: 115 GFLOP/s in
+  // place, 170 packed).
+  const int directA = !P[GM_A_PACKED] && !P[GM_PACK_A] && adt == ATCK_F32 && ACS == 1 && alpha == 1.0f;
   for (int64_t task = begin; task < end; ++task) {
     int64_t t = task;
     const int64_t nb = t % NBLOCKS;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "ir/op_registry.h"
@@ -117,6 +118,14 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   // rows for it (ResNet-50's fc on Zen 5: 0.77 ms with 16 rows).
   const int64_t MR = c.cubeRows == 16 && s.M > 6 ? 16 : 6;
   P[GM_MR] = MR;
+  // 16-row family, A read in place: its 16 rows, aRs floats apart, land in how many of the 64
+  // L1 sets (64-byte lines; 32-48 KB L1s with 8-12 ways)? Fewer than 4 (rows 4 KB apart: all in
+  // one set) thrash, so A is packed instead. The 6-row family reads in place as measured on Zen 3.
+  if (MR == 16) {
+    std::set<int64_t> sets;
+    for (int64_t i = 0; i < MR; ++i) sets.insert(((i * s.aRs * 4) >> 6) & 63);
+    P[GM_PACK_A] = sets.size() < 4 ? 1 : 0;
+  }
   const int64_t K = std::max<int64_t>(s.K, 1);
   int64_t nk = K <= 512 ? 1 : (K + 319) / 320;
   int64_t KC = (K + nk - 1) / nk;
