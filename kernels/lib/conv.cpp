@@ -215,10 +215,13 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
     for (int64_t r = 0; r < rows; ++r) {
       float* a = acc + (m - m0) * NQ + r * AP;
       const int64_t yoff = (n * OC + g * M + m) * NPIX + (oh0 + r) * OW;
-      if (ydt != ATCK_F32) {  // epilogue on the fp32 row in place, then one rounding pass
-        const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
-        for (int64_t q = 0; q < OW; q += CUBE_NR)
-          cube_epilogue_r(P + CV_EPI, R ? R + q : 0, a + q, 0, 1, cube_min(CUBE_NR, OW - q));
+      // The epilogue runs on the fp32 row in place (written long before: no store-to-load
+      // forwarding to wait for, unlike a reload of the freshly copied output row), then the row
+      // is copied out, rounded for f16/bf16.
+      const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
+      for (int64_t q = 0; q < OW; q += CUBE_NR)
+        cube_epilogue_r(P + CV_EPI, R ? R + q : 0, a + q, 0, 1, cube_min(CUBE_NR, OW - q));
+      if (ydt != ATCK_F32) {
         uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
         if (ydt == ATCK_F16)
           for (int64_t q = 0; q < OW; ++q) y16[q] = atck_f2h(a[q]);
@@ -228,7 +231,6 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
       }
       float* y = Y + yoff;
       for (int64_t q = 0; q < OW; ++q) y[q] = a[q];
-      for (int64_t q = 0; q < OW; q += CUBE_NR) cube_epilogue(P + CV_EPI, bufs, Y, y + q, 0, 1, cube_min(CUBE_NR, OW - q));
     }
   }
 }
@@ -393,42 +395,45 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
     for (int64_t oh = oh0; oh < oh0 + ohn; ++oh) {
       float* o = out ? out + oh * OW : 0;
       for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
-        // Two explicit 8-lane accumulators (as a float[16] array LLVM kept them scalar).
-        atck_f8 a0 = atck_splat8(b), a1 = a0;
+        // One explicit 16-lane accumulator (as a float[16] array LLVM kept it scalar): a zmm
+        // register on 512-bit targets, two ymm on 256-bit ones.
+        atck_f16v av = atck_splat16(b);
         for (int64_t kh = 0; kh < KH; ++kh) {
           const float* r = pad + ((oh - oh0) * SH + kh * DH) * RS + ow0;
           for (int64_t kw = 0; kw < KW; ++kw) {
-            const atck_f8 wv = atck_splat8(w[kh * KW + kw]);
             const float* rk = r + ((kw * DW) % SW) * PQ + (kw * DW) / SW;
-            a0 += wv * atck_ld8(rk);
-            a1 += wv * atck_ld8(rk + 8);
+            av += atck_splat16(w[kh * KW + kw]) * atck_ld16(rk);
           }
         }
         const int64_t nv = cube_min(16, OW - ow0);
-        if (o && nv == 16) {
-          atck_st8(o + ow0, a0);
-          atck_st8(o + ow0 + 8, a1);
-          cube_epilogue(P + CV_EPI, bufs, Y, o + ow0, 0, 1, nv);
+        const int64_t yoff = task * OH * OW + oh * OW + ow0;
+        const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
+        if (nv == 16 && cube_epi_in_regs(P + CV_EPI)) {  // epilogue in the register, one store
+          av = cube_epi16(P + CV_EPI, av, R);
+          if (o) {
+            atck_st16(o + ow0, av);
+            continue;
+          }
+          uint16_t h[16];
+          if (ydt == ATCK_F16)
+            for (int l = 0; l < 16; ++l) h[l] = atck_f2h(av[l]);
+          else
+            for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(av[l]);
+          cube_copy16_u16((uint16_t*)bufs[P[CV_YIDX]] + yoff, h, 16);
           continue;
         }
         float acc[16];
-        atck_st8(acc, a0);
-        atck_st8(acc + 8, a1);
+        atck_st16(acc, av);
         if (!o) {
-          // f16 / bf16 output: the epilogue on the 16 fp32 values, then one rounding pass.
-          const int64_t yoff = task * OH * OW + oh * OW + ow0;
-          const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
+          // f16 / bf16 output: the epilogue on the 16 fp32 values, then one rounding pass over all
+          // 16 lanes (vectorised, no per-element branches), of which nv are stored.
           cube_epilogue_r(P + CV_EPI, R, acc, 0, 1, nv);
-          // All 16 lanes (vectorised, no per-element branches), then nv stored. acc is read back
-          // as the two 8-float halves the epilogue stored: LLVM had reassembled it from loads at
-          // odd offsets, each a failed store-to-load forward (a bf16 depthwise layer ran 3x its
-          // fp16 time).
-          const atck_f8 v0 = atck_ld8(acc), v1 = atck_ld8(acc + 8);
+          const atck_f16v v = atck_ld16(acc);
           uint16_t h[16];
           if (ydt == ATCK_F16)
-            for (int l = 0; l < 8; ++l) h[l] = atck_f2h(v0[l]), h[8 + l] = atck_f2h(v1[l]);
+            for (int l = 0; l < 16; ++l) h[l] = atck_f2h(v[l]);
           else
-            for (int l = 0; l < 8; ++l) h[l] = atck_f2bf(v0[l]), h[8 + l] = atck_f2bf(v1[l]);
+            for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(v[l]);
           uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
           cube_copy16_u16(y16, h, nv);
           continue;

@@ -41,30 +41,49 @@ static inline ATCK_INLINE float atck_hsum8(atck_f8 v) {
   return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
-static inline ATCK_INLINE atck_f8 atck_exp8(atck_f8 x) {
-  const atck_f8 magic = atck_splat8(12582912.0f);
-  atck_i8 nan = x != x;
-  atck_f8 xc = nan ? atck_splat8(0.0f) : x;
-  xc = xc < atck_splat8(-104.0f) ? atck_splat8(-104.0f) : xc;
-  xc = xc > atck_splat8(89.0f) ? atck_splat8(89.0f) : xc;
-  atck_f8 t = xc * atck_splat8(1.44269504088896341f) + magic;
-  atck_f8 n = t - magic;
-  atck_i8 ni = (atck_i8)t - (atck_i8)magic;
-  atck_f8 r = xc - n * atck_splat8(0.693145751953125f);
-  r = r - n * atck_splat8(1.42860682030941723e-06f);
-  atck_f8 p = atck_splat8(1.0f / 5040.0f);
-  p = p * r + atck_splat8(1.0f / 720.0f);
-  p = p * r + atck_splat8(1.0f / 120.0f);
-  p = p * r + atck_splat8(1.0f / 24.0f);
-  p = p * r + atck_splat8(1.0f / 6.0f);
-  p = p * r + atck_splat8(0.5f);
-  p = p * r + atck_splat8(1.0f);
-  p = p * r + atck_splat8(1.0f);
-  atck_i8 n1 = ni >> 1, n2 = ni - n1;
-  atck_f8 s1 = (atck_f8)((n1 + 127) << 23);
-  atck_f8 s2 = (atck_f8)((n2 + 127) << 23);
-  atck_f8 res = p * s1 * s2;
+// 16-lane vectors: one zmm register on 512-bit targets, two ymm on 256-bit ones (LLVM splits
+// them), so code written with them is right for both families.
+typedef float atck_f16v __attribute__((vector_size(64)));
+typedef float atck_f16vu __attribute__((vector_size(64), aligned(4)));
+typedef int32_t atck_i16v __attribute__((vector_size(64)));
+static inline ATCK_INLINE atck_f16v atck_ld16(const float* p) { return *(const atck_f16vu*)p; }
+static inline ATCK_INLINE void atck_st16(float* p, atck_f16v v) { *(atck_f16vu*)p = v; }
+static inline ATCK_INLINE atck_f16v atck_splat16(float f) {
+  atck_f16v v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
+  return v;
+}
+
+// atck_expf lane by lane, for a vector type VF (its int32 twin VI, its splat S).
+template <class VF, class VI, VF (*S)(float)>
+static inline ATCK_INLINE VF atck_exp_lanes(VF x) {
+  const VF magic = S(12582912.0f);
+  VI nan = x != x;
+  VF xc = nan ? S(0.0f) : x;
+  xc = xc < S(-104.0f) ? S(-104.0f) : xc;
+  xc = xc > S(89.0f) ? S(89.0f) : xc;
+  VF t = xc * S(1.44269504088896341f) + magic;
+  VF n = t - magic;
+  VI ni = (VI)t - (VI)magic;
+  VF r = xc - n * S(0.693145751953125f);
+  r = r - n * S(1.42860682030941723e-06f);
+  VF p = S(1.0f / 5040.0f);
+  p = p * r + S(1.0f / 720.0f);
+  p = p * r + S(1.0f / 120.0f);
+  p = p * r + S(1.0f / 24.0f);
+  p = p * r + S(1.0f / 6.0f);
+  p = p * r + S(0.5f);
+  p = p * r + S(1.0f);
+  p = p * r + S(1.0f);
+  VI n1 = ni >> 1, n2 = ni - n1;
+  VF s1 = (VF)((n1 + 127) << 23);
+  VF s2 = (VF)((n2 + 127) << 23);
+  VF res = p * s1 * s2;
   return nan ? x : res;
+}
+
+static inline ATCK_INLINE atck_f8 atck_exp8(atck_f8 x) { return atck_exp_lanes<atck_f8, atck_i8, atck_splat8>(x); }
+static inline ATCK_INLINE atck_f16v atck_exp16(atck_f16v x) {
+  return atck_exp_lanes<atck_f16v, atck_i16v, atck_splat16>(x);
 }
 
 // Softmax of the float32 row x[0..n) into y (y may be x). Sums exp(x - max) in 8 lanes;
