@@ -7,6 +7,7 @@
 
 #include "kernels/lib/cube_params.h"
 #include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/vec_math.h"
 
 ATC_KERNEL(pool)
 
@@ -51,6 +52,42 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   int64_t pl0 = begin * P[PL_PLANES_PER_TASK];
   int64_t pl1 = end * P[PL_PLANES_PER_TASK];
   if (pl1 > NC) pl1 = NC;
+  // Global max / average pool (the window is the whole unpadded plane): a contiguous reduction in
+  // four 16-lane accumulators. The scalar loop below is one dependent add per element (a
+  // 56x56x144 GlobalAveragePool took 0.2 ms). Sums are reassociated (float rounding differs
+  // from the scalar order in the last bits); max keeps the scalar rule (NaN never replaces).
+  if (OPIX == 1 && kind <= 1 && !Ind && KD == ID && KH == IH && KW == IW && PD == 0 && PH == 0 && PW == 0 &&
+      IPIX >= 64) {
+    const float init = kind == 0 ? -INFINITY : 0.0f;
+    for (int64_t pl = pl0; pl < pl1; ++pl) {
+      const int64_t ib = pl * IPIX;
+      atck_f16v a[4];
+      for (int q = 0; q < 4; ++q) a[q] = atck_splat16(init);
+      int64_t i = 0;
+      for (; i + 64 <= IPIX; i += 64)
+        for (int q = 0; q < 4; ++q) {
+          atck_f16v v;
+          if (dt == ATCK_F16)
+            for (int l = 0; l < 16; ++l) v[l] = atck_h2f(((const uint16_t*)X)[ib + i + 16 * q + l]);
+          else
+            v = atck_ld16((const float*)X + ib + i + 16 * q);
+          if (kind == 0) a[q] = v > a[q] ? v : a[q];
+          else a[q] += v;
+        }
+      float acc = init;
+      for (int q = 0; q < 4; ++q)
+        for (int l = 0; l < 16; ++l) {
+          const float v = a[q][l];
+          acc = kind == 0 ? (v > acc ? v : acc) : acc + v;
+        }
+      for (; i < IPIX; ++i) {
+        const float v = pool_ld(X, ib + i, dt);
+        acc = kind == 0 ? (v > acc ? v : acc) : acc + v;
+      }
+      pool_st(Y, pl, kind == 0 ? acc : acc / (float)IPIX, dt);
+    }
+    return;
+  }
   for (int64_t pl = pl0; pl < pl1; ++pl) {
     const int64_t ib = pl * IPIX, ob = pl * OPIX;
     for (int64_t od = 0; od < OD; ++od)

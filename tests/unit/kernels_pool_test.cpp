@@ -186,6 +186,52 @@ TEST(Pool, GlobalPools) {
   }
 }
 
+// Global max / average pools of planes of at least 64 elements take a vectorised reduction
+// (four 16-lane accumulators and a scalar tail); max keeps the scalar rule that a NaN never
+// replaces the running maximum; float16 planes convert on load.
+TEST(Pool, GlobalPoolsVectorised) {
+  for (DType dt : {DType::F32, DType::F16})
+    for (Shape spatial : {Shape{9, 13}, Shape{1, 151}, Shape{8, 8}, Shape{64, 64}})
+      for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+        SCOPED_TRACE(std::string(op) + " " + std::to_string(spatial[0]) + "x" + std::to_string(spatial[1]) +
+                     (dt == DType::F16 ? " f16" : " f32"));
+        const int64_t P = spatial[0] * spatial[1];
+        auto xt = std::make_shared<Tensor>(TensorType(dt, {1, 3, spatial[0], spatial[1]}));
+        std::vector<float> xf(3 * P);
+        for (int64_t i = 0; i < 3 * P; ++i) {
+          float v = std::sin(i * 0.37f) * 3 + (i % 17 == 0 ? 0.5f : 0.0f);
+          if (i == P + 70 % P) v = NAN;         // plane 1: a NaN
+          if (i == 2 * P + (P - 1)) v = 40.0f;  // plane 2: the maximum in the scalar tail
+          if (dt == DType::F16) {
+            xt->as<uint16_t>()[i] = floatToHalf(v);
+            v = halfToFloat(xt->as<uint16_t>()[i]);
+          } else {
+            xt->as<float>()[i] = v;
+          }
+          xf[i] = v;
+        }
+        Graph g;
+        Node* n = g.addNode(op, "gp", {g.newConstant("x", xt)}, {g.newValue("y")});
+        inferNode(g, *n);
+        auto r = evalNodeNative(g, *n);
+        for (int pl = 0; pl < 3; ++pl) {
+          double sum = 0, mx = -INFINITY;
+          for (int64_t i = 0; i < P; ++i) {
+            float v = xf[pl * P + i];
+            sum += v;
+            mx = v > mx ? v : mx;
+          }
+          double got = dt == DType::F16 ? halfToFloat(r[0]->as<uint16_t>()[pl]) : r[0]->as<float>()[pl];
+          if (std::string(op) == "GlobalAveragePool") {
+            if (std::isnan(sum)) EXPECT_TRUE(std::isnan(got));
+            else EXPECT_NEAR(got, sum / P, dt == DType::F16 ? 2e-3 : 1e-5);
+          } else {
+            EXPECT_EQ(got, mx);
+          }
+        }
+      }
+}
+
 TEST(Pool, RejectsMissingKernelShape) {
   Graph g;
   Value* x = g.newValue("x", TensorType(DType::F32, {1, 3, 8, 8}));
