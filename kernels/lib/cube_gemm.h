@@ -84,7 +84,6 @@ static inline ATCK_INLINE void cube_ukernel_rows(int64_t K, const float* ATCK_RE
 #undef CUBE_STORE
 }
 
-
 // The 512-bit family: C[16 x 16], one 16-float vector per row (16 of the 32 zmm registers),
 // per k one B load and 16 FMAs whose A operand is a broadcast load. Same contract as
 // cube_ukernel_rows with MR = 16.
@@ -136,54 +135,38 @@ static inline ATCK_INLINE void cube_ukernel(int64_t K, const float* ATCK_RESTRIC
   cube_ukernel_rows(K, A, [&](int64_t k) ATCK_INLINE { return B + k * ldb; }, C, ldc, init, bias, ars, acs);
 }
 
-// Copies n floats (n <= 16, or any n) with vector moves. A plain loop from or to a local array
-// becomes a memcpy call (LLVM's loop idiom: the arrays cannot alias), and a call in a kernel's
-// inner loop costs the call, a vzeroupper and reloads of every live vector register after it
-// (the ragged last 16 outputs of each depthwise row, the ragged tiles of the cube kernels).
-// The empty asm keeps the 16-float loop from being recognised as a memcpy too.
+// Copies elements [i, n) (fewer than 16) 8, 4, 2 and 1 at a time: constant sizes, so vector
+// moves and never a call.
+template <class T>
+static inline ATCK_INLINE void cube_copy_tail(T* d, const T* s, int64_t i, int64_t n) {
+  for (int w = 8; w >= 1; w /= 2)
+    if (n - i >= w) {
+      for (int q = 0; q < w; ++q) d[i + q] = s[i + q];
+      i += w;
+    }
+}
+
+// Copies n floats with vector moves. A plain loop from or to a local array becomes a memcpy
+// call (LLVM's loop idiom: the arrays cannot alias), and a call in a kernel's inner loop costs
+// the call, a vzeroupper and reloads of every live vector register after it (the ragged last
+// 16 outputs of each depthwise row, the ragged tiles of the cube kernels). The empty asm keeps
+// the 16-float loop from being recognised as a memcpy too.
 static inline ATCK_INLINE void cube_copy_f32(float* d, const float* s, int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     cube_st16(d + i, cube_ld16(s + i));
     __asm__ volatile("");
   }
-  if (n - i >= 8) {
-    atck_st8(d + i, atck_ld8(s + i));
-    i += 8;
-  }
-  if (n - i >= 4) {
-    for (int q = 0; q < 4; ++q) d[i + q] = s[i + q];
-    i += 4;
-  }
-  if (n - i >= 2) {
-    d[i] = s[i];
-    d[i + 1] = s[i + 1];
-    i += 2;
-  }
-  if (n - i >= 1) d[i] = s[i];
+  cube_copy_tail(d, s, i, n);
 }
 
-// The same for n <= 16 16-bit values (float16 / bfloat16 outputs).
+// The same for at most 16 16-bit values (float16 / bfloat16 outputs).
 static inline ATCK_INLINE void cube_copy16_u16(uint16_t* d, const uint16_t* s, int64_t n) {
-  int64_t i = 0;
   if (n >= 16) {
     for (int q = 0; q < 16; ++q) d[q] = s[q];
     return;
   }
-  if (n - i >= 8) {
-    for (int q = 0; q < 8; ++q) d[i + q] = s[i + q];
-    i += 8;
-  }
-  if (n - i >= 4) {
-    for (int q = 0; q < 4; ++q) d[i + q] = s[i + q];
-    i += 4;
-  }
-  if (n - i >= 2) {
-    d[i] = s[i];
-    d[i + 1] = s[i + 1];
-    i += 2;
-  }
-  if (n - i >= 1) d[i] = s[i];
+  cube_copy_tail(d, s, 0, n);
 }
 
 // The microkernel of the family with MR rows (CUBE_MR or CUBE_MR_WIDE; a baked-in param, so
