@@ -22,6 +22,13 @@ struct PoolCase {
   int64_t p = 2;
 };
 
+// Stores v as element i of a float32 / float16 tensor; returns the value stored (rounded).
+float storeAs(Tensor& t, int64_t i, float v, DType dt) {
+  if (dt != DType::F16) return t.as<float>()[i] = v;
+  t.as<uint16_t>()[i] = floatToHalf(v);
+  return halfToFloat(t.as<uint16_t>()[i]);
+}
+
 void runPool(const PoolCase& pc, uint32_t seed, DType dt = DType::F32) {
   int nd = (int)pc.x.size() - 2;
   auto xt = std::make_shared<Tensor>(TensorType(dt, pc.x));
@@ -29,16 +36,7 @@ void runPool(const PoolCase& pc, uint32_t seed, DType dt = DType::F32) {
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   int64_t nx = xt->type.numel();
   std::vector<float> xf(nx);
-  for (int64_t i = 0; i < nx; ++i) {
-    float v = u(rng);
-    if (dt == DType::F16) {
-      xt->as<uint16_t>()[i] = floatToHalf(v);
-      v = halfToFloat(xt->as<uint16_t>()[i]);
-    } else {
-      xt->as<float>()[i] = v;
-    }
-    xf[i] = v;
-  }
+  for (int64_t i = 0; i < nx; ++i) xf[i] = storeAs(*xt, i, u(rng), dt);
   Graph g;
   std::vector<Value*> outs = {g.newValue("y")};
   if (pc.indices) outs.push_back(g.newValue("i"));
@@ -202,13 +200,7 @@ TEST(Pool, GlobalPoolsVectorised) {
           float v = std::sin(i * 0.37f) * 3 + (i % 17 == 0 ? 0.5f : 0.0f);
           if (i == P + 70 % P) v = NAN;         // plane 1: a NaN
           if (i == 2 * P + (P - 1)) v = 40.0f;  // plane 2: the maximum in the scalar tail
-          if (dt == DType::F16) {
-            xt->as<uint16_t>()[i] = floatToHalf(v);
-            v = halfToFloat(xt->as<uint16_t>()[i]);
-          } else {
-            xt->as<float>()[i] = v;
-          }
-          xf[i] = v;
+          xf[i] = storeAs(*xt, i, v, dt);
         }
         Graph g;
         Node* n = g.addNode(op, "gp", {g.newConstant("x", xt)}, {g.newValue("y")});
