@@ -474,6 +474,16 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
     const float* c = acc + i * lda;
     const float* r = R ? R + i * ldy : 0;
     const int64_t o = yoff + i * ldy;
+    if (nr == CUBE_NR && cube_epi_in_regs(E)) {  // full row, epilogue in a register
+      const atck_f16v v = cube_epi16(E, atck_ld16(c), ri >= 0 ? r : 0);
+      if (ydt == ATCK_F16)
+        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2h(v[j]);
+      else if (ydt == ATCK_BF16)
+        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2bf(v[j]);
+      else
+        atck_st16((float*)Y + o, v);
+      continue;
+    }
     if (nr == CUBE_NR) {  // full rows: constant trip counts, so every step vectorises
       float t[CUBE_NR];
       for (int j = 0; j < CUBE_NR; ++j) t[j] = ri >= 0 ? c[j] + r[j] : c[j];
