@@ -397,7 +397,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
       for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
         // One explicit 16-lane accumulator (as a float[16] array LLVM kept it scalar): a zmm
         // register on 512-bit targets, two ymm on 256-bit ones.
-        atck_f16v av = atck_splat16(b);
+        atck_v16f av = atck_splat16(b);
         for (int64_t kh = 0; kh < KH; ++kh) {
           const float* r = pad + ((oh - oh0) * SH + kh * DH) * RS + ow0;
           for (int64_t kw = 0; kw < KW; ++kw) {
@@ -428,7 +428,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
           // f16 / bf16 output: the epilogue on the 16 fp32 values, then one rounding pass over all
           // 16 lanes (vectorised, no per-element branches), of which nv are stored.
           cube_epilogue_r(P + CV_EPI, R, acc, 0, 1, nv);
-          const atck_f16v v = atck_ld16(acc);
+          const atck_v16f v = atck_ld16(acc);
           uint16_t h[16];
           if (ydt == ATCK_F16)
             for (int l = 0; l < 16; ++l) h[l] = atck_f2h(v[l]);

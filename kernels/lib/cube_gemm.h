@@ -24,7 +24,7 @@
 // The panel height a kernel was lowered for (its MR param: 16 or, for 0 / anything else, 6).
 static inline ATCK_INLINE int64_t cube_mr(int64_t p) { return p == CUBE_MR_WIDE ? CUBE_MR_WIDE : CUBE_MR; }
 
-typedef atck_f16v cube_v16;  // vec_math.h
+typedef atck_v16f cube_v16;  // vec_math.h
 static inline ATCK_INLINE cube_v16 cube_ld16(const float* p) { return atck_ld16(p); }
 static inline ATCK_INLINE void cube_st16(float* p, cube_v16 v) { atck_st16(p, v); }
 static inline ATCK_INLINE cube_v16 cube_splat16(float f) { return atck_splat16(f); }
@@ -302,8 +302,8 @@ static inline ATCK_INLINE atck_f8 cube_act8(int64_t act, atck_f8 x, float a, flo
   return cube_act_lanes<atck_f8, atck_i8, atck_splat8, atck_exp8>(act, x, a, b);
 }
 // The same on 16 lanes: one zmm on 512-bit targets (half the instructions of two 8-lane halves).
-static inline ATCK_INLINE atck_f16v cube_act16(int64_t act, atck_f16v x, float a, float b) {
-  return cube_act_lanes<atck_f16v, atck_i16v, atck_splat16, atck_exp16>(act, x, a, b);
+static inline ATCK_INLINE atck_v16f cube_act16(int64_t act, atck_v16f x, float a, float b) {
+  return cube_act_lanes<atck_v16f, atck_v16i, atck_splat16, atck_exp16>(act, x, a, b);
 }
 
 // Epilogue of a finished output tile (UB fusion, TbeCommonRules0FusionPass): E[0] = unary
@@ -363,7 +363,7 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
       float* c = C + i * ldc;
       const float* r = R ? R + i * ldc : 0;
       if (nr == CUBE_NR) {
-        atck_f16v v = atck_ld16(c);
+        atck_v16f v = atck_ld16(c);
         if (R) v += atck_ld16(r);
         atck_st16(c, cube_act16(act, v, a, b));
         continue;
@@ -431,15 +431,15 @@ static inline ATCK_INLINE int cube_epi_in_regs(const int64_t* E) {
 // epilogue reload them pays a failed store-to-load forward whenever the reload is wider than the
 // stores, and the reload then waits for the stores to retire (a depthwise layer with SiLU ran
 // at 9 GFLOP/s that way).
-static inline ATCK_INLINE atck_f16v cube_epi16(const int64_t* E, atck_f16v v, const float* R) {
+static inline ATCK_INLINE atck_v16f cube_epi16(const int64_t* E, atck_v16f v, const float* R) {
   const int64_t act = E[0] - 1;
   if (R) v += atck_ld16(R);
   if (act == ATCK_E_RELU || act == ATCK_E_CLIP) {
     const float lo = act == ATCK_E_RELU ? 0.0f : (float)atck_d(E[1]);
-    const atck_f16v l = atck_splat16(lo);
+    const atck_v16f l = atck_splat16(lo);
     v = v < l ? l : v;
     if (act == ATCK_E_CLIP) {
-      const atck_f16v h = atck_splat16((float)atck_d(E[2]));
+      const atck_v16f h = atck_splat16((float)atck_d(E[2]));
       v = v > h ? h : v;
     }
     return v;
@@ -475,7 +475,7 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
     const float* r = R ? R + i * ldy : 0;
     const int64_t o = yoff + i * ldy;
     if (nr == CUBE_NR && cube_epi_in_regs(E)) {  // full row, epilogue in a register
-      const atck_f16v v = cube_epi16(E, atck_ld16(c), ri >= 0 ? r : 0);
+      const atck_v16f v = cube_epi16(E, atck_ld16(c), ri >= 0 ? r : 0);
       if (ydt == ATCK_F16)
         for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2h(v[j]);
       else if (ydt == ATCK_BF16)

@@ -61,12 +61,12 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     const float init = kind == 0 ? -INFINITY : 0.0f;
     for (int64_t pl = pl0; pl < pl1; ++pl) {
       const int64_t ib = pl * IPIX;
-      atck_f16v a[4];
+      atck_v16f a[4];
       for (int q = 0; q < 4; ++q) a[q] = atck_splat16(init);
       int64_t i = 0;
       for (; i + 64 <= IPIX; i += 64)
         for (int q = 0; q < 4; ++q) {
-          atck_f16v v;
+          atck_v16f v;
           if (dt == ATCK_F16)
             for (int l = 0; l < 16; ++l) v[l] = atck_h2f(((const uint16_t*)X)[ib + i + 16 * q + l]);
           else

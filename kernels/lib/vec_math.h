@@ -43,13 +43,13 @@ static inline ATCK_INLINE float atck_hsum8(atck_f8 v) {
 
 // 16-lane vectors: one zmm register on 512-bit targets, two ymm on 256-bit ones (LLVM splits
 // them), so code written with them is right for both families.
-typedef float atck_f16v __attribute__((vector_size(64)));
-typedef float atck_f16vu __attribute__((vector_size(64), aligned(4)));
-typedef int32_t atck_i16v __attribute__((vector_size(64)));
-static inline ATCK_INLINE atck_f16v atck_ld16(const float* p) { return *(const atck_f16vu*)p; }
-static inline ATCK_INLINE void atck_st16(float* p, atck_f16v v) { *(atck_f16vu*)p = v; }
-static inline ATCK_INLINE atck_f16v atck_splat16(float f) {
-  atck_f16v v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
+typedef float atck_v16f __attribute__((vector_size(64)));
+typedef float atck_v16fu __attribute__((vector_size(64), aligned(4)));
+typedef int32_t atck_v16i __attribute__((vector_size(64)));
+static inline ATCK_INLINE atck_v16f atck_ld16(const float* p) { return *(const atck_v16fu*)p; }
+static inline ATCK_INLINE void atck_st16(float* p, atck_v16f v) { *(atck_v16fu*)p = v; }
+static inline ATCK_INLINE atck_v16f atck_splat16(float f) {
+  atck_v16f v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
   return v;
 }
 
@@ -82,8 +82,8 @@ static inline ATCK_INLINE VF atck_exp_lanes(VF x) {
 }
 
 static inline ATCK_INLINE atck_f8 atck_exp8(atck_f8 x) { return atck_exp_lanes<atck_f8, atck_i8, atck_splat8>(x); }
-static inline ATCK_INLINE atck_f16v atck_exp16(atck_f16v x) {
-  return atck_exp_lanes<atck_f16v, atck_i16v, atck_splat16>(x);
+static inline ATCK_INLINE atck_v16f atck_exp16(atck_v16f x) {
+  return atck_exp_lanes<atck_v16f, atck_v16i, atck_splat16>(x);
 }
 
 // Softmax of the float32 row x[0..n) into y (y may be x). Sums exp(x - max) in 8 lanes;
