@@ -408,10 +408,25 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
         const int64_t nv = cube_min(16, OW - ow0);
         const int64_t yoff = task * OH * OW + oh * OW + ow0;
         const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
-        if (nv == 16 && cube_epi_in_regs(P + CV_EPI)) {  // epilogue in the register, one store
-          av = cube_epi16(P + CV_EPI, av, R);
+        if (cube_epi_in_regs(P + CV_EPI)) {  // epilogue in the register, then nv values stored
+          // Lanes >= nv are computed from the zero-padded tile and dropped. A ragged residual is
+          // read through a zeroed copy (its row may end the buffer).
+          const float* Rv = R;
+          float rt[16];
+          if (R && nv < 16) {
+            for (int l = 0; l < 16; ++l) rt[l] = 0.0f;
+            cube_copy_f32(rt, R, nv);
+            Rv = rt;
+          }
+          av = cube_epi16(P + CV_EPI, av, Rv);
           if (o) {
-            atck_st16(o + ow0, av);
+            if (nv == 16) {
+              atck_st16(o + ow0, av);
+            } else {
+              float t[16];
+              atck_st16(t, av);
+              cube_copy_f32(o + ow0, t, nv);
+            }
             continue;
           }
           uint16_t h[16];
@@ -419,7 +434,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
             for (int l = 0; l < 16; ++l) h[l] = atck_f2h(av[l]);
           else
             for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(av[l]);
-          cube_copy16_u16((uint16_t*)bufs[P[CV_YIDX]] + yoff, h, 16);
+          cube_copy16_u16((uint16_t*)bufs[P[CV_YIDX]] + yoff, h, nv);
           continue;
         }
         float acc[16];

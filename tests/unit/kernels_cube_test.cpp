@@ -657,3 +657,42 @@ TEST(CubeEpilogue, VectorActivationsMatchScalar) {
     }
   }
 }
+
+// A depthwise conv with a fused residual and activation (the epilogue computed in a register,
+// cube_epi16), on rows of 19 and 7 outputs (a full 16-lane chunk and ragged ones): equal to the
+// unfused conv followed by the residual add and the activation in scalar code.
+TEST(CubeEpilogue, DepthwiseResidualInRegisters) {
+  for (int64_t W : {19, 7})
+    for (int code : {42 /* silu */, 1 /* relu */, 6 /* clip */}) {
+      SCOPED_TRACE("W " + std::to_string(W) + " act " + std::to_string(code));
+      auto xt = randTensor({1, 6, 5, W}, 7), wt = randTensor({6, 1, 3, 3}, 8), bt = randTensor({6}, 9);
+      auto rt = randTensor({1, 6, 5, W}, 10);
+      std::vector<float> outs[2];
+      for (int fused = 0; fused < 2; ++fused) {
+        Graph g;
+        std::vector<Value*> ins = {g.newConstant("x", xt), g.newConstant("w", wt), g.newConstant("b", bt)};
+        if (fused) ins.push_back(g.newConstant("r", rt));
+        Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
+        n->attrs["group"] = int64_t(6);
+        n->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
+        if (fused) {
+          n->attrs["_epi_act"] = (int64_t)code;
+          n->attrs["_epi_alpha"] = 0.5;
+          n->attrs["_epi_beta"] = 1.25;
+          n->attrs["_epi_res"] = int64_t(3);
+        }
+        inferNode(g, *n);
+        auto r = evalNodeNative(g, *n);
+        outs[fused].assign(r[0]->as<float>(), r[0]->as<float>() + r[0]->type.numel());
+      }
+      std::vector<float> want(outs[0].size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        float v = outs[0][i] + rt->as<float>()[i];
+        if (code == 42) v = v * (v < 0 ? std::exp(v) / (1.0f + std::exp(v)) : 1.0f / (1.0f + std::exp(-v)));
+        else if (code == 1) v = v < 0 ? 0 : v;
+        else v = std::min(1.25f, std::max(0.5f, v));
+        want[i] = v;
+      }
+      expectClose(outs[1].data(), want, 2e-6, "depthwise + residual + activation");
+    }
+}
