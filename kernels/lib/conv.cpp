@@ -418,23 +418,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
             cube_copy_f32(rt, R, nv);
             Rv = rt;
           }
-          av = cube_epi16(P + CV_EPI, av, Rv);
-          if (o) {
-            if (nv == 16) {
-              atck_st16(o + ow0, av);
-            } else {
-              float t[16];
-              atck_st16(t, av);
-              cube_copy_f32(o + ow0, t, nv);
-            }
-            continue;
-          }
-          uint16_t h[16];
-          if (ydt == ATCK_F16)
-            for (int l = 0; l < 16; ++l) h[l] = atck_f2h(av[l]);
-          else
-            for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(av[l]);
-          cube_copy16_u16((uint16_t*)bufs[P[CV_YIDX]] + yoff, h, nv);
+          cube_store16_dt(ydt, bufs[P[CV_YIDX]], yoff, cube_epi16(P + CV_EPI, av, Rv), nv);
           continue;
         }
         float acc[16];
@@ -443,14 +427,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
           // f16 / bf16 output: the epilogue on the 16 fp32 values, then one rounding pass over all
           // 16 lanes (vectorised, no per-element branches), of which nv are stored.
           cube_epilogue_r(P + CV_EPI, R, acc, 0, 1, nv);
-          const atck_v16f v = atck_ld16(acc);
-          uint16_t h[16];
-          if (ydt == ATCK_F16)
-            for (int l = 0; l < 16; ++l) h[l] = atck_f2h(v[l]);
-          else
-            for (int l = 0; l < 16; ++l) h[l] = atck_f2bf(v[l]);
-          uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
-          cube_copy16_u16(y16, h, nv);
+          cube_store16_dt(ydt, bufs[P[CV_YIDX]], yoff, atck_ld16(acc), nv);
           continue;
         }
         cube_copy_f32(o + ow0, acc, nv);

@@ -24,11 +24,6 @@
 // The panel height a kernel was lowered for (its MR param: 16 or, for 0 / anything else, 6).
 static inline ATCK_INLINE int64_t cube_mr(int64_t p) { return p == CUBE_MR_WIDE ? CUBE_MR_WIDE : CUBE_MR; }
 
-typedef atck_v16f cube_v16;  // vec_math.h
-static inline ATCK_INLINE cube_v16 cube_ld16(const float* p) { return atck_ld16(p); }
-static inline ATCK_INLINE void cube_st16(float* p, cube_v16 v) { atck_st16(p, v); }
-static inline ATCK_INLINE cube_v16 cube_splat16(float f) { return atck_splat16(f); }
-
 // Accumulator initialisation of a tile.
 enum CubeInit {
   CUBE_INIT_ZERO = 0,     // C = A*B
@@ -92,36 +87,36 @@ template <class BRow>
 static inline ATCK_INLINE void cube_ukernel16_rows(int64_t K, const float* ATCK_RESTRICT A, BRow brow,
                                                    float* ATCK_RESTRICT C, int64_t ldc, int init,
                                                    const float* bias, int64_t ars, int64_t acs) {
-#define CUBE_DECL(i) cube_v16 c##i;
+#define CUBE_DECL(i) atck_v16f c##i;
   CUBE_ROWS16(CUBE_DECL)
 #undef CUBE_DECL
   if (init == CUBE_INIT_ACC) {
-#define CUBE_INIT(i) c##i = cube_ld16(C + i * ldc);
+#define CUBE_INIT(i) c##i = atck_ld16(C + i * ldc);
     CUBE_ROWS16(CUBE_INIT)
 #undef CUBE_INIT
   } else if (init == CUBE_INIT_ROWBIAS) {
-#define CUBE_INIT(i) c##i = cube_splat16(bias[i]);
+#define CUBE_INIT(i) c##i = atck_splat16(bias[i]);
     CUBE_ROWS16(CUBE_INIT)
 #undef CUBE_INIT
   } else if (init == CUBE_INIT_COLBIAS) {
-    cube_v16 b0 = cube_ld16(bias);
+    atck_v16f b0 = atck_ld16(bias);
 #define CUBE_INIT(i) c##i = b0;
     CUBE_ROWS16(CUBE_INIT)
 #undef CUBE_INIT
   } else {
-    cube_v16 z = cube_splat16(0.0f);
+    atck_v16f z = atck_splat16(0.0f);
 #define CUBE_INIT(i) c##i = z;
     CUBE_ROWS16(CUBE_INIT)
 #undef CUBE_INIT
   }
   for (int64_t k = 0; k < K; ++k) {
-    const cube_v16 b = cube_ld16(brow(k));
+    const atck_v16f b = atck_ld16(brow(k));
     const float* a = A + k * acs;
-#define CUBE_FMA(i) c##i += cube_splat16(a[i * ars]) * b;
+#define CUBE_FMA(i) c##i += atck_splat16(a[i * ars]) * b;
     CUBE_ROWS16(CUBE_FMA)
 #undef CUBE_FMA
   }
-#define CUBE_STORE(i) cube_st16(C + i * ldc, c##i);
+#define CUBE_STORE(i) atck_st16(C + i * ldc, c##i);
   CUBE_ROWS16(CUBE_STORE)
 #undef CUBE_STORE
 }
@@ -154,7 +149,7 @@ static inline ATCK_INLINE void cube_copy_tail(T* d, const T* s, int64_t i, int64
 static inline ATCK_INLINE void cube_copy_f32(float* d, const float* s, int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    cube_st16(d + i, cube_ld16(s + i));
+    atck_st16(d + i, atck_ld16(s + i));
     __asm__ volatile("");
   }
   cube_copy_tail(d, s, i, n);
@@ -167,6 +162,22 @@ static inline ATCK_INLINE void cube_copy16_u16(uint16_t* d, const uint16_t* s, i
     return;
   }
   cube_copy_tail(d, s, 0, n);
+}
+
+// Stores the first n (<= 16) lanes of v at element o of Y, of dtype ydt (float32, or float16 /
+// bfloat16 rounded to nearest even): whole vectors where n is 16, never a call.
+static inline ATCK_INLINE void cube_store16_dt(int64_t ydt, void* Y, int64_t o, atck_v16f v, int64_t n) {
+  if (ydt == ATCK_F16 || ydt == ATCK_BF16) {
+    uint16_t h[16];
+    for (int l = 0; l < 16; ++l) h[l] = ydt == ATCK_F16 ? atck_f2h(v[l]) : atck_f2bf(v[l]);
+    cube_copy16_u16((uint16_t*)Y + o, h, n);
+  } else if (n == 16) {
+    atck_st16((float*)Y + o, v);
+  } else {
+    float t[16];
+    atck_st16(t, v);
+    cube_copy_f32((float*)Y + o, t, n);
+  }
 }
 
 // The microkernel of the family with MR rows (CUBE_MR or CUBE_MR_WIDE; a baked-in param, so
@@ -475,13 +486,7 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
     const float* r = R ? R + i * ldy : 0;
     const int64_t o = yoff + i * ldy;
     if (nr == CUBE_NR && cube_epi_in_regs(E)) {  // full row, epilogue in a register
-      const atck_v16f v = cube_epi16(E, atck_ld16(c), ri >= 0 ? r : 0);
-      if (ydt == ATCK_F16)
-        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2h(v[j]);
-      else if (ydt == ATCK_BF16)
-        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2bf(v[j]);
-      else
-        atck_st16((float*)Y + o, v);
+      cube_store16_dt(ydt, Y, o, cube_epi16(E, atck_ld16(c), ri >= 0 ? r : 0), CUBE_NR);
       continue;
     }
     if (nr == CUBE_NR) {  // full rows: constant trip counts, so every step vectorises
@@ -489,12 +494,7 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
       for (int j = 0; j < CUBE_NR; ++j) t[j] = ri >= 0 ? c[j] + r[j] : c[j];
       if (act >= 0)
         for (int j = 0; j < CUBE_NR; ++j) t[j] = atck_unary_f<float>(act, t[j], prm);
-      if (ydt == ATCK_F16)
-        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2h(t[j]);
-      else if (ydt == ATCK_BF16)
-        for (int j = 0; j < CUBE_NR; ++j) ((uint16_t*)Y)[o + j] = atck_f2bf(t[j]);
-      else
-        for (int j = 0; j < CUBE_NR; ++j) ((float*)Y)[o + j] = t[j];
+      cube_store16_dt(ydt, Y, o, atck_ld16(t), CUBE_NR);
       continue;
     }
     for (int64_t j = 0; j < nr; ++j) {
