@@ -122,16 +122,9 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
 
 int vectorBitsOfFeatures(const std::string& features) {
   bool avx512 = false, noEvex512 = false;
-  size_t pos = 0;
-  while (pos <= features.size()) {
-    size_t end = features.find(',', pos);
-    if (end == std::string::npos) end = features.size();
-    std::string f = features.substr(pos, end - pos);
-    if (f == "+avx512f") avx512 = true;
-    else if (f == "-avx512f") avx512 = false;
-    else if (f == "-evex512") noEvex512 = true;
-    else if (f == "+evex512") noEvex512 = false;
-    pos = end + 1;
+  for (const std::string& f : split(features, ',')) {  // the last mention of a feature wins
+    if (f == "+avx512f" || f == "-avx512f") avx512 = f[0] == '+';
+    if (f == "+evex512" || f == "-evex512") noEvex512 = f[0] == '-';
   }
   return avx512 && !noEvex512 ? 512 : 256;
 }
