@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "atc/dynamic_options.h"
 #include "backend/backend_options.h"
 #include "frontends/import_options.h"
 #include "passes/pass_options.h"
@@ -25,6 +26,7 @@ struct AtcOptions {
   std::string socVersion;
   std::string cmdline;                // the whole command line, stored in the model
   ImportOptions import;
+  DynamicGears dynamic;               // --dynamic_batch_size / --dynamic_image_size / --dynamic_dims
   PassOptions passes;
   BackendOptions backend;
   OutputOptions output;

@@ -86,8 +86,9 @@ void checkStaticInputs(const Graph& g) {
                        "Give the input a shape of a size the machine can hold with --input_shape.");
     if (in->type.isStatic()) continue;
     invalidValue("input [" + in->name + "]", in->type.str(),
-                 "the input has a dynamic or unknown shape, and dynamic shapes are not supported in this version.",
-                 "Fix the shape with --input_shape=\"" + in->name + ":d0,d1,...\".");
+                 "the input has a dynamic or unknown shape; a model is compiled for fixed shapes or for gears of them.",
+                 "Fix the shape with --input_shape=\"" + in->name + ":d0,d1,...\", or mark the dims that change with -1 "
+                 "and list their values with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims.");
   }
 }
 
@@ -231,6 +232,27 @@ std::unique_ptr<Graph> importModel(const ImportOptions& opts) {
   return g;
 }
 
+// Imports graph i (a dynamic model's gear i with its static shapes) and runs the passes;
+// the first graph's pass records go to report.
+std::unique_ptr<Graph> compileGraph(const AtcOptions& opts, const TargetProfile& target, size_t i, CompileReport& report) {
+  std::unique_ptr<Graph> g;
+  if (opts.dynamic.any()) {
+    logInfo("gear " + std::to_string(i) + ": " + gearLabel(opts.dynamic, i));
+    g = importModel(gearImportOptions(opts.import, opts.dynamic, i));
+  } else {
+    g = importModel(opts.import);
+  }
+  {
+    PhaseTimer t("passes");
+    std::vector<PassRecord> records = runDefaultPipeline(*g, opts.passes, &target);
+    if (i == 0) report.passes = std::move(records);
+  }
+  if (i == 0 && opts.output.exportCompileStat == 2) writeFusionResult(report.passes);
+  logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
+  if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));
+  return g;
+}
+
 }  // namespace
 
 void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
@@ -254,25 +276,42 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   logInfo("target " + target.name + ": triple " + target.triple + ", cpu " + target.cpu);
   GraphCacheEntry graphEntry = graphCacheEntry(opts, target);
   if (serveFromGraphCache(graphEntry, omPath, opts.output.signKeyPem)) return;
-  std::unique_ptr<Graph> g = importModel(opts.import);
   CompileReport local;
   CompileReport& report = reportOut ? *reportOut : local;
-  {
-    PhaseTimer t("passes");
-    report.passes = runDefaultPipeline(*g, opts.passes, &target);
+  // The .om: one graph, or one per gear of a dynamic model (docs/dynamic-shapes.md), each
+  // imported with its static shapes and compiled in full; the builder keeps their plans and
+  // one copy of their weights. The passes of the first graph are the ones reported.
+  opts.backend.releaseConstants = true;
+  opts.backend.reserveSignature = !opts.output.signKeyPem.empty();
+  OmBuilder builder(opts.backend, target);
+  std::unique_ptr<Graph> g;  // the first graph (fusion_result.json's repository hits)
+  const size_t graphs = opts.dynamic.any() ? opts.dynamic.gears.size() : 1;
+  if (opts.dynamic.any()) {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+    for (auto& name : opts.import.inputShapeOrder) shapes.push_back({name, opts.import.inputShapes.at(name)});
+    builder.setDynamic(opts.dynamic.option, opts.dynamic.kind, shapes);
   }
-  if (opts.output.exportCompileStat == 2) writeFusionResult(report.passes);
-  logInfo("optimised graph: " + std::to_string(g->nodes().size()) + " nodes");
-  if (logEnabled(LogLevel::Info)) logInfo(precisionSummaryTable(*g));
-  // The .om image: calloc'd pages, written once; the graph's weights move into it (peak
-  // memory near one copy of the weights, docs/security.md).
+  for (size_t i = 0; i < graphs; ++i) {
+    try {
+      std::unique_ptr<Graph> gi = compileGraph(opts, target, i, report);
+      {
+        PhaseTimer t("plan");
+        builder.addGraph(*gi, opts.dynamic.any() ? opts.dynamic.gears[i] : std::vector<int64_t>{});
+      }
+      if (i == 0) g = std::move(gi);
+    } catch (const AtcError& e) {
+      if (!opts.dynamic.any()) throw;
+      throw AtcError(e.code(), "gear " + std::to_string(i) + " (" + gearLabel(opts.dynamic, i) + "): " + e.message(),
+                     e.solution() + " Every gear must compile: drop the gears this model cannot take.");
+    }
+  }
+  // The .om image: calloc'd pages, written once; the weights move into it (peak memory near
+  // one copy of the weights, docs/security.md).
   std::unique_ptr<uint8_t, void (*)(void*)> image(nullptr, std::free);
   size_t omSize = 0;
   {
     PhaseTimer t("build om");
-    opts.backend.releaseConstants = true;
-    opts.backend.reserveSignature = !opts.output.signKeyPem.empty();
-    omSize = buildOm(*g, opts.backend, target, &report.kernelCache, [&image](size_t n) {
+    omSize = builder.finish(&report.kernelCache, [&image](size_t n) {
       image.reset((uint8_t*)std::calloc(n ? n : 1, 1));
       if (!image) throw std::bad_alloc();
       return image.get();

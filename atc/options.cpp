@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "atc/dynamic_options.h"
 #include "atc/precision_options.h"
 #include "atc/implmode_options.h"
 #include "cache/kernel_cache.h"
@@ -65,7 +66,7 @@ LogLevel parseLogLevel(const std::string& text) {
   return it->second;
 }
 
-void parseInputShape(const std::string& text, ImportOptions& opts) {
+void parseInputShape(const std::string& text, ImportOptions& opts, const std::string& dynamicOption) {
   const char* sol = "Use the form \"name1:n,c,h,w;name2:d0,d1\" (a scalar input: \"name:\"), "
                     "with non-negative integer dims.";
   opts.inputShapes.clear();
@@ -90,15 +91,22 @@ void parseInputShape(const std::string& text, ImportOptions& opts) {
       for (auto& d : split(dims, ',')) {
         std::string dt = trim(d);
         int64_t v = 0;
+        if (dt.find('~') != std::string::npos && !dynamicOption.empty())
+          throw AtcError("E10009",
+                         "Parameter [--input_shape] has the shape range [" + dt + "], and ranges and [--" + dynamicOption +
+                             "] are mutually exclusive.",
+                         "Mark the dynamic dims with -1 for --" + dynamicOption + ", or drop --" + dynamicOption + ".");
         if (dt.find('~') != std::string::npos)
-          invalid(text, "input_shape", "shape ranges (" + dt + ") are dynamic shapes, not supported in this version.",
-                  "Give every dim as a fixed non-negative integer.", "E10002");
+          invalid(text, "input_shape", "shape ranges (" + dt + ") are not supported in this version.",
+                  "Give fixed dims, or -1 at the dims that change with --dynamic_batch_size, --dynamic_image_size or "
+                  "--dynamic_dims.", "E10002");
         if (!parseInt64(dt, &v))
           invalid(text, "input_shape", "dim [" + dt + "] of input [" + name + "] is not an integer.", sol, "E10002");
-        if (v == -1)
-          invalid(text, "input_shape", "dim -1 of input [" + name + "] asks for a dynamic shape, not supported in this version.",
-                  "Give every dim as a fixed non-negative integer.", "E10002");
-        if (v < 0)
+        if (v == -1 && dynamicOption.empty())
+          invalid(text, "input_shape", "dim -1 of input [" + name + "] asks for a dynamic dim, but no profiles are given.",
+                  "Give the values the dim takes with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims, "
+                  "or a fixed dim.", "E10002");
+        if (v < -1)
           invalid(text, "input_shape", "dim [" + dt + "] of input [" + name + "] is negative.", sol, "E10002");
         shape.push_back(v);
       }
@@ -327,7 +335,10 @@ void parsePrecision(const CliValues& v, AtcOptions& opts) {
 // --input_shape, --input_format, --out_nodes, --enable_scope_fusion_passes.
 void parseImport(const CliValues& v, AtcOptions& opts) {
   ImportOptions& im = opts.import;
-  if (v.given("input_shape")) parseInputShape(v.val("input_shape"), im);
+  std::string dynamicOption;
+  for (const char* d : {"dynamic_batch_size", "dynamic_image_size", "dynamic_dims"})
+    if (v.given(d) && dynamicOption.empty()) dynamicOption = d;
+  if (v.given("input_shape")) parseInputShape(v.val("input_shape"), im, dynamicOption);
   if (v.given("input_format")) {
     std::vector<std::string> ok = im.framework == 3 ? std::vector<std::string>{"NHWC", "NCHW", "ND", "NCDHW", "NDHWC"}
                                                     : std::vector<std::string>{"NCHW", "ND", "NCDHW"};
@@ -338,6 +349,8 @@ void parseImport(const CliValues& v, AtcOptions& opts) {
     im.inputFormat = f;
   }
   if (v.given("out_nodes")) im.outNodeList = parseOutNodes(v.val("out_nodes"));
+  opts.dynamic = parseDynamicGears(v.val("dynamic_batch_size"), v.given("dynamic_batch_size"), v.val("dynamic_image_size"),
+                                   v.given("dynamic_image_size"), v.val("dynamic_dims"), v.given("dynamic_dims"), im);
   if (im.framework == 3) opts.passes.enabledPasses.push_back("TfLayoutSinkingPass");
   if (!v.given("enable_scope_fusion_passes")) return;
   if (im.framework != 3)

@@ -37,7 +37,9 @@ bool parseCommandLine(int argc, const char* const* argv, AtcOptions& opts, std::
 
 // Pieces, public for tests.
 // "name:1,3,224,224;name2:...", scalar "name:". Fills opts.inputShapes/inputShapeOrder.
-void parseInputShape(const std::string& text, ImportOptions& opts);
+// dynamicOption: the dynamic gear option given ("" = none): -1 dims are allowed with one, and
+// a shape range with one is E10009.
+void parseInputShape(const std::string& text, ImportOptions& opts, const std::string& dynamicOption = "");
 // "node:0;node2:1" or ONNX output names ("out1;out2"): (name, index or -1).
 std::vector<std::pair<std::string, int>> parseOutNodes(const std::string& text);
 // debug, info, warning, error, null (E10010 otherwise).

@@ -12,7 +12,8 @@ namespace {
 int64_t alignUp64(int64_t x) { return (x + 63) / 64 * 64; }
 }  // namespace
 
-BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse) {
+BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, WeightStore& weights)
+    : weights_(weights) {
   liveness(g, lowered);
   groupBuffers(g, lowered, reuse);
   arenaSize_ = planArena(groups_, reuse);
@@ -81,40 +82,20 @@ int BufferPlan::weightOf(const Value* v) {
   const Tensor* t = v->constant.get();
   auto it = weightRegion_.find(t);
   if (it != weightRegion_.end()) return it->second;
-  // Constants with the same bytes share one region (weights are read-only): 20k MatMuls that
-  // read copies of one weight store it once.
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : t->data) h = (h ^ b) * 0x100000001b3ull;
-  auto& same = byContent_[{h, t->data.size()}];
-  for (int r : same) {
-    const Tensor* have = weightData_[(size_t)weightIndex_[r]].second;
-    if (std::equal(t->data.begin(), t->data.end(), have->data.begin())) {
-      weightRegion_[t] = r;
-      return r;
-    }
+  WeightStore::Place p = weights_.place(v->constant);
+  auto r = regionAt_.find(p.offset);
+  if (r == regionAt_.end()) {
+    regions_.push_back({true, p.offset, p.size});
+    r = regionAt_.emplace(p.offset, (int)regions_.size() - 1).first;
   }
-  int64_t off = alignUp64(weightEnd_);
-  weightEnd_ = off + (int64_t)t->data.size();
-  regions_.push_back({true, off, (int64_t)t->data.size()});
-  weightIndex_[(int)regions_.size() - 1] = (int)weightData_.size();
-  weightData_.push_back({(int)regions_.size() - 1, v->constant.get()});
-  weightRegion_[t] = (int)regions_.size() - 1;
-  same.push_back((int)regions_.size() - 1);
-  return (int)regions_.size() - 1;
+  weightRegion_[t] = r->second;
+  return r->second;
 }
 
-void BufferPlan::fillWeights(uint8_t* dst, Graph* releaseFrom) {
-  std::map<int, std::vector<Value*>> holders;  // region -> values whose constant it stores
-  if (releaseFrom)
-    for (auto& v : releaseFrom->values()) {
-      auto it = v->constant ? weightRegion_.find(v->constant.get()) : weightRegion_.end();
-      if (it != weightRegion_.end()) holders[it->second].push_back(v.get());
-    }
-  for (auto& [r, t] : weightData_) {
-    if (!t->data.empty()) std::memcpy(dst + regions_[r].offset, t->data.data(), t->data.size());
-    for (Value* v : holders[r]) v->constant.reset();  // t may be freed here
-  }
-  if (releaseFrom) weightRegion_.clear(), byContent_.clear(), weightData_.clear();  // dangling now
+void BufferPlan::releaseConstants(Graph& g) {
+  for (auto& v : g.values())
+    if (v->constant && weightRegion_.count(v->constant.get())) v->constant.reset();
+  weightRegion_.clear();  // names tensors that may be freed now
 }
 
 int BufferPlan::regionOf(const Value* v, bool nodeInput) {

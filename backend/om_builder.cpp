@@ -69,11 +69,14 @@ void checkModelMemory(Graph& g, BufferPlan& bp, const BackendOptions& opts) {
                  "Use smaller input shapes (--input_shape), or raise $ATC_MAX_MODEL_MEMORY_BYTES if the target has the memory.");
 }
 
-// The task plan's steps (one per kernel launch) and the unique kernel instances they call.
-json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<KernelInstance>& instances) {
+using InstanceTable = std::map<std::pair<std::string, std::vector<int64_t>>, std::string>;
+
+// The task plan's steps (one per kernel launch) and the unique kernel instances they call
+// (instanceSym: every instance so far, shared by the gears of a dynamic model).
+json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<KernelInstance>& instances,
+               InstanceTable& instanceSym) {
   const int N = (int)lowered.size();
   json steps = json::array();
-  std::map<std::pair<std::string, std::vector<int64_t>>, std::string> instanceSym;
   for (int i = 0; i < N; ++i) {
     LoweredNode& L = lowered[i];
     if (L.skip) continue;
@@ -81,7 +84,7 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     auto it = instanceSym.find(key);
     if (it == instanceSym.end()) {
       std::string sym = "k" + std::to_string(instances.size());
-      instances.push_back({L.call.kernel, L.call.params, sym});
+      instances.push_back({L.call.kernel, L.call.params, sym, {}, {}});
       it = instanceSym.emplace(key, sym).first;
     }
     {  // the nodes an instance serves (op_debug_list, kernel cache hit report)
@@ -126,8 +129,8 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
   return steps;
 }
 
-// TASK_INFO: inputs, outputs, steps, buffers, arena size and the CPU features to check.
-json taskPlan(Graph& g, json steps, BufferPlan& bp, const TargetProfile& target) {
+// One graph's plan: inputs, outputs, steps, buffers and arena size.
+json graphPlan(Graph& g, json steps, BufferPlan& bp) {
   auto ioJson = [&](const Value* v) {
     json j = typeJson(v->type);
     j["name"] = v->name;
@@ -153,7 +156,12 @@ json taskPlan(Graph& g, json steps, BufferPlan& bp, const TargetProfile& target)
     bj.push_back(x);
   }
   plan["buffers"] = bj;
-  // Instruction-set features the runtime checks before loading the kernels.
+  return plan;
+}
+
+// TASK_INFO's target part: the profile and the CPU features the runtime checks before loading
+// the kernels.
+void addTargetToPlan(json& plan, const TargetProfile& target) {
   std::set<std::string> feats;
   {
     std::string f = target.features, tok;
@@ -168,12 +176,10 @@ json taskPlan(Graph& g, json steps, BufferPlan& bp, const TargetProfile& target)
   }
   plan["cpu_features"] = std::vector<std::string>(feats.begin(), feats.end());
   plan["target"] = target.name;
-
-  return plan;
 }
 
 // MODEL_DEF: the optimised graph (nodes, values, attributes) and the build's provenance.
-json modelDef(Graph& g, const std::vector<LoweredNode>& lowered, BufferPlan& bp, const BackendOptions& opts,
+json modelDef(Graph& g, const std::vector<LoweredNode>& lowered, const BackendOptions& opts,
               const TargetProfile& target) {
   json nodes = json::array();
   json values = json::object();
@@ -226,13 +232,92 @@ json modelDef(Graph& g, const std::vector<LoweredNode>& lowered, BufferPlan& bp,
   md["atc_version"] = ATC_VERSION;
   md["llvm_version"] = llvmVersionString();
   md["framework_type"] = opts.framework;
-  md["memory_size"] = bp.arenaSize();
-  md["weight_size"] = (int64_t)bp.weightBytes();
-
   return md;
 }
 
 }  // namespace
+
+OmBuilder::OmBuilder(const BackendOptions& opts, const TargetProfile& target) : opts_(opts), target_(target) {}
+OmBuilder::~OmBuilder() = default;
+
+void OmBuilder::setDynamic(const std::string& option, const std::string& kind,
+                           const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputShape) {
+  dynamic_ = json::object();
+  dynamic_["option"] = option;
+  dynamic_["kind"] = kind;
+  json shapes = json::array();
+  for (auto& [name, dims] : inputShape) shapes.push_back({{"name", name}, {"shape", dims}});
+  dynamic_["input_shape"] = shapes;
+}
+
+void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
+  std::vector<LoweredNode> lowered = lowerGraph(g, target_);
+  BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_);
+  checkModelMemory(g, bp, opts_);
+  json steps = planSteps(lowered, bp, instances_, instanceSym_);
+  json plan = graphPlan(g, std::move(steps), bp);
+  if (!gearDims.empty()) plan["dims"] = gearDims;
+  plans_.push_back(std::move(plan));
+  arenaSize_ = std::max(arenaSize_, bp.arenaSize());
+  if (plans_.size() == 1) {  // the model definition and the header describe the first graph
+    modelDef_ = modelDef(g, lowered, opts_, target_);
+    name_ = g.name;
+    opCount_ = (uint32_t)g.nodes().size();
+  }
+  if (opts_.releaseConstants) bp.releaseConstants(g);
+}
+
+size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uint8_t*(size_t)>& alloc) {
+  if (plans_.empty()) internalError("an .om needs at least one graph");
+  json plan;
+  if (dynamic_.is_null()) {
+    plan = std::move(plans_[0]);
+  } else {  // docs/dynamic-shapes.md: one plan per gear over one arena and one weights blob
+    plan["format_version"] = 2;
+    plan["dynamic"] = dynamic_;
+    for (auto& p : plans_) p.erase("format_version");
+    plan["gears"] = json(std::move(plans_));
+    plan["arena_size"] = arenaSize_;
+    json gears = json::array();
+    for (auto& p : plan["gears"]) gears.push_back(p["dims"]);
+    modelDef_["dynamic"] = dynamic_;
+    modelDef_["dynamic"]["gears"] = gears;
+  }
+  plans_.clear();
+  addTargetToPlan(plan, target_);
+  modelDef_["memory_size"] = arenaSize_;
+  modelDef_["weight_size"] = (int64_t)weights_.bytes();
+
+  CodegenOptions co;
+  co.workers = opts_.threads;
+  configureKernelCache(opts_, co);
+  std::vector<uint8_t> cacheHits;
+  co.hitsOut = &cacheHits;
+  std::vector<uint8_t> so = compileKernels(target_, instances_, co);
+  if (cacheReport) reportKernelCacheHits(instances_, cacheHits, *cacheReport);
+
+  om::Header h;
+  h.name = name_;
+  h.socVersion = target_.name;
+  h.atcVersion = ATC_VERSION;
+  h.opCount = opCount_;
+  h.memorySize = (uint64_t)arenaSize_;
+  h.weightSize = weights_.bytes();
+  // The JSON partitions as zstd frames (docs/om-format.md); everything written straight into
+  // the file image.
+  h.flags |= om::kFlagZstdJson;
+  const std::vector<uint8_t> mdText = om::packJson(modelDef_.dump()), planText = om::packJson(plan.dump());
+  auto text = [](uint32_t type, const std::vector<uint8_t>& t) {
+    return om::PartSource{type, t.size(), [&t](uint8_t* d) { std::memcpy(d, t.data(), t.size()); }};
+  };
+  std::vector<om::PartSource> parts;
+  parts.push_back(text(om::kModelDef, mdText));
+  parts.push_back({om::kWeightsData, weights_.bytes(), [&](uint8_t* d) { weights_.fill(d); }});
+  parts.push_back(text(om::kTaskInfo, planText));
+  parts.push_back({om::kKernels, so.size(), [&so](uint8_t* d) { std::memcpy(d, so.data(), so.size()); }});
+  if (opts_.reserveSignature) parts.push_back(om::reservedSignature(h));
+  return om::writeOm(h, parts, alloc);
+}
 
 std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target,
                              KernelCacheReport* cacheReport) {
@@ -246,44 +331,9 @@ std::vector<uint8_t> buildOm(Graph& g, const BackendOptions& opts, const TargetP
 
 size_t buildOm(Graph& g, const BackendOptions& opts, const TargetProfile& target, KernelCacheReport* cacheReport,
                const std::function<uint8_t*(size_t)>& alloc) {
-  std::vector<LoweredNode> lowered = lowerGraph(g, target);
-  BufferPlan bp(g, lowered, !opts.disableReuseMemory);
-  checkModelMemory(g, bp, opts);
-  std::vector<KernelInstance> instances;
-  json steps = planSteps(lowered, bp, instances);
-  json plan = taskPlan(g, std::move(steps), bp, target);
-  json md = modelDef(g, lowered, bp, opts, target);
-
-  CodegenOptions co;
-  co.workers = opts.threads;
-  configureKernelCache(opts, co);
-  std::vector<uint8_t> cacheHits;
-  co.hitsOut = &cacheHits;
-  std::vector<uint8_t> so = compileKernels(target, instances, co);
-  if (cacheReport) reportKernelCacheHits(instances, cacheHits, *cacheReport);
-
-  om::Header h;
-  h.name = g.name;
-  h.socVersion = target.name;
-  h.atcVersion = ATC_VERSION;
-  h.opCount = (uint32_t)g.nodes().size();
-  h.memorySize = (uint64_t)bp.arenaSize();
-  h.weightSize = bp.weightBytes();
-  // The JSON partitions as zstd frames (docs/om-format.md); everything written straight into
-  // the file image.
-  h.flags |= om::kFlagZstdJson;
-  const std::vector<uint8_t> mdText = om::packJson(md.dump()), planText = om::packJson(plan.dump());
-  auto text = [](uint32_t type, const std::vector<uint8_t>& t) {
-    return om::PartSource{type, t.size(), [&t](uint8_t* d) { std::memcpy(d, t.data(), t.size()); }};
-  };
-  std::vector<om::PartSource> parts;
-  parts.push_back(text(om::kModelDef, mdText));
-  Graph* release = opts.releaseConstants ? &g : nullptr;
-  parts.push_back({om::kWeightsData, bp.weightBytes(), [&](uint8_t* d) { bp.fillWeights(d, release); }});
-  parts.push_back(text(om::kTaskInfo, planText));
-  parts.push_back({om::kKernels, so.size(), [&so](uint8_t* d) { std::memcpy(d, so.data(), so.size()); }});
-  if (opts.reserveSignature) parts.push_back(om::reservedSignature(h));
-  return om::writeOm(h, parts, alloc);
+  OmBuilder b(opts, target);
+  b.addGraph(g);
+  return b.finish(cacheReport, alloc);
 }
 
 }  // namespace atc

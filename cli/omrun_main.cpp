@@ -50,18 +50,19 @@ std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
   return buf;
 }
 
-std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, size_t index) {
+// pre: the file already read (gear selection from .npy shapes), or null.
+std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, size_t index, atc::rt::NpyArray* pre) {
   std::string where = "input " + std::to_string(index) + " (" + d.name + ")";
   std::string expect = "expected " + d.dtype + d.shapeString() + " (" + std::to_string(d.bytes) + " bytes)";
   if (atc::endsWith(path, ".npy")) {
-    atc::rt::NpyArray a = atc::rt::readNpy(path);
+    atc::rt::NpyArray a = pre ? std::move(*pre) : atc::rt::readNpy(path);
     if (a.dtype != d.dtype || a.shape != d.shape) {
       std::string got = "[";
       for (size_t i = 0; i < a.shape.size(); ++i) got += (i ? "," : "") + std::to_string(a.shape[i]);
       got += "]";
       throw RuntimeError(where + ": " + path + " holds " + a.dtype + got + ", " + expect);
     }
-    return a.data;
+    return std::move(a.data);
   }
   std::string s;  // a raw binary file of exactly the input's size; regular files only
   std::string err = atc::readFileBounded(path, d.bytes, &s);
@@ -134,6 +135,121 @@ Debugging setUpDebugging(const CLI::App& app, Model& m, int warmup, const DebugF
   return d;
 }
 
+// DIR/output_<i>.npy (or .bin), the folder created when missing.
+void writeOutputs(const std::string& outDir, const std::string& outfmt, const std::vector<TensorDesc>& outs,
+                  const std::vector<std::vector<uint8_t>>& outData) {
+  std::string err = atc::makeDirs(outDir);
+  if (!err.empty()) throw RuntimeError("cannot create output folder " + outDir + ": " + err);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string base = outDir + "/output_" + std::to_string(i);
+    if (outfmt == "BIN") {
+      std::ofstream f(base + ".bin", std::ios::binary);
+      f.write((const char*)outData[i].data(), (std::streamsize)outs[i].bytes);
+      if (!f) throw RuntimeError("cannot write " + base + ".bin");
+    } else {
+      atc::rt::writeNpy(base + ".npy", outs[i].dtype, outs[i].shape, outData[i].data(), outs[i].bytes);
+    }
+  }
+}
+
+// ais_bench's gear flags (docs/dynamic-shapes.md).
+struct GearFlags {
+  std::string batch, hw, dims, shape;
+};
+
+std::vector<int64_t> parseIntList(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> v;
+  for (auto& t : atc::split(atc::trim(text), ',')) {
+    int64_t x = 0;
+    if (!atc::parseInt64(atc::trim(t), &x) || x < 0)
+      throw RuntimeError(flag + "=" + text + ": [" + t + "] is not a non-negative integer");
+    v.push_back(x);
+  }
+  return v;
+}
+
+// "name:d0,d1;name2:..." -> one shape per model input (inputs not named keep gear 0's shape,
+// which every gear shares for a static input).
+std::vector<std::vector<int64_t>> parseNamedShapes(const std::string& text, const std::string& flag, const Model& m) {
+  const auto& ins = m.gears()[0].inputs;
+  std::vector<std::vector<int64_t>> shapes;
+  for (auto& d : ins) shapes.push_back(d.shape);
+  for (auto& item : atc::split(atc::trim(text), ';')) {
+    if (atc::trim(item).empty()) continue;
+    size_t colon = item.rfind(':');
+    if (colon == std::string::npos) throw RuntimeError(flag + "=" + text + ": [" + item + "] is not name:d0,d1,...");
+    std::string name = atc::trim(item.substr(0, colon));
+    size_t k = 0;
+    while (k < ins.size() && ins[k].name != name) ++k;
+    if (k == ins.size()) throw RuntimeError(flag + "=" + text + ": the model has no input named " + name);
+    shapes[k] = parseIntList(item.substr(colon + 1), flag);
+  }
+  return shapes;
+}
+
+void addGearOptions(CLI::App& app, GearFlags& f) {
+  app.add_option("--dymBatch", f.batch, "batch size: the gear of a model built with --dynamic_batch_size");
+  app.add_option("--dymHW", f.hw, "H,W: the gear of a model built with --dynamic_image_size");
+  app.add_option("--dymDims", f.dims, "\"name:d0,d1;...\": input shapes of one gear of a model built with --dynamic_dims");
+  app.add_option("--dymShape", f.shape, "\"name:d0,d1;...\": input shapes; chooses the gear of a dynamic model that has them");
+}
+
+// Chooses the gear from the flags, else from the .npy inputs' shapes, else from the raw
+// inputs' sizes when exactly one gear fits them. pre[i]: file i read when it is an .npy.
+void chooseGear(Model& m, const GearFlags& f, const std::vector<std::string>& files,
+                std::vector<std::unique_ptr<atc::rt::NpyArray>>& pre) {
+  int given = !f.batch.empty() + !f.hw.empty() + !f.dims.empty() + !f.shape.empty();
+  if (given > 1) throw RuntimeError("--dymBatch, --dymHW, --dymDims and --dymShape are mutually exclusive");
+  if (given == 1 && m.dynamicKind().empty())
+    throw RuntimeError("the model is static (built without dynamic gears); remove --dymBatch/--dymHW/--dymDims/--dymShape. "
+                       "It accepts " + m.acceptedShapes());
+  if (!f.batch.empty()) {
+    if (m.dynamicKind() != "batch")
+      throw RuntimeError("--dymBatch needs a model built with --dynamic_batch_size; this one has " + m.dynamicKind() +
+                         " gears: " + m.acceptedShapes());
+    m.setGear(m.findGearByDims(parseIntList(f.batch, "--dymBatch")));
+  } else if (!f.hw.empty()) {
+    if (m.dynamicKind() != "image_size")
+      throw RuntimeError("--dymHW needs a model built with --dynamic_image_size; this one has " + m.dynamicKind() +
+                         " gears: " + m.acceptedShapes());
+    m.setGear(m.findGearByDims(parseIntList(f.hw, "--dymHW")));
+  } else if (!f.dims.empty()) {
+    m.setGear(m.findGear(parseNamedShapes(f.dims, "--dymDims", m)));
+  } else if (!f.shape.empty()) {
+    m.setGear(m.findGear(parseNamedShapes(f.shape, "--dymShape", m)));
+  } else if (!m.dynamicKind().empty()) {
+    if (files.empty())
+      throw RuntimeError("the model has " + m.dynamicKind() + " gears; choose one with --dymBatch, --dymHW or --dymDims, "
+                         "or give --input files of one gear's shapes. It accepts " + m.acceptedShapes());
+    size_t n = m.gears()[0].inputs.size();
+    if (files.size() != n) return;  // the count check names the inputs
+    bool allNpy = true;
+    for (auto& p : files) allNpy = allNpy && atc::endsWith(p, ".npy");
+    if (allNpy) {
+      std::vector<std::vector<int64_t>> shapes;
+      for (size_t i = 0; i < n; ++i) {
+        pre[i].reset(new atc::rt::NpyArray(atc::rt::readNpy(files[i])));
+        shapes.push_back(pre[i]->shape);
+      }
+      m.setGear(m.findGear(shapes));
+      return;
+    }
+    std::vector<size_t> fits;  // raw files: the gears whose byte counts they match
+    for (size_t g = 0; g < m.gears().size(); ++g) {
+      bool ok = true;
+      for (size_t i = 0; i < n && ok; ++i) {
+        struct stat st;
+        ok = ::stat(files[i].c_str(), &st) == 0 && (uint64_t)st.st_size == m.gears()[g].inputs[i].bytes;
+      }
+      if (ok) fits.push_back(g);
+    }
+    if (fits.size() != 1)
+      throw RuntimeError(std::string("the input files' sizes ") + (fits.empty() ? "fit no gear" : "fit several gears") +
+                         " of the model; choose one with --dymBatch, --dymHW or --dymDims. It accepts " + m.acceptedShapes());
+    m.setGear(fits[0]);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,6 +267,8 @@ int main(int argc, char** argv) {
   app.add_option("--device", device, "accepted for ais_bench compatibility (ignored)");
   app.add_option("--verify_key", verifyKey,
                  "Ed25519 public key (PEM): run the model only if atc --sign_key signed it with the matching key");
+  GearFlags gearFlags;
+  addGearOptions(app, gearFlags);
   DebugFlags dbgFlags;
   addDebugOptions(app, dbgFlags);
   try {
@@ -165,9 +283,16 @@ int main(int argc, char** argv) {
     lo.verifyKey = verifyKey;
     if (app.count("--verify_key") && verifyKey.empty()) throw RuntimeError("--verify_key is empty: give the path of a PEM public key");
     std::unique_ptr<Model> m = Model::load(modelPath, lo);
+    std::vector<std::string> files = atc::splitList(inputList, ",");
+    std::vector<std::unique_ptr<atc::rt::NpyArray>> pre(files.size());
+    chooseGear(*m, gearFlags, files, pre);
     const auto& ins = m->inputs();
     const auto& outs = m->outputs();
-    std::vector<std::string> files = atc::splitList(inputList, ",");
+    if (!m->dynamicKind().empty()) {
+      std::string dims;
+      for (int64_t d : m->gears()[m->gear()].dims) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      std::printf("[omrun] gear %zu (%s %s)\n", m->gear(), m->dynamicKind().c_str(), dims.c_str());
+    }
     if (!inputList.empty() && files.size() != ins.size()) {
       std::string exp;
       for (size_t i = 0; i < ins.size(); ++i)
@@ -178,7 +303,7 @@ int main(int argc, char** argv) {
     std::vector<std::vector<uint8_t>> inData;
     std::mt19937 rng(1234);
     for (size_t i = 0; i < ins.size(); ++i)
-      inData.push_back(files.empty() ? randomInput(ins[i], rng) : loadInput(files[i], ins[i], i));
+      inData.push_back(files.empty() ? randomInput(ins[i], rng) : loadInput(files[i], ins[i], i, pre[i].get()));
     std::vector<std::vector<uint8_t>> outData;
     for (auto& o : outs) outData.emplace_back(std::max<uint64_t>(o.bytes, 1));
     std::vector<const void*> inPtr;
@@ -208,21 +333,7 @@ int main(int argc, char** argv) {
       std::string map = dump->finish();
       std::printf("[omrun] dump: %zu file(s), index %s\n", dump->filesWritten(), map.c_str());
     }
-    if (!outDir.empty()) {
-      std::string err = atc::makeDirs(outDir);
-      if (!err.empty()) throw RuntimeError("cannot create output folder " + outDir + ": " + err);
-      for (size_t i = 0; i < outs.size(); ++i) {
-        std::string base = outDir + "/output_" + std::to_string(i);
-        if (outfmt == "BIN") {
-          std::ofstream f(base + ".bin", std::ios::binary);
-          f.write((const char*)outData[i].data(), (std::streamsize)outs[i].bytes);
-          if (!f) throw RuntimeError("cannot write " + base + ".bin");
-        } else {
-          atc::rt::writeNpy(base + ".npy", outs[i].dtype, outs[i].shape, outData[i].data(), outs[i].bytes);
-        }
-      }
-    }
-
+    if (!outDir.empty()) writeOutputs(outDir, outfmt, outs, outData);
     double mn = *std::min_element(lat.begin(), lat.end());
     double mean = 0;
     for (double x : lat) mean += x;

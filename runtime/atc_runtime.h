@@ -59,6 +59,14 @@ class StepObserver {
   virtual void endRun(int64_t run) { (void)run; }
 };
 
+// One gear of a dynamic model (atc --dynamic_batch_size / --dynamic_image_size /
+// --dynamic_dims; docs/dynamic-shapes.md): the values of the -1 dims, and the input and output
+// descriptions of that gear. A static model has one gear with no dims.
+struct GearDesc {
+  std::vector<int64_t> dims;
+  std::vector<TensorDesc> inputs, outputs;
+};
+
 class Model {
  public:
   // threads: total threads used by kernels (0 = number of cores). load() reads the file into
@@ -74,8 +82,23 @@ class Model {
   static void check(const uint8_t* data, size_t size, const LoadOptions& o = {}, const std::string& what = "model");
   ~Model();
 
+  // The inputs and outputs of the current gear (a static model's only one).
   const std::vector<TensorDesc>& inputs() const;
   const std::vector<TensorDesc>& outputs() const;
+
+  // Gears: "" for a static model, else "batch", "image_size" or "dims". Every gear shares the
+  // weights, the arena (sized for the largest gear) and the kernel library.
+  const std::string& dynamicKind() const;
+  const std::vector<GearDesc>& gears() const;
+  size_t gear() const;
+  // Makes gear i current (RuntimeError when out of range). Cheap: nothing is allocated.
+  void setGear(size_t i);
+  // The gear whose inputs have exactly these shapes (one per input, in order), or whose dims
+  // are these values (findGearByDims). RuntimeError naming every accepted shape when none does.
+  size_t findGear(const std::vector<std::vector<int64_t>>& inputShapes) const;
+  size_t findGearByDims(const std::vector<int64_t>& dims) const;
+  // "gear 0 (batch 1): x[1,3,224,224]; gear 1 (batch 2): x[2,3,224,224]" for messages.
+  std::string acceptedShapes() const;
   const std::string& name() const;
   const std::string& socVersion() const;
   int threads() const;
@@ -84,7 +107,7 @@ class Model {
   // inputs[i] points to inputs()[i].bytes bytes; outputs[i] to outputs()[i].bytes bytes.
   void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
 
-  // The plan's steps, in execution order.
+  // The current gear's steps, in execution order.
   const std::vector<StepInfo>& steps() const;
   // Not owned; nullptr removes it. Resets the run counter.
   void setStepObserver(StepObserver* observer);

@@ -34,6 +34,23 @@ size_t atc_model_output_rank(const atc_model* m, size_t i);
 const int64_t* atc_model_output_dims(const atc_model* m, size_t i);
 size_t atc_model_output_bytes(const atc_model* m, size_t i);
 
+/* Gears of a dynamic model (atc --dynamic_batch_size / --dynamic_image_size / --dynamic_dims,
+ * docs/dynamic-shapes.md). A static model has one gear with no dims. The input and output
+ * getters above describe the current gear (gear 0 after loading). */
+/* "" for a static model, else "batch", "image_size" or "dims". */
+const char* atc_model_dynamic_kind(const atc_model* m);
+size_t atc_model_num_gears(const atc_model* m);
+size_t atc_model_current_gear(const atc_model* m);
+/* The values of gear g's dynamic dims; their count in *count (NULL when g is out of range). */
+const int64_t* atc_model_gear_dims(const atc_model* m, size_t g, size_t* count);
+/* Makes gear g current. -1 when out of range. */
+int atc_model_set_gear(atc_model* m, size_t g);
+/* Makes current the gear whose dims are dims[0..count) (a batch size: count 1; h, w: 2), or
+ * whose inputs have the given shapes (ranks[i] dims in shapes[i], one per input). -1 when no
+ * gear matches: atc_last_error() names every shape the model accepts, and the gear is kept. */
+int atc_model_select_gear(atc_model* m, const int64_t* dims, size_t count);
+int atc_model_set_input_shapes(atc_model* m, const size_t* ranks, const int64_t* const* shapes);
+
 /* inputs[i]: atc_model_input_bytes(m, i) bytes; outputs[i]: atc_model_output_bytes(m, i) bytes. */
 int atc_model_run(atc_model* m, const void* const* inputs, void* const* outputs);
 

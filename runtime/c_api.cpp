@@ -17,6 +17,21 @@ const atc::rt::TensorDesc* desc(const atc_model* m, size_t i, bool in) {
   auto& v = in ? m->m->inputs() : m->m->outputs();
   return i < v.size() ? &v[i] : nullptr;
 }
+// f() under the C API's error convention: 0, or -1 with atc_last_error set.
+template <class F>
+int guarded(atc_model* m, F f) {
+  if (!m) {
+    g_lastError = "null model";
+    return -1;
+  }
+  try {
+    f();
+    return 0;
+  } catch (const std::exception& e) {
+    g_lastError = e.what();
+    return -1;
+  }
+}
 }  // namespace
 
 extern "C" {
@@ -72,6 +87,35 @@ size_t atc_model_num_outputs(const atc_model* m) { return m ? m->m->outputs().si
   }
 ATC_DESC_GETTERS(input, true)
 ATC_DESC_GETTERS(output, false)
+
+const char* atc_model_dynamic_kind(const atc_model* m) { return m ? m->m->dynamicKind().c_str() : nullptr; }
+size_t atc_model_num_gears(const atc_model* m) { return m ? m->m->gears().size() : 0; }
+size_t atc_model_current_gear(const atc_model* m) { return m ? m->m->gear() : 0; }
+const int64_t* atc_model_gear_dims(const atc_model* m, size_t g, size_t* count) {
+  if (count) *count = 0;
+  if (!m || g >= m->m->gears().size()) return nullptr;
+  const auto& d = m->m->gears()[g].dims;
+  if (count) *count = d.size();
+  return d.data();
+}
+
+int atc_model_set_gear(atc_model* m, size_t g) {
+  return guarded(m, [&] { m->m->setGear(g); });
+}
+int atc_model_select_gear(atc_model* m, const int64_t* dims, size_t count) {
+  return guarded(m, [&] {
+    std::vector<int64_t> d(dims, dims + (dims ? count : 0));
+    m->m->setGear(m->m->findGearByDims(d));
+  });
+}
+int atc_model_set_input_shapes(atc_model* m, const size_t* ranks, const int64_t* const* shapes) {
+  return guarded(m, [&] {
+    if (!ranks || !shapes) throw std::runtime_error("null ranks or shapes");
+    std::vector<std::vector<int64_t>> s;
+    for (size_t i = 0; i < m->m->inputs().size(); ++i) s.emplace_back(shapes[i], shapes[i] + ranks[i]);
+    m->m->setGear(m->m->findGear(s));
+  });
+}
 
 int atc_model_run(atc_model* m, const void* const* inputs, void* const* outputs) {
   if (!m) {

@@ -93,9 +93,7 @@ int defaultThreads() {
 }  // namespace
 
 struct Model::Impl {
-  std::string name, soc;
-  std::vector<TensorDesc> inputs, outputs;
-  std::vector<uint8_t*> inPtr, outPtr;
+  std::string name, soc, dynamicKind;
   std::unique_ptr<AlignedBuf> arena;
   std::unique_ptr<ReadOnlyBuf> weights;
   uint64_t arenaSize = 0;
@@ -108,13 +106,20 @@ struct Model::Impl {
     std::string label;   // "symbol kernel node" for ATC_PROFILE
     double seconds = 0;  // ATC_PROFILE: total time in this step
   };
-  std::vector<Step> steps;
-  std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors)
+  // One plan per gear (a static model: one), over the shared arena, weights and kernels.
+  struct Gear {
+    std::vector<uint8_t*> inPtr, outPtr;
+    std::vector<Step> steps;
+    std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors)
+    std::vector<void*> args;      // all steps' argument arrays, back to back
+    int64_t runs = 0;             // ATC_PROFILE: runs of this gear
+  };
+  std::vector<Gear> gears;
+  std::vector<GearDesc> gearDescs;  // gears[i]'s dims, inputs and outputs
+  size_t cur = 0;
   StepObserver* observer = nullptr;
   int64_t observedRuns = 0;
-  std::vector<void*> args;  // all steps' argument arrays, back to back
   bool profile = false;     // ATC_PROFILE=1: time every step, print a table when unloaded
-  int64_t runs = 0;
   std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
   void printProfile() const;
   void load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o, bool weightsInPlace,
@@ -122,19 +127,27 @@ struct Model::Impl {
   void start(int threads);
 };
 
-// ATC_PROFILE report: per step (sorted by time) the mean time per run and the share.
+// ATC_PROFILE report: per gear that ran, per step (sorted by time) the mean time per run
+// and the share.
 void Model::Impl::printProfile() const {
-  if (!profile || runs == 0) return;
-  double total = 0;
-  for (auto& s : steps) total += s.seconds;
-  std::vector<size_t> order(steps.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return steps[a].seconds > steps[b].seconds; });
-  fprintf(stderr, "[ATC_PROFILE] %s: %lld runs, %.3f ms per run in %zu steps\n", name.c_str(), (long long)runs,
-          total * 1e3 / runs, steps.size());
-  for (size_t i : order)
-    fprintf(stderr, "[ATC_PROFILE] step %3zu %9.4f ms %5.1f%%  %s\n", i, steps[i].seconds * 1e3 / runs,
-            total > 0 ? 100.0 * steps[i].seconds / total : 0.0, steps[i].label.c_str());
+  if (!profile) return;
+  for (size_t gi = 0; gi < gears.size(); ++gi) {
+    const Gear& G = gears[gi];
+    if (G.runs == 0) continue;
+    const auto& steps = G.steps;
+    double total = 0;
+    for (auto& s : steps) total += s.seconds;
+    std::vector<size_t> order(steps.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return steps[a].seconds > steps[b].seconds; });
+    std::string label = name;
+    if (!dynamicKind.empty()) label += " gear " + std::to_string(gi);
+    fprintf(stderr, "[ATC_PROFILE] %s: %lld runs, %.3f ms per run in %zu steps\n", label.c_str(), (long long)G.runs,
+            total * 1e3 / G.runs, steps.size());
+    for (size_t i : order)
+      fprintf(stderr, "[ATC_PROFILE] step %3zu %9.4f ms %5.1f%%  %s\n", i, steps[i].seconds * 1e3 / G.runs,
+              total > 0 ? 100.0 * steps[i].seconds / total : 0.0, steps[i].label.c_str());
+  }
 }
 
 Model::Model() : impl_(new Impl) {}
@@ -266,8 +279,58 @@ void checkCpuFeatures(const nlohmann::json& plan, const std::string& what, const
 
 }  // namespace
 
-// Everything a load checks, in order: header, checksum, signature, plan, CPU features and the
-// kernel library's ELF bounds. With checkOnly nothing is allocated or mapped.
+namespace {
+
+// One gear's plan, checked (its buffers lie in the arena and the weights, its inputs and
+// outputs fit their buffers), before any memory is allocated.
+struct CheckedPlan {
+  const nlohmann::json* plan = nullptr;
+  std::vector<PlanBuffer> bufs;
+  std::vector<size_t> inIds, outIds;
+  std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
+  GearDesc desc;
+};
+
+CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsize, const std::string& what) {
+  CheckedPlan c;
+  c.plan = &p;
+  c.bufs = readPlanBuffers(p, arenaSize, wsize, what);
+  c.inIds = readTensorDescs(p.at("inputs"), c.bufs, what, c.desc.inputs);
+  for (size_t i = 0; i < c.inIds.size(); ++i)
+    if (c.bufs[c.inIds[i]].weights) throw badPlan(what, "input " + c.desc.inputs[i].name + " is in the weights");
+  c.outIds = readTensorDescs(p.at("outputs"), c.bufs, what, c.desc.outputs);
+  for (auto& s : p.at("steps")) {
+    s.at("symbol").get<std::string>();
+    c.stepArgs.emplace_back();
+    for (auto& a : s.at("args")) c.stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, c.bufs, what));
+  }
+  if (p.contains("dims")) c.desc.dims = p.at("dims").get<std::vector<int64_t>>();
+  return c;
+}
+
+// The gears of one model differ in shapes only: the same inputs and outputs (names, dtypes,
+// ranks), the same number of dims, no two alike.
+void checkGearsAgree(const std::vector<CheckedPlan>& plans, const std::string& what) {
+  const GearDesc& g0 = plans[0].desc;
+  for (size_t i = 1; i < plans.size(); ++i) {
+    const GearDesc& g = plans[i].desc;
+    auto same = [](const std::vector<TensorDesc>& a, const std::vector<TensorDesc>& b) {
+      if (a.size() != b.size()) return false;
+      for (size_t k = 0; k < a.size(); ++k)
+        if (a[k].name != b[k].name || a[k].dtype != b[k].dtype || a[k].shape.size() != b[k].shape.size()) return false;
+      return true;
+    };
+    if (!same(g.inputs, g0.inputs) || !same(g.outputs, g0.outputs) || g.dims.size() != g0.dims.size())
+      throw badPlan(what, "gear " + std::to_string(i) + " has other inputs or outputs than gear 0");
+    for (size_t k = 0; k < i; ++k)
+      if (plans[k].desc.dims == g.dims) throw badPlan(what, "gears " + std::to_string(k) + " and " + std::to_string(i) + " are alike");
+  }
+}
+
+}  // namespace
+
+// Everything a load checks, in order: header, checksum, signature, plan (every gear's),
+// CPU features and the kernel library's ELF bounds. With checkOnly nothing is allocated or mapped.
 void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o,
                        bool weightsInPlace, bool checkOnly) {
   om::OmView v = parseAndVerify(data, size, what, o);
@@ -285,24 +348,32 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     arenaSize = plan.at("arena_size").get<uint64_t>();
     if (arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
       throw badPlan(what, "arena size " + std::to_string(arenaSize) + " is larger than any model can need");
-    std::vector<PlanBuffer> bufs = readPlanBuffers(plan, arenaSize, wsize, what);
-    std::vector<size_t> inIds = readTensorDescs(plan.at("inputs"), bufs, what, inputs);
-    for (size_t i = 0; i < inIds.size(); ++i)
-      if (bufs[inIds[i]].weights) throw badPlan(what, "input " + inputs[i].name + " is in the weights");
-    std::vector<size_t> outIds = readTensorDescs(plan.at("outputs"), bufs, what, outputs);
+    std::vector<const nlohmann::json*> planList;  // a static model's plan, or each gear's
+    if (plan.contains("gears")) {
+      if (plan.value("format_version", 0) != 2) throw badPlan(what, "gears need format_version 2");
+      dynamicKind = plan.at("dynamic").at("kind").get<std::string>();
+      if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims")
+        throw badPlan(what, "unknown dynamic kind " + dynamicKind);
+      for (auto& g : plan.at("gears")) planList.push_back(&g);
+      if (planList.empty()) throw badPlan(what, "a dynamic model without gears");
+    } else {
+      planList.push_back(&plan);
+    }
+    std::vector<CheckedPlan> checked;
+    for (const nlohmann::json* p : planList) {
+      uint64_t gearArena = p->value("arena_size", arenaSize);
+      if (gearArena > arenaSize) throw badPlan(what, "a gear's arena is larger than the model's");
+      checked.push_back(checkPlan(*p, gearArena, wsize, what));
+    }
+    checkGearsAgree(checked, what);
     checkCpuFeatures(plan, what, soc);
     uint64_t ksize = 0;
     const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
-    const auto& stepList = plan.at("steps");
-    if (!stepList.empty() && !ksize) throw badPlan(what, "steps but no kernels");
-    std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
-    for (auto& s : stepList) {
-      s.at("symbol").get<std::string>();
-      stepArgs.emplace_back();
-      for (auto& a : s.at("args")) stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, bufs, what));
-    }
+    bool anySteps = false;
+    for (auto& c : checked) anySteps = anySteps || !c.stepArgs.empty();
+    if (anySteps && !ksize) throw badPlan(what, "steps but no kernels");
     if (checkOnly) {
-      if (!stepList.empty()) checkSharedObject(k, ksize);
+      if (anySteps) checkSharedObject(k, ksize);
       return;
     }
     // The memory: weights used in place (a read-only file image) or copied read-only; the arena.
@@ -312,23 +383,29 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       wbase = (const uint8_t*)weights->p;
     }
     arena.reset(new AlignedBuf(arenaSize));
-    auto ptr = [&](size_t id) {
-      return bufs[id].weights ? (uint8_t*)wbase + bufs[id].offset : (uint8_t*)arena->p + bufs[id].offset;
-    };
-    for (size_t id : inIds) inPtr.push_back(ptr(id));
-    for (size_t id : outIds) outPtr.push_back(ptr(id));
-    if (!stepList.empty()) so.reset(new SharedObject(k, ksize));
-    for (size_t i = 0; i < stepList.size(); ++i) {
-      const auto& s = stepList[i];
-      Step st;
-      st.symbol = s.at("symbol").get<std::string>();
-      st.fn = (AtcKernelEntry)so->symbol(st.symbol);
-      st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
-      st.argBegin = args.size();
-      for (int64_t a : stepArgs[i]) args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
-      st.argCount = args.size() - st.argBegin;
-      infos.push_back(describeStep(s, i, stepArgs[i], bufs, ptr));
-      steps.push_back(st);
+    if (anySteps) so.reset(new SharedObject(k, ksize));
+    for (CheckedPlan& c : checked) {
+      auto ptr = [&](size_t id) {
+        return c.bufs[id].weights ? (uint8_t*)wbase + c.bufs[id].offset : (uint8_t*)arena->p + c.bufs[id].offset;
+      };
+      Gear G;
+      for (size_t id : c.inIds) G.inPtr.push_back(ptr(id));
+      for (size_t id : c.outIds) G.outPtr.push_back(ptr(id));
+      const auto& stepList = c.plan->at("steps");
+      for (size_t i = 0; i < stepList.size(); ++i) {
+        const auto& s = stepList[i];
+        Step st;
+        st.symbol = s.at("symbol").get<std::string>();
+        st.fn = (AtcKernelEntry)so->symbol(st.symbol);
+        st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
+        st.argBegin = G.args.size();
+        for (int64_t a : c.stepArgs[i]) G.args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
+        st.argCount = G.args.size() - st.argBegin;
+        G.infos.push_back(describeStep(s, i, c.stepArgs[i], c.bufs, ptr));
+        G.steps.push_back(st);
+      }
+      gears.push_back(std::move(G));
+      gearDescs.push_back(std::move(c.desc));
     }
   } catch (const nlohmann::json::exception& e) {
     throw badPlan(what, e.what());
@@ -376,13 +453,66 @@ void Model::check(const uint8_t* data, size_t size, const LoadOptions& o, const 
   m.impl_->load(data, size, what, o, false, /*checkOnly=*/true);
 }
 
-const std::vector<TensorDesc>& Model::inputs() const { return impl_->inputs; }
-const std::vector<TensorDesc>& Model::outputs() const { return impl_->outputs; }
+const std::vector<TensorDesc>& Model::inputs() const { return impl_->gearDescs[impl_->cur].inputs; }
+const std::vector<TensorDesc>& Model::outputs() const { return impl_->gearDescs[impl_->cur].outputs; }
+const std::string& Model::dynamicKind() const { return impl_->dynamicKind; }
+const std::vector<GearDesc>& Model::gears() const { return impl_->gearDescs; }
+size_t Model::gear() const { return impl_->cur; }
+
+void Model::setGear(size_t i) {
+  if (i >= impl_->gears.size())
+    throw RuntimeError("gear " + std::to_string(i) + " is out of range: the model has " +
+                       std::to_string(impl_->gears.size()) + " gear(s): " + acceptedShapes());
+  impl_->cur = i;
+}
+
+std::string Model::acceptedShapes() const {
+  std::string s;
+  for (size_t g = 0; g < impl_->gearDescs.size(); ++g) {
+    const GearDesc& d = impl_->gearDescs[g];
+    s += (g ? "; " : "") + std::string("gear ") + std::to_string(g);
+    if (!impl_->dynamicKind.empty()) {
+      s += " (" + impl_->dynamicKind + " ";
+      for (size_t k = 0; k < d.dims.size(); ++k) s += (k ? "," : "") + std::to_string(d.dims[k]);
+      s += ")";
+    }
+    s += ":";
+    for (size_t k = 0; k < d.inputs.size(); ++k) s += (k ? ", " : " ") + d.inputs[k].name + d.inputs[k].shapeString();
+  }
+  return s;
+}
+
+size_t Model::findGear(const std::vector<std::vector<int64_t>>& shapes) const {
+  for (size_t g = 0; g < impl_->gearDescs.size(); ++g) {
+    const auto& ins = impl_->gearDescs[g].inputs;
+    bool ok = shapes.size() == ins.size();
+    for (size_t k = 0; ok && k < ins.size(); ++k) ok = ins[k].shape == shapes[k];
+    if (ok) return g;
+  }
+  std::string given;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    given += (k ? ", " : "") + std::string("[");
+    for (size_t j = 0; j < shapes[k].size(); ++j) given += (j ? "," : "") + std::to_string(shapes[k][j]);
+    given += "]";
+  }
+  throw RuntimeError("no gear of the model takes inputs of shape " + given + "; it accepts " + acceptedShapes());
+}
+
+size_t Model::findGearByDims(const std::vector<int64_t>& dims) const {
+  for (size_t g = 0; g < impl_->gearDescs.size(); ++g)
+    if (impl_->gearDescs[g].dims == dims) return g;
+  std::string given;
+  for (size_t j = 0; j < dims.size(); ++j) given += (j ? "," : "") + std::to_string(dims[j]);
+  if (impl_->dynamicKind.empty())
+    throw RuntimeError("the model is static (built without dynamic gears), so " + given +
+                       " selects nothing; it accepts " + acceptedShapes());
+  throw RuntimeError("no gear of the model is " + impl_->dynamicKind + " " + given + "; it accepts " + acceptedShapes());
+}
 const std::string& Model::name() const { return impl_->name; }
 const std::string& Model::socVersion() const { return impl_->soc; }
 int Model::threads() const { return impl_->pool->threads(); }
 uint64_t Model::arenaBytes() const { return impl_->arenaSize; }
-const std::vector<StepInfo>& Model::steps() const { return impl_->infos; }
+const std::vector<StepInfo>& Model::steps() const { return impl_->gears[impl_->cur].infos; }
 void Model::setStepObserver(StepObserver* observer) {
   impl_->observer = observer;
   impl_->observedRuns = 0;
@@ -390,40 +520,42 @@ void Model::setStepObserver(StepObserver* observer) {
 
 void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
   Impl& I = *impl_;
-  if (inputs.size() != I.inputs.size())
-    throw RuntimeError("the model has " + std::to_string(I.inputs.size()) + " inputs, got " +
+  Impl::Gear& G = I.gears[I.cur];
+  const GearDesc& D = I.gearDescs[I.cur];
+  if (inputs.size() != D.inputs.size())
+    throw RuntimeError("the model has " + std::to_string(D.inputs.size()) + " inputs, got " +
                        std::to_string(inputs.size()));
-  if (outputs.size() != I.outputs.size())
-    throw RuntimeError("the model has " + std::to_string(I.outputs.size()) + " outputs, got " +
+  if (outputs.size() != D.outputs.size())
+    throw RuntimeError("the model has " + std::to_string(D.outputs.size()) + " outputs, got " +
                        std::to_string(outputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (I.inputs[i].bytes && inputs[i] != I.inPtr[i]) std::memcpy(I.inPtr[i], inputs[i], I.inputs[i].bytes);
+    if (D.inputs[i].bytes && inputs[i] != G.inPtr[i]) std::memcpy(G.inPtr[i], inputs[i], D.inputs[i].bytes);
   const AtcRt* rt = I.pool->rt();
   if (I.observer) {
     int64_t run = I.observedRuns++;
     I.observer->beginRun(run);
-    for (size_t i = 0; i < I.steps.size(); ++i) {
-      auto& s = I.steps[i];
-      I.observer->beforeStep(run, I.infos[i]);
+    for (size_t i = 0; i < G.steps.size(); ++i) {
+      auto& s = G.steps[i];
+      I.observer->beforeStep(run, G.infos[i]);
       auto t0 = std::chrono::steady_clock::now();
-      s.fn(I.args.data() + s.argBegin, rt);
+      s.fn(G.args.data() + s.argBegin, rt);
       double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       s.seconds += sec;
-      I.observer->afterStep(run, I.infos[i], sec);
+      I.observer->afterStep(run, G.infos[i], sec);
     }
     I.observer->endRun(run);
   } else if (I.profile) {
-    for (auto& s : I.steps) {
+    for (auto& s : G.steps) {
       auto t0 = std::chrono::steady_clock::now();
-      s.fn(I.args.data() + s.argBegin, rt);
+      s.fn(G.args.data() + s.argBegin, rt);
       s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    I.runs++;
+    G.runs++;
   } else {
-    for (auto& s : I.steps) s.fn(I.args.data() + s.argBegin, rt);
+    for (auto& s : G.steps) s.fn(G.args.data() + s.argBegin, rt);
   }
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (I.outputs[i].bytes) std::memcpy(outputs[i], I.outPtr[i], I.outputs[i].bytes);
+    if (D.outputs[i].bytes) std::memcpy(outputs[i], G.outPtr[i], D.outputs[i].bytes);
 }
 
 }  // namespace rt

@@ -1,0 +1,37 @@
+// ATC's dynamic gears (--dynamic_batch_size, --dynamic_image_size, --dynamic_dims): parsed
+// and checked against --input_shape with ATC's rules and codes, then expanded into one fully
+// static --input_shape per gear (docs/dynamic-shapes.md).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontends/import_options.h"
+
+namespace atc {
+
+struct DynamicGears {
+  std::string option;  // "dynamic_batch_size", "dynamic_image_size", "dynamic_dims"; "" = static
+  std::string kind;    // "batch", "image_size", "dims" (what the .om and omrun call it)
+  // One entry per gear: the values that replace the -1 dims of --input_shape, in the order
+  // the inputs were given there (batch: one value; image size: h, w; dims: one per -1).
+  std::vector<std::vector<int64_t>> gears;
+  bool any() const { return !option.empty(); }
+};
+
+constexpr size_t kMinGears = 2, kMaxGears = 100;
+
+// Reads the dynamic option that was given (at most one: E10009), checks it against the
+// -1 dims of im.inputShapes (E10004, E10031, E10019, E10035, E10036, E10001). given(name)
+// says whether --name was on the command line; value(name) its text.
+DynamicGears parseDynamicGears(const std::string& batchText, bool batchGiven, const std::string& imageText,
+                               bool imageGiven, const std::string& dimsText, bool dimsGiven,
+                               const ImportOptions& im);
+
+// im with every -1 of --input_shape replaced by gear i's values.
+ImportOptions gearImportOptions(const ImportOptions& im, const DynamicGears& d, size_t i);
+
+// "batch 4", "image_size 224,224", "dims 1,64": a gear as messages name it.
+std::string gearLabel(const DynamicGears& d, size_t i);
+
+}  // namespace atc
