@@ -16,6 +16,7 @@ struct OutputOptions {
   std::string output;                 // path prefix; ".om" appended
   int exportCompileStat = 1;          // --export_compile_stat: 0 none, 1 at normal exit, 2 after graph compile
   std::string graphCompilerCacheDir;  // --graph_compiler_cache_dir: whole-model cache
+  bool displayModelInfo = false;      // --display_model_info=1: the --mode=6 summary after a build
   std::string signKeyPath, signKeyPem;  // --sign_key: Ed25519 private key (PEM) that signs the .om
 };
 

@@ -349,7 +349,12 @@ int runAtcCommandLine(int argc, const char* const* argv, std::ostream& out) {
       return 0;
     }
     setLogLevel(opts.log);
-    runCompile(opts);
+    if (opts.mode == 6) {
+      out << omInfoText(opts.om);
+    } else {
+      runCompile(opts);
+      if (opts.output.displayModelInfo) out << omInfoText(opts.output.output + ".om");
+    }
     out << kSuccessMessage << std::endl;
     return 0;
   } catch (const AtcError& e) {

@@ -56,6 +56,42 @@ void writeOmJson(const std::string& omPath, const std::string& jsonPath) {
   if (!err.empty()) invalidParam("json", jsonPath, "cannot write the file (" + err + ").", "Pass a writable path.");
 }
 
+std::string omInfoText(const std::string& omPath) {
+  json md = omToJson(omPath);
+  auto sizeOf = [&](uint32_t type) {
+    for (auto& p : md["partitions"])
+      if (p.value("type", 99u) == type) return p.value("size", (uint64_t)0);
+    return (uint64_t)0;
+  };
+  std::ostringstream os;
+  os << "============ Display Model Info start ============\n";
+  os << "Original Atc command line: " << md.value("atc_cmdline", "") << "\n";
+  os << "system   info: atc_version[" << md.value("atc_version", "") << "], soc_version["
+     << md.value("soc_version", "") << "], framework_type[" << md.value("framework_type", 0) << "].\n";
+  os << "resource info: memory_size[" << md.value("memory_size", (int64_t)0) << " B], weight_size["
+     << md.value("weight_size", (int64_t)0) << " B], stream_num[1], event_num[0].\n";
+  os << "om       info: modeldef_size[" << sizeOf(om::kModelDef) << " B], weight_data_size[" << sizeOf(om::kWeightsData)
+     << " B], tbe_kernels_size[" << sizeOf(om::kKernels) << " B], cust_aicpu_kernel_store_size[0 B], task_info_size["
+     << sizeOf(om::kTaskInfo) << " B].\n";
+  if (md.contains("dynamic")) {
+    const json& d = md["dynamic"];
+    std::string gears, shapes;
+    for (auto& g : d.value("gears", json::array())) {
+      std::string one;
+      for (auto& v : g) one += (one.empty() ? "" : ",") + std::to_string(v.get<int64_t>());
+      gears += (gears.empty() ? "" : ";") + one;
+    }
+    for (auto& in : d.value("input_shape", json::array())) {
+      std::string one;
+      for (auto& v : in.value("shape", json::array())) one += (one.empty() ? "" : ",") + std::to_string(v.get<int64_t>());
+      shapes += (shapes.empty() ? "" : ";") + in.value("name", "") + ":" + one;
+    }
+    os << "dynamic  info: " << d.value("option", "") << "[" << gears << "], input_shape[" << shapes << "].\n";
+  }
+  os << "============ Display Model Info end   ============\n";
+  return os.str();
+}
+
 std::string precisionSummaryTable(const Graph& g) {
   std::ostringstream os;
   os << "precision decisions:\n";

@@ -255,8 +255,8 @@ void parseModeAndUnimplemented(const CliValues& v, AtcOptions& opts) {
     int64_t m = -1;
     if (!parseInt64(v.val("mode"), &m) || (m != 0 && m != 1 && m != 3 && m != 6))
       invalid(v.val("mode"), "mode", "the value must be 0, 1, 3 or 6.", "Use --mode=0 to build an .om.");
-    if (m != 0 && m != 1)
-      invalid(v.val("mode"), "mode", "mode " + std::to_string(m) + " is recognised but not implemented yet in this version.",
+    if (m == 3)
+      invalid(v.val("mode"), "mode", "mode 3 is recognised but not implemented yet in this version.",
               "Use --mode=0 (build an .om).");
     opts.mode = (int)m;
   }
@@ -455,6 +455,9 @@ void parsePassesAndOutput(const CliValues& v, AtcOptions& opts) {
     opts.output.exportCompileStat = (int)e;
   }
   if (v.given("sign_key")) parseSignKey(trim(v.val("sign_key")), opts.output);
+  if (v.given("display_model_info"))
+    opts.output.displayModelInfo = checkedValue(v, "display_model_info", {"0", "1"},
+                                                "Use --display_model_info=0 (default) or 1.") == "1";
   if (v.given("disable_reuse_memory")) {
     std::string d = checkedValue(v, "disable_reuse_memory", {"0", "1"},
                                  "Use --disable_reuse_memory=0 (default: buffers reuse memory) or 1.");
@@ -472,6 +475,11 @@ bool parseCommandLine(int argc, const char* const* argv, AtcOptions& opts, std::
   if (!readArgs(argc, argv, v, helpOut)) return false;
   if (v.given("log")) opts.log = parseLogLevel(v.val("log"));  // first: its level applies to the rest
   parseModeAndUnimplemented(v, opts);
+  if (opts.mode == 6) {  // --om only (atc/mode_json.h)
+    if (!v.given("om") || trim(v.val("om")).empty()) requiredParam("om", "Set --om to the .om to display.");
+    opts.om = trim(v.val("om"));
+    return true;
+  }
   if (opts.mode == 1) {  // --om (an .om) and --json only (atc/mode_json.h)
     if (!v.given("om") || trim(v.val("om")).empty()) requiredParam("om", "Set --om to the .om to convert.");
     if (!v.given("json") || trim(v.val("json")).empty()) requiredParam("json", "Set --json to the JSON file to write.");

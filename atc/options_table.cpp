@@ -13,7 +13,7 @@ constexpr auto N = OptionStatus::NotImplemented;
 const std::vector<OptionSpec>& atcOptionTable() {
   static const std::vector<OptionSpec> table = {
       // ---- basic
-      {"mode", "basic", I, {}, "0 (default): build an .om; 1: .om -> JSON (--om, --json); 3, 6: not implemented yet"},
+      {"mode", "basic", I, {}, "0 (default): build an .om; 1: .om -> JSON (--om, --json); 6: display an .om's info (--om); 3: not implemented yet"},
       {"model", "basic", I, {}, "source model file (ONNX .onnx)"},
       {"weight", "basic", N, {}, "Caffe weight file (Caffe is not supported)"},
       {"framework", "basic", I, {}, "3: TensorFlow frozen GraphDef (.pb/.pbtxt), 5: ONNX (0 Caffe, 1 MindSpore: not supported)"},
@@ -36,7 +36,7 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"disable_reuse_memory", "basic", I, {}, "0 (default): buffers share memory; 1: every buffer its own memory"},
       {"buffer_optimize", "basic", N, {}, "l2_optimize, off_optimize"},
       {"enable_small_channel", "basic", N, {"0"}, "0 (default) / 1"},
-      {"display_model_info", "basic", N, {"0"}, "0 (default) / 1"},
+      {"display_model_info", "basic", I, {}, "0 (default) / 1: print the --mode=6 summary after a build"},
       {"deterministic", "basic", N, {"0"}, "0 (default) / 1"},
       {"status_check", "basic", N, {"0"}, "0 (default) / 1"},
       {"insert_op_conf", "basic", N, {}, "AIPP configuration file"},

@@ -134,6 +134,21 @@ else
   ko "--mode=1 gears"; cat m1.log
 fi
 
+# --mode=6 (and --display_model_info=1 after a build) shows them too
+if "$BIN/atc" --mode=6 --om=cls_dyn.om > m6.log 2>&1 && grep -qF "dynamic  info: dynamic_batch_size[1;2;4], input_shape[x:-1,3,16,16]." m6.log &&
+   grep -q "^resource info: memory_size\[[0-9]* B\], weight_size\[[0-9]* B\]" m6.log; then
+  ok "--mode=6 shows the resources and the gears"
+else
+  ko "--mode=6"; cat m6.log
+fi
+"$BIN/atc" --mode=6 > m6.log 2>&1 && ko "--mode=6 without --om was accepted" || { grep -q "^E10007" m6.log && ok "--mode=6 needs --om (E10007)" || ko "--mode=6 without --om: $(cat m6.log)"; }
+if atc_ok "${M[@]}" --output=cls_info $FP32 --input_shape="x:2,3,16,16" --display_model_info=1 && grep -q "^system   info: atc_version" atc.log &&
+   ! grep -q "dynamic  info" atc.log; then
+  ok "--display_model_info=1 prints the summary of a static build"
+else
+  ko "--display_model_info=1"; cat atc.log
+fi
+
 # ---- the default precision (force_fp16) and a fusion switch work the same for every gear
 if atc_ok "${M[@]}" --output=cls_dyn16 --input_shape="x:-1,3,16,16" --dynamic_batch_size="1,2" &&
    atc_ok "${M[@]}" --output=cls_16 --input_shape="x:2,3,16,16" &&
