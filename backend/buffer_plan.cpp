@@ -8,10 +8,6 @@
 #include "support/diagnostics.h"
 
 namespace atc {
-namespace {
-int64_t alignUp64(int64_t x) { return (x + 63) / 64 * 64; }
-}  // namespace
-
 BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, WeightStore& weights)
     : weights_(weights) {
   liveness(g, lowered);

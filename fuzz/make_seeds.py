@@ -130,11 +130,17 @@ def options_seeds(out, src, shared):
     for k, texts in seeds.items():
         for t in texts:
             n += put(out, bytes([k]) + t.encode())
+    # 7: a pick byte (option: batch 0, image size 1, dims 2; format: pick // 3 % 4), the
+    # --input_shape, a newline, the gear option's value.
+    for pick, text in ((0, "x:-1,3,224,224\n1,2,4,8"), (4, "x:1,3,-1,-1\n224,224;448,448"),
+                       (11, "ids:1,-1;mask:1,-1\n16,16;64,64"), (0, "x:-1,3,-1,2\n1,2"), (11, "a:-1\n1;2;2")):
+        n += put(out, bytes([7, pick]) + text.encode())
     return n
 
 
 def om_seeds(out, src, shared):
-    """Small .om files: an element-wise model with a weight, a MatMul, a Conv, one signed."""
+    """Small .om files: an element-wise model with a weight, a MatMul, a Conv, one signed, and
+    the MatMul with dynamic batch gears (TASK_INFO format 2)."""
     import subprocess
     import tempfile
     import numpy as np
@@ -172,6 +178,12 @@ def om_seeds(out, src, shared):
                     cmd.append("--sign_key=" + key)
                 if subprocess.run(cmd, capture_output=True).returncode == 0:
                     n += put_file(out, os.path.join(t, name + ".om"))
+            if name == "matmul":
+                cmd = [atc, "--model=" + path, "--framework=5", "--output=" + os.path.join(t, name + "_gears"),
+                       "--soc_version=x86-64-v3", "--op_compiler_cache_dir=" + os.path.join(t, "cache"),
+                       "--input_shape=x:-1,8", "--dynamic_batch_size=1,4"]
+                if subprocess.run(cmd, capture_output=True).returncode == 0:
+                    n += put_file(out, os.path.join(t, name + "_gears.om"))
     return n
 
 

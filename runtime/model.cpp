@@ -355,7 +355,8 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims")
         throw badPlan(what, "unknown dynamic kind " + dynamicKind);
       for (auto& g : plan.at("gears")) planList.push_back(&g);
-      if (planList.empty()) throw badPlan(what, "a dynamic model without gears");
+      if (planList.empty() || planList.size() > 100)  // atc writes 2 to 100 (ATC's limit)
+        throw badPlan(what, std::to_string(planList.size()) + " gears (a dynamic model has 2 to 100)");
     } else {
       planList.push_back(&plan);
     }
