@@ -13,6 +13,8 @@ namespace atc {
 
 using json = nlohmann::json;
 
+static std::string omInfoFromJson(const json& md);
+
 json omToJson(const std::string& omPath) {
   json md;
   std::vector<uint8_t> bytes;
@@ -58,6 +60,15 @@ void writeOmJson(const std::string& omPath, const std::string& jsonPath) {
 
 std::string omInfoText(const std::string& omPath) {
   json md = omToJson(omPath);
+  try {
+    return omInfoFromJson(md);
+  } catch (const json::exception& e) {
+    throw AtcError("E10041", "Failed to load the model [" + omPath + "]: its model definition is invalid (" + e.what() + ")",
+                   "Pass an .om built by this version of atc to --om.");
+  }
+}
+
+static std::string omInfoFromJson(const json& md) {
   auto sizeOf = [&](uint32_t type) {
     for (auto& p : md["partitions"])
       if (p.value("type", 99u) == type) return p.value("size", (uint64_t)0);

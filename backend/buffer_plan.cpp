@@ -79,10 +79,10 @@ int BufferPlan::weightOf(const Value* v) {
   auto it = weightRegion_.find(t);
   if (it != weightRegion_.end()) return it->second;
   WeightStore::Place p = weights_.place(v->constant);
-  auto r = regionAt_.find(p.offset);
+  auto r = regionAt_.find({p.offset, p.size});
   if (r == regionAt_.end()) {
     regions_.push_back({true, p.offset, p.size});
-    r = regionAt_.emplace(p.offset, (int)regions_.size() - 1).first;
+    r = regionAt_.emplace(std::make_pair(p.offset, p.size), (int)regions_.size() - 1).first;
   }
   weightRegion_[t] = r->second;
   return r->second;

@@ -46,7 +46,9 @@ class BufferPlan {
   std::vector<PlanRegion> regions_;
   WeightStore& weights_;
   std::map<const Tensor*, int> weightRegion_;  // this graph's constants -> their region
-  std::map<int64_t, int> regionAt_;            // weight offset -> region (equal bytes: one region)
+  // (weight offset, size) -> region (equal bytes: one region; an empty constant shares its
+  // offset with the next weight, so the size is part of the key)
+  std::map<std::pair<int64_t, int64_t>, int> regionAt_;
 };
 
 }  // namespace atc

@@ -56,7 +56,9 @@ void reportKernelCacheHits(const std::vector<KernelInstance>& instances, const s
   for (size_t i = 0; i < instances.size() && i < hits.size(); ++i) {
     ++r.unique;
     r.hits += hits[i];
-    for (auto& n : instances[i].nodes) r.nodeHit[n] = hits[i] != 0;
+    // A node of a dynamic model is served by one instance per gear; the first (gear 0's,
+    // whose passes fusion_result.json reports) decides.
+    for (auto& n : instances[i].nodes) r.nodeHit.emplace(n, hits[i] != 0);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -235,15 +236,18 @@ void chooseGear(Model& m, const GearFlags& f, const std::vector<std::string>& fi
       return;
     }
     std::vector<size_t> fits;  // raw files: the gears whose byte counts they match
+    std::vector<uint64_t> sizes;
+    for (auto& p : files) {
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0) throw RuntimeError("cannot open input " + p + ": " + std::strerror(errno));
+      sizes.push_back((uint64_t)st.st_size);
+    }
     for (size_t g = 0; g < m.gears().size(); ++g) {
       bool ok = true;
-      for (size_t i = 0; i < n && ok; ++i) {
-        struct stat st;
-        ok = ::stat(files[i].c_str(), &st) == 0 && (uint64_t)st.st_size == m.gears()[g].inputs[i].bytes;
-      }
+      for (size_t i = 0; i < n && ok; ++i) ok = sizes[i] == m.gears()[g].inputs[i].bytes;
       if (ok) fits.push_back(g);
     }
-    if (fits.size() != 1)
+    if (fits.size() != 1)  // (an .npy among raw files counts its header: give all as .npy)
       throw RuntimeError(std::string("the input files' sizes ") + (fits.empty() ? "fit no gear" : "fit several gears") +
                          " of the model; choose one with --dymBatch, --dymHW or --dymDims. It accepts " + m.acceptedShapes());
     m.setGear(fits[0]);
@@ -285,20 +289,24 @@ int main(int argc, char** argv) {
     std::unique_ptr<Model> m = Model::load(modelPath, lo);
     std::vector<std::string> files = atc::splitList(inputList, ",");
     std::vector<std::unique_ptr<atc::rt::NpyArray>> pre(files.size());
+    const std::pair<const char*, const std::string*> gearOpts[] = {
+        {"--dymBatch", &gearFlags.batch}, {"--dymHW", &gearFlags.hw}, {"--dymDims", &gearFlags.dims}, {"--dymShape", &gearFlags.shape}};
+    for (auto& [flag, value] : gearOpts)
+      if (app.count(flag) && atc::trim(*value).empty()) throw RuntimeError(std::string(flag) + " is empty");
     chooseGear(*m, gearFlags, files, pre);
     const auto& ins = m->inputs();
     const auto& outs = m->outputs();
-    if (!m->dynamicKind().empty()) {
-      std::string dims;
-      for (int64_t d : m->gears()[m->gear()].dims) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-      std::printf("[omrun] gear %zu (%s %s)\n", m->gear(), m->dynamicKind().c_str(), dims.c_str());
-    }
     if (!inputList.empty() && files.size() != ins.size()) {
       std::string exp;
       for (size_t i = 0; i < ins.size(); ++i)
         exp += (i ? ", " : "") + ins[i].name + ": " + ins[i].dtype + ins[i].shapeString();
       throw RuntimeError("the model has " + std::to_string(ins.size()) + " input(s) (" + exp + "), got " +
                          std::to_string(files.size()) + " file(s) in --input");
+    }
+    if (!m->dynamicKind().empty()) {
+      std::string dims;
+      for (int64_t d : m->gears()[m->gear()].dims) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      std::printf("[omrun] gear %zu (%s %s)\n", m->gear(), m->dynamicKind().c_str(), dims.c_str());
     }
     std::vector<std::vector<uint8_t>> inData;
     std::mt19937 rng(1234);

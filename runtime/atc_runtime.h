@@ -91,7 +91,8 @@ class Model {
   const std::string& dynamicKind() const;
   const std::vector<GearDesc>& gears() const;
   size_t gear() const;
-  // Makes gear i current (RuntimeError when out of range). Cheap: nothing is allocated.
+  // Makes gear i current (RuntimeError when out of range, or while a step observer, set up
+  // for the current gear's steps, is attached). Cheap: nothing is allocated.
   void setGear(size_t i);
   // The gear whose inputs have exactly these shapes (one per input, in order), or whose dims
   // are these values (findGearByDims). RuntimeError naming every accepted shape when none does.

@@ -41,7 +41,8 @@ size_t atc_model_output_bytes(const atc_model* m, size_t i);
 const char* atc_model_dynamic_kind(const atc_model* m);
 size_t atc_model_num_gears(const atc_model* m);
 size_t atc_model_current_gear(const atc_model* m);
-/* The values of gear g's dynamic dims; their count in *count (NULL when g is out of range). */
+/* The values of gear g's dynamic dims; their count in *count (0 and NULL when g is out of
+ * range, or for a static model's one gear, which has no dims). */
 const int64_t* atc_model_gear_dims(const atc_model* m, size_t g, size_t* count);
 /* Makes gear g current. -1 when out of range. */
 int atc_model_set_gear(atc_model* m, size_t g);

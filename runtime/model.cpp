@@ -464,6 +464,8 @@ void Model::setGear(size_t i) {
   if (i >= impl_->gears.size())
     throw RuntimeError("gear " + std::to_string(i) + " is out of range: the model has " +
                        std::to_string(impl_->gears.size()) + " gear(s): " + acceptedShapes());
+  if (impl_->observer && i != impl_->cur)  // it was set up for the current gear's steps
+    throw RuntimeError("cannot change the gear while a step observer (data dump, profiler) is set: remove it first");
   impl_->cur = i;
 }
 

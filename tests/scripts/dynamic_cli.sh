@@ -122,6 +122,8 @@ expect_run_error "--dymHW needs a model built with --dynamic_image_size" -- --mo
 expect_run_error "the model is static" -- --model=cls_1.om --dymBatch=1
 expect_run_error "choose one with --dymBatch" -- --model=cls_dyn.om
 expect_run_error "expected float32[2,3,16,16]" -- --model=cls_dyn.om --dymBatch=2 --input=cls_in_4.npy
+expect_run_error "--dymBatch is empty" -- --model=cls_dyn.om "--dymBatch= "
+expect_run_error "cannot open input nope.bin" -- --model=cls_dyn.om --input=nope.bin
 
 # --mode=1 shows the gears
 if "$BIN/atc" --mode=1 --om=cls_dyn.om --json=cls_dyn.json > m1.log 2>&1 &&

@@ -143,3 +143,42 @@ TEST(RuntimeGears, CApiChoosesGears) {
   atc_model_free(m);
   std::remove(path.c_str());
 }
+
+TEST(RuntimeGears, GearIsKeptWhileAnObserverIsSet) {
+  std::vector<uint8_t> om = buildGears({1, 2});
+  auto m = rt::Model::loadFromMemory(om.data(), om.size(), 1, "gears");
+  rt::StepObserver obs;
+  m->setStepObserver(&obs);
+  EXPECT_THROW(m->setGear(1), rt::RuntimeError);  // the observer knows gear 0's steps
+  m->setGear(0);
+  m->setStepObserver(nullptr);
+  m->setGear(1);
+  EXPECT_EQ(m->gear(), 1u);
+}
+
+// An empty constant leaves the end of the weights where it was, so the next weight starts at
+// the same offset: each must keep its own region (a constant graph output after it was once
+// given the empty one's size-0 region, and the runtime refused the model).
+TEST(RuntimeGears, EmptyWeightAndTheNextOneKeepTheirOwnRegions) {
+  Graph g;
+  g.name = "empty_weight";
+  Value* x = g.newValue("x", TensorType(DType::F32, {4}));
+  Value* e = g.newConstant("e", std::make_shared<Tensor>(TensorType(DType::F32, {0})));
+  auto ct = std::make_shared<Tensor>(TensorType(DType::F32, {4}));
+  for (int i = 0; i < 4; ++i) ct->as<float>()[i] = (float)(i + 1);
+  Value* c = g.newConstant("c", ct);
+  Value* y = g.newValue("y", TensorType(DType::F32, {4}));
+  g.inputs.push_back(x);
+  Node* n = g.addNode("Concat", "cat", {x, e}, {y});
+  n->attrs["axis"] = int64_t(0);
+  g.outputs.push_back(y);
+  g.outputs.push_back(c);
+  std::vector<uint8_t> om = buildOm(g, BackendOptions(), loadHostTargetProfile("x86-64-v3"));
+  auto m = rt::Model::loadFromMemory(om.data(), om.size(), 1, "empty_weight");
+  float in[4] = {5, 6, 7, 8}, out0[4] = {0}, out1[4] = {0};
+  m->run({in}, {out0, out1});
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(out0[i], in[i]);
+    EXPECT_EQ(out1[i], (float)(i + 1));
+  }
+}
