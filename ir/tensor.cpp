@@ -50,6 +50,17 @@ std::string TensorType::str() const {
   return os.str();
 }
 
+namespace {
+// A float as an int64, saturated (a plain cast of inf, NaN or a value beyond int64 is undefined
+// behaviour; these reach shape arithmetic from crafted models): NaN -> 0.
+int64_t saturatingInt64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+}  // namespace
+
 int64_t Tensor::intAt(int64_t i) const {
   switch (type.dtype) {
     case DType::I64: return as<int64_t>()[i];
@@ -61,10 +72,10 @@ int64_t Tensor::intAt(int64_t i) const {
     case DType::U32: return as<uint32_t>()[i];
     case DType::U64: return (int64_t)as<uint64_t>()[i];
     case DType::Bool: return as<uint8_t>()[i] ? 1 : 0;
-    case DType::F32: return (int64_t)as<float>()[i];
-    case DType::F64: return (int64_t)as<double>()[i];
-    case DType::F16: return (int64_t)halfToFloat(as<uint16_t>()[i]);
-    case DType::BF16: return (int64_t)bf16ToFloat(as<uint16_t>()[i]);
+    case DType::F32: return saturatingInt64(as<float>()[i]);
+    case DType::F64: return saturatingInt64(as<double>()[i]);
+    case DType::F16: return saturatingInt64(halfToFloat(as<uint16_t>()[i]));
+    case DType::BF16: return saturatingInt64(bf16ToFloat(as<uint16_t>()[i]));
     default: internalError("intAt on undefined dtype");
   }
 }

@@ -47,7 +47,8 @@ struct Tensor {
   Tensor(TensorType t) : type(std::move(t)), data(checkedBytes(type)) {}
   template <class T> T* as() { return reinterpret_cast<T*>(data.data()); }
   template <class T> const T* as() const { return reinterpret_cast<const T*>(data.data()); }
-  // Element i converted to int64 / double, whatever the dtype (for shape arithmetic).
+  // Element i converted to int64 / double, whatever the dtype (for shape arithmetic); a float
+  // converts to int64 saturated (inf, values beyond int64: the nearest bound; NaN: 0).
   int64_t intAt(int64_t i) const;
   double floatAt(int64_t i) const;
   std::vector<int64_t> toInts() const;  // all elements as int64

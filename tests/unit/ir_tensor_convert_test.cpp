@@ -38,3 +38,19 @@ TEST(IrTensorConvert, BulkBf16MatchesScalar) {
   floatsToBf16(v.data(), bulk.data(), v.size());
   for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(bulk[i], floatToBf16(v[i]));
 }
+
+// Shape arithmetic reads crafted float tensors (a Slice's starts as float -inf, found by
+// fuzz_onnx): the conversion saturates instead of being undefined behaviour.
+TEST(TensorIntAt, FloatsSaturate) {
+  Tensor t(TensorType(DType::F32, {5}));
+  const float v[5] = {-INFINITY, INFINITY, NAN, 3.9e19f, -2.5f};
+  for (int i = 0; i < 5; ++i) t.as<float>()[i] = v[i];
+  EXPECT_EQ(t.intAt(0), INT64_MIN);
+  EXPECT_EQ(t.intAt(1), INT64_MAX);
+  EXPECT_EQ(t.intAt(2), 0);
+  EXPECT_EQ(t.intAt(3), INT64_MAX);
+  EXPECT_EQ(t.intAt(4), -2);
+  Tensor d(TensorType(DType::F64, {1}));
+  d.as<double>()[0] = -1e300;
+  EXPECT_EQ(d.toInts(), std::vector<int64_t>{INT64_MIN});
+}
