@@ -28,6 +28,7 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_models  # noqa: E402
+from peak_probe import cpu_name  # noqa: E402
 
 
 def input_name_and_shape(path):
@@ -59,14 +60,6 @@ def omrun(a, om, npy, tmp, extra=(), loop=None, out=None):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(summary) as f:
         return json.load(f)["latency_ms"]["median"]
-
-
-def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 def main():
