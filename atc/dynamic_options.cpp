@@ -8,12 +8,6 @@
 namespace atc {
 namespace {
 
-std::string dimsText(const std::vector<int64_t>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
 // The positions of -1 in each --input_shape entry, in the order the inputs were given.
 struct MinusOnes {
   std::vector<std::pair<std::string, std::vector<size_t>>> perInput;
@@ -52,7 +46,7 @@ std::vector<std::vector<int64_t>> parseGroups(const std::string& param, const st
       vals.push_back(v);
     }
     if (std::find(out.begin(), out.end(), vals) != out.end())
-      invalidParam(param, text, "profile [" + dimsText(vals) + "] is given twice.", solution);
+      invalidParam(param, text, "profile [" + joinInts(vals) + "] is given twice.", solution);
     out.push_back(vals);
   }
   return out;
@@ -118,7 +112,7 @@ DynamicGears parseDynamicGears(const std::string& batchText, bool batchGiven, co
                       "\" --dynamic_image_size=\"224,224;448,448\".";
     d.gears = parseGroups(d.option, text, false, "Give the image sizes as \"h1,w1;h2,w2\".");
     for (auto& g : d.gears)
-      if (g.size() != 2) invalidParam(d.option, text, "profile [" + dimsText(g) + "] is not one height and one width.",
+      if (g.size() != 2) invalidParam(d.option, text, "profile [" + joinInts(g) + "] is not one height and one width.",
                                       "Give the image sizes as \"h1,w1;h2,w2\".");
     if (m.perInput.empty())
       throw AtcError("E10019", "Parameter [--input_shape] has no -1 at the H and W dims, which [--dynamic_image_size] needs.",
@@ -140,7 +134,7 @@ DynamicGears parseDynamicGears(const std::string& batchText, bool batchGiven, co
     for (auto& g : d.gears)
       if (g.size() != m.total)
         invalidParam(d.option, text,
-                     "profile [" + dimsText(g) + "] has " + std::to_string(g.size()) + " value(s), but --input_shape has " +
+                     "profile [" + joinInts(g) + "] has " + std::to_string(g.size()) + " value(s), but --input_shape has " +
                          std::to_string(m.total) + " -1 dim(s).",
                      sol);
   }
@@ -162,6 +156,6 @@ ImportOptions gearImportOptions(const ImportOptions& im, const DynamicGears& d, 
   return r;
 }
 
-std::string gearLabel(const DynamicGears& d, size_t i) { return d.kind + " " + dimsText(d.gears.at(i)); }
+std::string gearLabel(const DynamicGears& d, size_t i) { return d.kind + " " + joinInts(d.gears.at(i)); }
 
 }  // namespace atc

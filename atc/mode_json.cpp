@@ -6,6 +6,7 @@
 
 #include "support/diagnostics.h"
 #include "support/file_io.h"
+#include "support/strings.h"
 #include "runtime/om_format.h"
 #include "runtime/om_signature.h"
 
@@ -87,16 +88,11 @@ static std::string omInfoFromJson(const json& md) {
   if (md.contains("dynamic")) {
     const json& d = md["dynamic"];
     std::string gears, shapes;
-    for (auto& g : d.value("gears", json::array())) {
-      std::string one;
-      for (auto& v : g) one += (one.empty() ? "" : ",") + std::to_string(v.get<int64_t>());
-      gears += (gears.empty() ? "" : ";") + one;
-    }
-    for (auto& in : d.value("input_shape", json::array())) {
-      std::string one;
-      for (auto& v : in.value("shape", json::array())) one += (one.empty() ? "" : ",") + std::to_string(v.get<int64_t>());
-      shapes += (shapes.empty() ? "" : ";") + in.value("name", "") + ":" + one;
-    }
+    for (auto& g : d.value("gears", json::array()))
+      gears += (gears.empty() ? "" : ";") + joinInts(g.get<std::vector<int64_t>>());
+    for (auto& in : d.value("input_shape", json::array()))
+      shapes += (shapes.empty() ? "" : ";") + in.value("name", "") + ":" +
+                joinInts(in.value("shape", json::array()).get<std::vector<int64_t>>());
     os << "dynamic  info: " << d.value("option", "") << "[" << gears << "], input_shape[" << shapes << "].\n";
   }
   os << "============ Display Model Info end   ============\n";

@@ -304,9 +304,8 @@ int main(int argc, char** argv) {
                          std::to_string(files.size()) + " file(s) in --input");
     }
     if (!m->dynamicKind().empty()) {
-      std::string dims;
-      for (int64_t d : m->gears()[m->gear()].dims) dims += (dims.empty() ? "" : ",") + std::to_string(d);
-      std::printf("[omrun] gear %zu (%s %s)\n", m->gear(), m->dynamicKind().c_str(), dims.c_str());
+      std::printf("[omrun] gear %zu (%s %s)\n", m->gear(), m->dynamicKind().c_str(),
+                  atc::joinInts(m->gears()[m->gear()].dims).c_str());
     }
     std::vector<std::vector<uint8_t>> inData;
     std::mt19937 rng(1234);

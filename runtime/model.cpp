@@ -14,6 +14,7 @@
 #include "runtime/atc_rt_abi.h"
 #include "support/checked_math.h"
 #include "support/file_io.h"
+#include "support/strings.h"
 #include "runtime/atc_runtime.h"
 #include "runtime/cpu_check.h"
 #include "runtime/file_image.h"
@@ -35,9 +36,7 @@ size_t dtypeSizeByName(const std::string& d) {
 }
 
 std::string TensorDesc::shapeString() const {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
+  return "[" + joinInts(shape) + "]";
 }
 
 namespace {
@@ -475,9 +474,7 @@ std::string Model::acceptedShapes() const {
     const GearDesc& d = impl_->gearDescs[g];
     s += (g ? "; " : "") + std::string("gear ") + std::to_string(g);
     if (!impl_->dynamicKind.empty()) {
-      s += " (" + impl_->dynamicKind + " ";
-      for (size_t k = 0; k < d.dims.size(); ++k) s += (k ? "," : "") + std::to_string(d.dims[k]);
-      s += ")";
+      s += " (" + impl_->dynamicKind + " " + joinInts(d.dims) + ")";
     }
     s += ":";
     for (size_t k = 0; k < d.inputs.size(); ++k) s += (k ? ", " : " ") + d.inputs[k].name + d.inputs[k].shapeString();
@@ -493,19 +490,14 @@ size_t Model::findGear(const std::vector<std::vector<int64_t>>& shapes) const {
     if (ok) return g;
   }
   std::string given;
-  for (size_t k = 0; k < shapes.size(); ++k) {
-    given += (k ? ", " : "") + std::string("[");
-    for (size_t j = 0; j < shapes[k].size(); ++j) given += (j ? "," : "") + std::to_string(shapes[k][j]);
-    given += "]";
-  }
+  for (size_t k = 0; k < shapes.size(); ++k) given += (k ? ", [" : "[") + joinInts(shapes[k]) + "]";
   throw RuntimeError("no gear of the model takes inputs of shape " + given + "; it accepts " + acceptedShapes());
 }
 
 size_t Model::findGearByDims(const std::vector<int64_t>& dims) const {
   for (size_t g = 0; g < impl_->gearDescs.size(); ++g)
     if (impl_->gearDescs[g].dims == dims) return g;
-  std::string given;
-  for (size_t j = 0; j < dims.size(); ++j) given += (j ? "," : "") + std::to_string(dims[j]);
+  std::string given = joinInts(dims);
   if (impl_->dynamicKind.empty())
     throw RuntimeError("the model is static (built without dynamic gears), so " + given +
                        " selects nothing; it accepts " + acceptedShapes());

@@ -47,6 +47,12 @@ std::string join(const std::vector<std::string>& items, const std::string& sep) 
   return r;
 }
 
+std::string joinInts(const std::vector<int64_t>& v, const std::string& sep) {
+  std::string r;
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? sep : "") + std::to_string(v[i]);
+  return r;
+}
+
 std::string toLower(std::string s) {
   for (auto& c : s) c = (char)std::tolower((unsigned char)c);
   return s;

@@ -14,6 +14,8 @@ std::vector<std::string> split(const std::string& s, char sep);
 std::vector<std::string> splitList(const std::string& s, const char* seps = ",;");
 // "a, b, c".
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ");
+// "1,3,224,224" (dims, gear values).
+std::string joinInts(const std::vector<int64_t>& v, const std::string& sep = ",");
 std::string toLower(std::string s);
 bool startsWith(const std::string& s, const std::string& prefix);
 bool endsWith(const std::string& s, const std::string& suffix);
