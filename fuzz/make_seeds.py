@@ -11,6 +11,7 @@ import glob
 import hashlib
 import io
 import os
+import re
 import sys
 
 MAX_SEED_BYTES = 1 << 20
@@ -61,6 +62,37 @@ def onnx_seeds(out, src, shared):
         if changed:
             n += put(out, m.SerializeToString(), ".onnx")
     n += sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "models", "onnx", "*.onnx"))))
+    n += constant_input_seeds(out, node_tests, onnx)
+    return n
+
+
+def constant_input_seeds(out, node_tests, onnx):
+    """The quantized ops' node tests with their inputs turned into initializers (data set 0):
+    the constant folder then runs the quant kernels natively on fuzzed values and shapes."""
+    n = 0
+    for p in node_tests:
+        name = os.path.basename(os.path.dirname(p))
+        if not re.search(r"quantize|integer|qlinear", name):
+            continue
+        m = onnx.ModelProto()
+        with open(p, "rb") as f:
+            m.ParseFromString(f.read())
+        pbs = sorted(glob.glob(os.path.join(os.path.dirname(p), "test_data_set_0", "input_*.pb")))
+        if len(pbs) != len(m.graph.input):
+            continue
+        for inp, pb in zip(list(m.graph.input), pbs):
+            t = onnx.TensorProto()
+            with open(pb, "rb") as f:
+                t.ParseFromString(f.read())
+            t.name = inp.name
+            m.graph.initializer.append(t)
+        del m.graph.input[:]
+        for o in m.opset_import:
+            if o.domain in ("", "ai.onnx") and o.version > MAX_OPSET:
+                o.version = MAX_OPSET
+        data = m.SerializeToString()
+        if len(data) <= MAX_SEED_BYTES:
+            n += put(out, data, ".onnx")
     return n
 
 

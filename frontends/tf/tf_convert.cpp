@@ -137,6 +137,7 @@ const ConverterTable& converterTable() {
     registerNnConverters(t);
     registerMathConverters(t);
     registerArrayConverters(t);
+    registerQuantConverters(t);
     return t;
   }();
   return table;

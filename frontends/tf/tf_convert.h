@@ -94,6 +94,7 @@ using ConverterTable = std::map<std::string, Converter>;
 void registerNnConverters(ConverterTable& t);      // ops/tf_nn.cpp: conv, pool, norm, activations
 void registerMathConverters(ConverterTable& t);    // ops/tf_math.cpp: element-wise, reductions, matmul
 void registerArrayConverters(ConverterTable& t);   // ops/tf_array.cpp: reshape, concat, slice, gather...
+void registerQuantConverters(ConverterTable& t);   // ops/tf_quant.cpp: Dequantize
 const ConverterTable& converterTable();
 
 }  // namespace tffe

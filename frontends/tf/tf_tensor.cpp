@@ -23,6 +23,12 @@ bool dtypeFromTf(int t, DType* out) {
     case tfproto::DT_HALF: *out = DType::F16; return true;
     case tfproto::DT_UINT32: *out = DType::U32; return true;
     case tfproto::DT_UINT64: *out = DType::U64; return true;
+    // Quantized types hold plain integers; only Dequantize (ops/tf_quant.cpp) gives them meaning.
+    case tfproto::DT_QINT8: *out = DType::I8; return true;
+    case tfproto::DT_QUINT8: *out = DType::U8; return true;
+    case tfproto::DT_QINT16: *out = DType::I16; return true;
+    case tfproto::DT_QUINT16: *out = DType::U16; return true;
+    case tfproto::DT_QINT32: *out = DType::I32; return true;
     default: return false;
   }
 }

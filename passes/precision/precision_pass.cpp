@@ -165,6 +165,13 @@ class PrecisionPass {
                    "Choose another --precision_mode, or fix --customize_dtypes / --keep_dtype for this op.");
   }
 
+  // The DequantizeLinear node that produces input 0 of n, or null.
+  static const Node* dequantizedInput(const Node& n) {
+    const Value* v = n.inputs.empty() ? nullptr : n.inputs[0];
+    const Node* p = v ? v->producer : nullptr;
+    return p && p->type == "DequantizeLinear" ? p : nullptr;
+  }
+
   Decision decide(const Node& n, DType O) {
     const bool listed = opInfo_.contains(n.type);
     const json info = listed ? opInfo_[n.type] : json::object();
@@ -198,6 +205,10 @@ class PrecisionPass {
           return same(O, "keep_dtype line " + std::to_string(l.line));
         }
     }
+    // A float op whose data input is dequantized (a QDQ model's Conv, MatMul, Add...) is part
+    // of the quantized computation: the precision mode does not touch it (docs/quantization.md).
+    if (const Node* dq = dequantizedInput(n); dq && has(O))
+      return same(O, "quantized: input 0 comes from DequantizeLinear " + dq->name);
     const DType R = reduced_;
     switch (mode_) {
       case PrecMode::Origin:

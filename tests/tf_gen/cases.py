@@ -451,4 +451,53 @@ for form in ("tf_erf", "bert_erf", "tf_tanh", "keras_tanh"):
     case(f"gelu_{form}_scope_fused", args=["--enable_scope_fusion_passes=ScopeGeluPass"],
          expect={"ScopeGeluPass": "1"})(lambda g, f=form: gelu_graph(g, f))
 
+QUINT8, QINT8 = 12, 11
+
+
+def tf_dequantize(q, mn, mx, mode, signed, narrow=False, axis=-1):
+    """numpy reference of TF's Dequantize kernel (dequantize_op.cc), in float64."""
+    q = q.astype(np.float64)
+    lo, hi = (-128.0, 127.0) if signed else (0.0, 255.0)
+    mn, mx = np.asarray(mn, np.float64), np.asarray(mx, np.float64)
+    if axis >= 0:
+        shape = [1] * q.ndim
+        shape[axis] = -1
+        mn, mx = mn.reshape(shape), mx.reshape(shape)
+    if mode == "MIN_COMBINED":
+        half = 128.0 if signed else 0.0
+        return (q + half) * (mx - mn) / (hi - lo) + mn
+    if mode == "MIN_FIRST":
+        scale = (mx - mn) * (256.0 / 255.0) / 256.0
+        return mn + (q - lo) * scale
+    min_fixed = lo + 1 if narrow else lo
+    from_min = np.where(min_fixed * mn > 0, mn / np.where(min_fixed == 0, 1, min_fixed), np.inf)
+    from_max = np.where(hi * mx > 0, mx / hi, np.inf)
+    return q * np.minimum(from_min, from_max)
+
+
+def dequant_case(mode, signed, narrow=False, axis=-1):
+    def build(g):
+        x = rnd(3, 6)
+        q = R.randint(-128 if signed else 0, 128 if signed else 256, (6, 4)).astype(np.int8 if signed else np.uint8)
+        n = 4 if axis >= 0 else 1
+        mn = -R.uniform(0.5, 3.0, n).astype(np.float32)
+        mx = R.uniform(0.5, 3.0, n).astype(np.float32)
+        g.placeholder("x", x.shape)
+        g.const("q", q, tf_type=QINT8 if signed else QUINT8)
+        g.const("mn", mn if axis >= 0 else mn[0])
+        g.const("mx", mx if axis >= 0 else mx[0])
+        g.op("Dequantize", "dq", ["q", "mn", "mx"], T=QINT8 if signed else QUINT8, mode=mode,
+             narrow_range=narrow, axis=axis)
+        g.op("MatMul", "out", ["x", "dq"])
+        w = tf_dequantize(q, mn if axis >= 0 else mn[0], mx if axis >= 0 else mx[0], mode, signed, narrow, axis)
+        return {"x": x}, [("out:0", x.astype(np.float64) @ w)]
+    return build
+
+
+for mode in ("MIN_COMBINED", "MIN_FIRST", "SCALED"):
+    for signed in (False, True):
+        case(f"dequantize_{mode.lower()}_{'qint8' if signed else 'quint8'}")(dequant_case(mode, signed))
+case("dequantize_scaled_qint8_narrow_axis1")(dequant_case("SCALED", True, True, 1))
+case("dequantize_min_combined_quint8_axis1")(dequant_case("MIN_COMBINED", False, False, 1))
+
 import kws_models  # noqa: E402,F401  (keyword-spotting / speech-commands graphs, registered into CASES)

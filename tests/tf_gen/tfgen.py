@@ -51,14 +51,15 @@ class Graph:
                 n.attr["shape"].shape.dim.add().size = d
         return name
 
-    def const(self, name, value, encoding="content", dtype=None):
+    def const(self, name, value, encoding="content", dtype=None, tf_type=None):
+        """tf_type: a TF DataType number stored instead of the array's (quint8 12, qint8 11)."""
         a = np.asarray(value, dtype=dtype)
         if a.dtype == np.float64 and dtype is None:
             a = a.astype(np.float32)
         n = self._node("Const", name)
-        n.attr["dtype"].type = DT[a.dtype]
+        n.attr["dtype"].type = tf_type or DT[a.dtype]
         t = n.attr["value"].tensor
-        t.dtype = DT[a.dtype]
+        t.dtype = tf_type or DT[a.dtype]
         for d in a.shape:
             t.tensor_shape.dim.add().size = d
         flat = a.reshape(-1)
@@ -80,7 +81,9 @@ class Graph:
 
     def op(self, op, name, inputs, T=np.float32, **attrs):
         n = self._node(op, name, inputs)
-        if T is not None:
+        if isinstance(T, int):  # a raw TF DataType number (quantized types)
+            n.attr["T"].type = T
+        elif T is not None:
             n.attr["T"].type = DT[np.dtype(T)]
         for k, v in attrs.items():
             a = n.attr[k]

@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""Makes QDQ (QuantizeLinear/DequantizeLinear) ONNX models from fp32 PyTorch models, with a
+simple min/max calibration on random inputs, and their fake-quant references.
+
+    make_qdq_models.py OUT_DIR [resnet18 mobilenet_v2 encoder cnn]
+
+Every Conv2d and Linear is wrapped so that its input activation is fake-quantized per tensor
+(uint8, asymmetric, range from min/max over the calibration inputs) and its weight per output
+channel (int8, symmetric); the model's output is fake-quantized too (uint8), so it lies on a
+grid whose step is the output scale. torch.onnx.export turns each fake-quant into a
+QuantizeLinear/DequantizeLinear pair (opset 13), the form ONNX Runtime's and other quantizers
+write. The reference is PyTorch evaluating the same fake-quantized model in float32 (Q/DQ as
+rounding). Writes per model: NAME.onnx, NAME.in.npy, NAME.out.npy (reference) and
+NAME.json ({"step": output scale, "zero_point": ...}).
+
+For tests and benchmarks only: not a product feature (atc compiles QDQ models from any
+quantizer).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+torch.manual_seed(0)
+
+
+class Observer(torch.nn.Module):
+    """Records the min/max of what flows through it, then fake-quantizes it (uint8)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lo, self.hi, self.calibrating = 0.0, 0.0, True
+
+    def qparams(self):
+        lo, hi = min(self.lo, 0.0), max(self.hi, 0.0)
+        scale = max((hi - lo) / 255.0, 1e-8)
+        zp = int(np.clip(round(-lo / scale), 0, 255))
+        return float(scale), zp
+
+    def forward(self, x):
+        if self.calibrating:
+            self.lo = min(self.lo, float(x.min()))
+            self.hi = max(self.hi, float(x.max()))
+            return x
+        scale, zp = self.qparams()
+        return torch.fake_quantize_per_tensor_affine(x, scale, zp, 0, 255)
+
+
+def weight_fq(w):
+    """Per-output-channel symmetric int8 fake quantization of a weight."""
+    amax = w.detach().abs().reshape(w.shape[0], -1).amax(dim=1).clamp(min=1e-8)
+    scale = (amax / 127.0).float()
+    zp = torch.zeros(w.shape[0], dtype=torch.int32)
+    return torch.fake_quantize_per_channel_affine(w, scale, zp, 0, -128, 127)
+
+
+class QConv(torch.nn.Module):
+    def __init__(self, conv):
+        super().__init__()
+        self.conv, self.obs = conv, Observer()
+
+    def forward(self, x):
+        c = self.conv
+        return torch.nn.functional.conv2d(self.obs(x), weight_fq(c.weight), c.bias, c.stride, c.padding,
+                                          c.dilation, c.groups)
+
+
+class QLinear(torch.nn.Module):
+    def __init__(self, lin):
+        super().__init__()
+        self.lin, self.obs = lin, Observer()
+
+    def forward(self, x):
+        return torch.nn.functional.linear(self.obs(x), weight_fq(self.lin.weight), self.lin.bias)
+
+
+def wrap(module):
+    for name, child in module.named_children():
+        if isinstance(child, torch.nn.Conv2d):
+            setattr(module, name, QConv(child))
+        elif isinstance(child, torch.nn.Linear):
+            setattr(module, name, QLinear(child))
+        else:
+            wrap(child)
+
+
+class QModel(torch.nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        wrap(inner)
+        self.inner, self.out = inner, Observer()
+
+    def forward(self, x):
+        return self.out(self.inner(x))
+
+    def calibrating(self, on):
+        for m in self.modules():
+            if isinstance(m, Observer):
+                m.calibrating = on
+
+
+class Encoder(torch.nn.Module):
+    """BERT-shaped encoder on embeddings: d=64, 4 heads, 2 layers, GELU MLP."""
+
+    def __init__(self, d=64, heads=4, layers=2):
+        super().__init__()
+        self.h, self.dh = heads, d // heads
+        self.blocks = torch.nn.ModuleList()
+        for _ in range(layers):
+            self.blocks.append(torch.nn.ModuleDict({
+                "qkv": torch.nn.Linear(d, 3 * d), "o": torch.nn.Linear(d, d), "ln1": torch.nn.LayerNorm(d),
+                "ff1": torch.nn.Linear(d, 4 * d), "ff2": torch.nn.Linear(4 * d, d), "ln2": torch.nn.LayerNorm(d)}))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        for blk in self.blocks:
+            q, k, v = blk["qkv"](x).split(d, dim=-1)
+            q = q.reshape(b, s, self.h, self.dh).transpose(1, 2)
+            k = k.reshape(b, s, self.h, self.dh).transpose(1, 2)
+            v = v.reshape(b, s, self.h, self.dh).transpose(1, 2)
+            a = torch.softmax(q @ k.transpose(-1, -2) / self.dh ** 0.5, dim=-1) @ v
+            x = blk["ln1"](x + blk["o"](a.transpose(1, 2).reshape(b, s, d)))
+            x = blk["ln2"](x + blk["ff2"](torch.nn.functional.gelu(blk["ff1"](x))))
+        return x
+
+
+class SmallCnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 16, 3, padding=1)
+        self.c2 = torch.nn.Conv2d(16, 32, 3, stride=2, padding=1, groups=2)
+        self.fc = torch.nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.c2(torch.relu(self.c1(x))))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+def build(name):
+    if name == "resnet18":
+        return torchvision.models.resnet18(), (1, 3, 224, 224)
+    if name == "mobilenet_v2":
+        return torchvision.models.mobilenet_v2(), (1, 3, 224, 224)
+    if name == "encoder":
+        return Encoder(), (1, 32, 64)
+    if name == "cnn":
+        return SmallCnn(), (1, 3, 20, 20)
+    raise SystemExit("unknown model " + name)
+
+
+def make(out_dir, name):
+    base, shape = build(name)
+    model = QModel(base.eval()).eval()
+    rng = np.random.default_rng(0)
+    with torch.no_grad():
+        model.calibrating(True)
+        for _ in range(4):
+            model(torch.from_numpy(rng.standard_normal(shape).astype(np.float32)))
+        model.calibrating(False)
+        x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+        ref = model(x).numpy()
+    path = os.path.join(out_dir, name)
+    torch.onnx.export(model, x, path + ".onnx", input_names=["x"], output_names=["y"], opset_version=13)
+    np.save(path + ".in.npy", x.numpy())
+    np.save(path + ".out.npy", ref)
+    scale, zp = model.out.qparams()
+    with open(path + ".json", "w") as f:
+        json.dump({"step": scale, "zero_point": zp}, f)
+
+
+def main():
+    if len(sys.argv) < 2:
+        raise SystemExit(__doc__)
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    for name in sys.argv[2:] or ["resnet18", "mobilenet_v2", "encoder", "cnn"]:
+        make(out_dir, name)
+        print("wrote", name)
+
+
+if __name__ == "__main__":
+    main()
