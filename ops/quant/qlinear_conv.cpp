@@ -76,19 +76,14 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 4;
   d.infer = [](Graph&, Node& n) {
     QConvDims c = qconvDims(n, 0, 1);
-    checkQuantZeroPoint(n, 2, n.inputs[0]->type.dtype, "x");
-    checkQuantZeroPoint(n, 3, n.inputs[1]->type.dtype, "w");
-    quantParamsPerElement(n, 1000, 2, 0, "x");
-    quantParamsPerElement(n, 1000, 3, c.OC, "w");
+    integerParams(n, "x", "w", 0, c.OC);
     n.outputs[0]->type = TensorType(DType::I32, c.out);
   };
   d.lower = [](LowerCtx& lc) {
-    const Node& n = lc.node;
-    QConvDims c = qconvDims(n, 0, 1);
-    std::vector<int64_t> P = qconvParams(n, c, 0, 1, -1);
+    QConvDims c = qconvDims(lc.node, 0, 1);
+    std::vector<int64_t> P = qconvParams(lc.node, c, 0, 1, -1);
     P[QC_MODE] = QO_INT32;
-    quantOperandWords(n, 1000, 2, false, P.data() + QC_XW);
-    quantOperandWords(n, 1000, 3, quantParamsPerElement(n, 1000, 3, c.OC, "w"), P.data() + QC_WW);
+    integerParams(lc.node, "x", "w", 0, c.OC, P.data() + QC_XW, P.data() + QC_WW);
     return makeCall("qconv", P);
   };
   return d;
@@ -102,30 +97,17 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 9;
   d.infer = [](Graph&, Node& n) {
     QConvDims c = qconvDims(n, 0, 3);
-    requireQuantParams(n);
-    checkQuantZeroPoint(n, 2, n.inputs[0]->type.dtype, "x");
-    checkQuantZeroPoint(n, 5, n.inputs[3]->type.dtype, "w");
-    quantParamsPerElement(n, 1, 2, 0, "x");
-    quantParamsPerElement(n, 4, 5, c.OC, "w");
-    quantParamsPerElement(n, 6, 7, 0, "y");
+    const DType yt = qlinearParams(n, "x", "w", 0, c.OC);
     const Value* b = quantInput(n, 8);
     if (b && (b->type.dtype != DType::I32 || !b->type.shapeKnown || b->type.shape != Shape{c.OC}))
       opError(n, "the bias must be int32 of shape [" + std::to_string(c.OC) + "]");
-    const DType yt = n.inputs[7]->type.dtype;
-    if (!isQuant8(yt)) opError(n, "y_zero_point must be int8 or uint8, not " + std::string(dtypeName(yt)));
     n.outputs[0]->type = TensorType(yt, c.out);
   };
   d.lower = [](LowerCtx& lc) {
-    const Node& n = lc.node;
-    QConvDims c = qconvDims(n, 0, 3);
-    std::vector<int64_t> P = qconvParams(n, c, 0, 3, quantInput(n, 8) ? 8 : -1);
+    QConvDims c = qconvDims(lc.node, 0, 3);
+    std::vector<int64_t> P = qconvParams(lc.node, c, 0, 3, quantInput(lc.node, 8) ? 8 : -1);
     P[QC_MODE] = QO_REQUANT;
-    quantOperandWords(n, 1, 2, false, P.data() + QC_XW);
-    quantOperandWords(n, 4, 5, quantParamsPerElement(n, 4, 5, c.OC, "w"), P.data() + QC_WW);
-    P[QC_YZBUF] = 7;
-    P[QC_YZDT] = (int64_t)n.inputs[7]->type.dtype;
-    P[QC_YSBUF] = 6;
-    P[QC_YSDT] = (int64_t)n.inputs[6]->type.dtype;
+    qlinearParams(lc.node, "x", "w", 0, c.OC, P.data() + QC_XW, P.data() + QC_WW, P.data() + QC_YZBUF);
     const int64_t plane = P[QC_OD] * P[QC_OH] * P[QC_OW];
     P[QC_SLOT] = ((plane * 4 + 63) / 64) * 64;
     KernelCall kc = makeCall("qconv", P);

@@ -67,19 +67,14 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 4;
   d.infer = [](Graph&, Node& n) {
     QMatDims m = qmatDims(n, 0, 1);
-    checkQuantZeroPoint(n, 2, n.inputs[0]->type.dtype, "A");
-    checkQuantZeroPoint(n, 3, n.inputs[1]->type.dtype, "B");
-    quantParamsPerElement(n, 1000, 2, m.M, "A");
-    quantParamsPerElement(n, 1000, 3, m.N, "B");
+    integerParams(n, "A", "B", m.M, m.N);
     n.outputs[0]->type = TensorType(DType::I32, m.out);
   };
   d.lower = [](LowerCtx& c) {
-    const Node& n = c.node;
-    QMatDims m = qmatDims(n, 0, 1);
-    std::vector<int64_t> P = qgemmParams(n, m, 0, 1);
+    QMatDims m = qmatDims(c.node, 0, 1);
+    std::vector<int64_t> P = qgemmParams(c.node, m, 0, 1);
     P[QG_MODE] = QO_INT32;
-    quantOperandWords(n, 1000, 2, quantParamsPerElement(n, 1000, 2, m.M, "A"), P.data() + QG_AW);
-    quantOperandWords(n, 1000, 3, quantParamsPerElement(n, 1000, 3, m.N, "B"), P.data() + QG_BW);
+    integerParams(c.node, "A", "B", m.M, m.N, P.data() + QG_AW, P.data() + QG_BW);
     return makeCall("qgemm", P);
   };
   return d;
@@ -93,27 +88,13 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 8;
   d.infer = [](Graph&, Node& n) {
     QMatDims m = qmatDims(n, 0, 3);
-    requireQuantParams(n);
-    checkQuantZeroPoint(n, 2, n.inputs[0]->type.dtype, "a");
-    checkQuantZeroPoint(n, 5, n.inputs[3]->type.dtype, "b");
-    quantParamsPerElement(n, 1, 2, m.M, "a");
-    quantParamsPerElement(n, 4, 5, m.N, "b");
-    quantParamsPerElement(n, 6, 7, 0, "y");
-    const DType yt = n.inputs[7]->type.dtype;
-    if (!isQuant8(yt)) opError(n, "y_zero_point must be int8 or uint8, not " + std::string(dtypeName(yt)));
-    n.outputs[0]->type = TensorType(yt, m.out);
+    n.outputs[0]->type = TensorType(qlinearParams(n, "a", "b", m.M, m.N), m.out);
   };
   d.lower = [](LowerCtx& c) {
-    const Node& n = c.node;
-    QMatDims m = qmatDims(n, 0, 3);
-    std::vector<int64_t> P = qgemmParams(n, m, 0, 3);
+    QMatDims m = qmatDims(c.node, 0, 3);
+    std::vector<int64_t> P = qgemmParams(c.node, m, 0, 3);
     P[QG_MODE] = QO_REQUANT;
-    quantOperandWords(n, 1, 2, quantParamsPerElement(n, 1, 2, m.M, "a"), P.data() + QG_AW);
-    quantOperandWords(n, 4, 5, quantParamsPerElement(n, 4, 5, m.N, "b"), P.data() + QG_BW);
-    P[QG_YZBUF] = 7;
-    P[QG_YZDT] = (int64_t)n.inputs[7]->type.dtype;
-    P[QG_YSBUF] = 6;
-    P[QG_YSDT] = (int64_t)n.inputs[6]->type.dtype;
+    qlinearParams(c.node, "a", "b", m.M, m.N, P.data() + QG_AW, P.data() + QG_BW, P.data() + QG_YZBUF);
     return makeCall("qgemm", P);
   };
   return d;

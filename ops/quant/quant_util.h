@@ -75,6 +75,45 @@ inline void requireQuantParams(const Node& n) {
     if (!quantInput(n, i)) opError(n, "input " + std::to_string(i) + " (a scale or zero point) is required");
 }
 
+// Input index meaning "no such input" (the integer ops have zero points but no scales).
+constexpr size_t kNoScale = ~size_t(0);
+
+// MatMulInteger / ConvInteger: the zero points of operands a (input 2) and b (input 3), one
+// value or perA / perB values. Fills the operand words when aw / bw are given.
+inline void integerParams(const Node& n, const char* a, const char* b, int64_t perA, int64_t perB, int64_t* aw = nullptr,
+                          int64_t* bw = nullptr) {
+  checkQuantZeroPoint(n, 2, n.inputs[0]->type.dtype, a);
+  checkQuantZeroPoint(n, 3, n.inputs[1]->type.dtype, b);
+  const bool pa = quantParamsPerElement(n, kNoScale, 2, perA, a);
+  const bool pb = quantParamsPerElement(n, kNoScale, 3, perB, b);
+  if (aw) quantOperandWords(n, kNoScale, 2, pa, aw);
+  if (bw) quantOperandWords(n, kNoScale, 3, pb, bw);
+}
+
+// QLinearMatMul / QLinearConv: operand A (inputs 0-2), B (3-5) and the output's scale and zero
+// point (6, 7). Checks them and returns the output dtype (y_zero_point's); fills the operand
+// words and the output words {zero point buffer, dtype, scale buffer, dtype} when given.
+inline DType qlinearParams(const Node& n, const char* a, const char* b, int64_t perA, int64_t perB, int64_t* aw = nullptr,
+                           int64_t* bw = nullptr, int64_t* yw = nullptr) {
+  requireQuantParams(n);
+  checkQuantZeroPoint(n, 2, n.inputs[0]->type.dtype, a);
+  checkQuantZeroPoint(n, 5, n.inputs[3]->type.dtype, b);
+  const bool pa = quantParamsPerElement(n, 1, 2, perA, a);
+  const bool pb = quantParamsPerElement(n, 4, 5, perB, b);
+  quantParamsPerElement(n, 6, 7, 0, "y");
+  const DType yt = n.inputs[7]->type.dtype;
+  if (!isQuant8(yt)) opError(n, "y_zero_point must be int8 or uint8, not " + std::string(dtypeName(yt)));
+  if (aw) quantOperandWords(n, 1, 2, pa, aw);
+  if (bw) quantOperandWords(n, 4, 5, pb, bw);
+  if (yw) {
+    yw[0] = 7;
+    yw[1] = (int64_t)yt;
+    yw[2] = 6;
+    yw[3] = (int64_t)n.inputs[6]->type.dtype;
+  }
+  return yt;
+}
+
 inline KernelCall makeCall(const char* kernel, std::vector<int64_t> params) {
   KernelCall kc;
   kc.kernel = kernel;
