@@ -2,7 +2,7 @@
 """Makes QDQ (QuantizeLinear/DequantizeLinear) ONNX models from fp32 PyTorch models, with a
 simple min/max calibration on random inputs, and their fake-quant references.
 
-    make_qdq_models.py OUT_DIR [resnet18 mobilenet_v2 encoder cnn]
+    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn]
 
 Every Conv2d and Linear is wrapped so that its input activation is fake-quantized per tensor
 (uint8, asymmetric, range from min/max over the calibration inputs) and its weight per output
@@ -11,7 +11,8 @@ grid whose step is the output scale. torch.onnx.export turns each fake-quant int
 QuantizeLinear/DequantizeLinear pair (opset 13), the form ONNX Runtime's and other quantizers
 write. The reference is PyTorch evaluating the same fake-quantized model in float32 (Q/DQ as
 rounding). Writes per model: NAME.onnx, NAME.in.npy, NAME.out.npy (reference) and
-NAME.json ({"step": output scale, "zero_point": ...}).
+NAME.json ({"step": output scale, "zero_point": ...}); with --fp32 also NAME.fp32.onnx, the
+same model before quantization (bench/bench_qdq.py compares the two builds).
 
 For tests and benchmarks only: not a product feature (atc compiles QDQ models from any
 quantizer).
@@ -151,8 +152,13 @@ def build(name):
     raise SystemExit("unknown model " + name)
 
 
-def make(out_dir, name):
+def make(out_dir, name, fp32=False):
     base, shape = build(name)
+    path = os.path.join(out_dir, name)
+    if fp32:
+        example = torch.zeros(shape)
+        torch.onnx.export(base.eval(), example, path + ".fp32.onnx", input_names=["x"], output_names=["y"],
+                          opset_version=13)
     model = QModel(base.eval()).eval()
     rng = np.random.default_rng(0)
     with torch.no_grad():
@@ -162,7 +168,6 @@ def make(out_dir, name):
         model.calibrating(False)
         x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
         ref = model(x).numpy()
-    path = os.path.join(out_dir, name)
     torch.onnx.export(model, x, path + ".onnx", input_names=["x"], output_names=["y"], opset_version=13)
     np.save(path + ".in.npy", x.numpy())
     np.save(path + ".out.npy", ref)
@@ -172,12 +177,15 @@ def make(out_dir, name):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    fp32 = "--fp32" in args
+    args = [a for a in args if a != "--fp32"]
+    if not args:
         raise SystemExit(__doc__)
-    out_dir = sys.argv[1]
+    out_dir = args[0]
     os.makedirs(out_dir, exist_ok=True)
-    for name in sys.argv[2:] or ["resnet18", "mobilenet_v2", "encoder", "cnn"]:
-        make(out_dir, name)
+    for name in args[1:] or ["resnet18", "mobilenet_v2", "encoder", "cnn"]:
+        make(out_dir, name, fp32)
         print("wrote", name)
 
 
