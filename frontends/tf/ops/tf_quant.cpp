@@ -68,10 +68,10 @@ std::vector<Value*> dequantize(TfCtx& c) {
   const std::vector<double> mn = doublesOf(*c.constInput(1, "min_range"));
   const std::vector<double> mx = doublesOf(*c.constInput(2, "max_range"));
   const int64_t axis = c.i("axis", -1);
-  const int64_t rank = c.requireRank(x, "the quantized input");
   if (mn.size() != mx.size() || mn.empty()) c.invalid("min_range and max_range must have the same, non-zero size");
   Shape ps;  // the scale/offset shape: [] per tensor, [len, 1, ...] right-aligned at axis
   if (axis >= 0) {
+    const int64_t rank = c.requireRank(x, "the quantized input of a per-axis Dequantize");
     if (axis >= rank) c.invalid("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
     if ((int64_t)mn.size() != x->type.shape[axis])
       c.invalid("per-axis min_range has " + std::to_string(mn.size()) + " values for a dim of " +
