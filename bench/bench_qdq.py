@@ -27,15 +27,7 @@ from peak_probe import cpu_name  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", default=os.path.join(bench_models.ROOT, "build", "bin"))
-    ap.add_argument("--models", default="resnet18,mobilenet_v2")
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--loop", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--soc", default="native")
-    ap.add_argument("--precision", default="must_keep_origin_dtype")
-    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/atc-bench"))
+    bvo.add_run_args(ap, "resnet18,mobilenet_v2")
     a = ap.parse_args()
     ort_pkg = bvo.ensure_ort(a.cache)
     names = a.models.split(",")
@@ -51,9 +43,7 @@ def main():
             for kind, path in (("fp32", os.path.join(tmp, name + ".fp32.onnx")),
                                ("qdq", os.path.join(tmp, name + ".onnx"))):
                 om, _ = bvo.compile_model(a, name + "_" + kind, path, tmp)
-                spec = bvo.ort_spec(a, ort_pkg, path, npy, tmp)  # always tmp/ort_spec.json
-                os.rename(spec, spec + "." + kind)
-                runs[kind] = (om, spec + "." + kind)
+                runs[kind] = (om, bvo.ort_spec(a, ort_pkg, path, npy, tmp, "ort_spec_%s.json" % kind))
             t = {k: [] for k in ("ours_fp32", "ours_qdq", "ort_fp32", "ort_qdq")}
             for _ in range(a.rounds):
                 for kind in ("fp32", "qdq"):

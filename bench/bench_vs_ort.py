@@ -66,7 +66,7 @@ def run_ours(a, om, npy, tmp):
         return json.load(f)["latency_ms"]["median"]
 
 
-def ort_spec(a, ort_pkg, path, npy, tmp):
+def ort_spec(a, ort_pkg, path, npy, tmp, spec_name="ort_spec.json"):
     import onnx
     g = onnx.load(path, load_external_data=False).graph
     inits = {i.name for i in g.initializer}
@@ -77,7 +77,7 @@ def ort_spec(a, ort_pkg, path, npy, tmp):
     spec = {"ort": ort_pkg, "model": path, "threads": a.threads, "warmup": a.warmup,
             "loop": a.loop, "inputs": [{"name": name, "dtype": str(x.dtype),
                                         "dims": list(x.shape), "file": raw}]}
-    spec_path = os.path.join(tmp, "ort_spec.json")
+    spec_path = os.path.join(tmp, spec_name)
     with open(spec_path, "w") as f:
         json.dump(spec, f)
     return spec_path
@@ -125,10 +125,10 @@ def print_table(a, rows, peak, markdown):
           f"worst {max(ratios):.2f}x ({rows[ratios.index(max(ratios))]['model']})")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_run_args(ap, models):
+    """The options every benchmark against ONNX Runtime takes (also bench_qdq.py)."""
     ap.add_argument("--bin", default=os.path.join(bench_models.ROOT, "build", "bin"))
-    ap.add_argument("--models", default="all")
+    ap.add_argument("--models", default=models)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--loop", type=int, default=10)
@@ -136,6 +136,11 @@ def main():
     ap.add_argument("--soc", default="native")
     ap.add_argument("--precision", default="must_keep_origin_dtype")
     ap.add_argument("--cache", default=os.path.expanduser("~/.cache/atc-bench"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_run_args(ap, "all")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", help="also write the rows to this file")
     a = ap.parse_args()
