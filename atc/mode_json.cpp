@@ -49,6 +49,20 @@ json omToJson(const std::string& omPath) {
       dec.push_back(d);
     }
   md["precision_decisions"] = dec;
+  // QDQ models: per quantized Conv, the int8 kernel or float32 and why (QdqConvFoldPass).
+  json qdec = json::array();
+  if (md.contains("graph") && md["graph"].contains("nodes"))
+    for (auto& n : md["graph"]["nodes"]) {
+      const json& a = n.value("attrs", json::object());
+      if (!a.contains("_quant_decision")) continue;
+      json d;
+      d["name"] = n.value("name", "");
+      d["type"] = n.value("type", "");
+      if (n.contains("original_names")) d["original_names"] = n["original_names"];
+      d["decision"] = a.value("_quant_decision", "");
+      qdec.push_back(d);
+    }
+  md["quantization_decisions"] = qdec;
   return md;
 }
 

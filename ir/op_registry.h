@@ -58,6 +58,8 @@ class LowerCtx {
   // Rows of the cube microkernel and of its packed weight panels (kernels/lib/cube_gemm.h):
   // TargetProfile::cubeRows() of the target being compiled for (6: 256-bit family, 16: 512-bit).
   int cubeRows = 6;
+  // TargetProfile::int8Vnni() of the target: the int8 conv kernel may use vpdpbusd.
+  bool int8Vnni = false;
   // Replaces constant input i of this node by a new constant (only this node sees it). When
   // no node reads the old constant any more, its data is freed. `how` (optional) names the
   // transformation (the packing and its parameters): a later node that asks packedInput with

@@ -12,7 +12,8 @@ namespace atc {
 // (run inferNode first). Returns one tensor per output. Throws AtcError if the op has no
 // lowering or its kernel is not in the native library.
 // cubeRows: the cube microkernel family to lower for (LowerCtx::cubeRows; tests run both).
-std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6);
+// int8Vnni: LowerCtx::int8Vnni (the int8 conv kernel then uses vpdpbusd where the host has it).
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6, bool int8Vnni = false);
 
 // True when evalNodeNative can run on n (all inputs constant, lowering and kernel known).
 bool canEvalNative(const Node& n);

@@ -115,10 +115,29 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
                          ": \"vector_bits\" is 512 but its features do not enable AVX-512 (+avx512f).",
                      "Add +avx512f to \"features\" or set \"vector_bits\" to 256.");
   }
+  p.int8Path = p.vectorBits >= 512 ? int8PathOfFeatures(p.features) : "none";
+  if (j.contains("int8_path")) {
+    const nlohmann::json& ip = j["int8_path"];
+    if (!ip.is_string() || (ip.get<std::string>() != "none" && ip.get<std::string>() != "vnni512"))
+      throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" must be \"none\" or \"vnni512\".",
+                     "Fix the profile file (see docs/targets.md).");
+    if (ip.get<std::string>() == "vnni512" && p.int8Path != "vnni512")
+      throw AtcError("E10003", "Target profile [" + name + "] in " + where +
+                         ": \"int8_path\" is \"vnni512\" but its features do not enable AVX512-VNNI with 512-bit vectors.",
+                     "Add +avx512vnni (and +avx512f) to \"features\" or set \"int8_path\" to \"none\".");
+    p.int8Path = ip.get<std::string>();
+  }
   return p;
 }
 
 }  // namespace
+
+std::string int8PathOfFeatures(const std::string& features) {
+  bool vnni = false;
+  for (const std::string& f : split(features, ','))
+    if (f == "+avx512vnni" || f == "-avx512vnni") vnni = f[0] == '+';
+  return vnni && vectorBitsOfFeatures(features) == 512 ? "vnni512" : "none";
+}
 
 int vectorBitsOfFeatures(const std::string& features) {
   bool avx512 = false, noEvex512 = false;

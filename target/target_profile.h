@@ -27,7 +27,16 @@ struct TargetProfile {
   int vectorBits = 256;
   // Rows of the cube microkernel (kernels/lib/cube_gemm.h): 16 with 512-bit vectors, else 6.
   int cubeRows() const { return vectorBits >= 512 ? 16 : 6; }
+  // The int8 convolution path (kernels/lib/qconv8.cpp) of QDQ models: "vnni512" when the
+  // features enable AVX512-VNNI (vpdpbusd) with 512-bit vectors, else "none" (quantized
+  // convs then run in float32 with their weights dequantized at compile time). The profile's
+  // "int8_path" may set "none" to turn it off.
+  std::string int8Path = "none";
+  bool int8Vnni() const { return int8Path == "vnni512"; }
 };
+
+// "vnni512" when an LLVM feature string enables avx512vnni and 512-bit vectors, else "none".
+std::string int8PathOfFeatures(const std::string& features);
 
 // 512 when an LLVM feature string enables avx512f (and does not disable evex512), else 256.
 int vectorBitsOfFeatures(const std::string& features);

@@ -79,3 +79,38 @@ enum QConvParam {
   QC_WW = QC_XW + QW_COUNT,            // W's operand words (per element: per output channel)
   QC_COUNT = QC_WW + QW_COUNT
 };
+
+// ---- qconv8: 2-D convolution of an 8-bit input with int8 weights, float32 output ----
+// (QuantizedConv, ops/quant/quantized_conv.cpp, made by QdqConvFoldPass from
+// DequantizeLinear -> Conv.) Per output channel oc and pixel p:
+//   y = float(sum_k (xq[k,p] - x_zp) * w[oc,k]) * mult[oc] + bias[oc]   (then ReLU if ACT)
+// xq is X itself (uint8 / int8) or, for a float32 X, QuantizeLinear(X, x_scale, x_zp)
+// computed while X is packed. The sum is exact int32 (u8 x s8 products, as vpdpbusd does).
+// int8 inputs are flipped to uint8 (xor 0x80, zero point + 128) when packed.
+// Layouts (made by the lowering):
+//   packed weights (WBUF): int8 [OCP/16][KQ][16][4], KQ = C4*KH*KW k-quads, quad kq =
+//     (cq, kh, kw) = ((kh*KW + kw)*C4 + cq): 4 input channels 4cq..4cq+3 at one tap; zero
+//     past C and OC.
+//   aux (ABUF): float mult[OCP], float bias[OCP], int32 comp[OCP] = x_zp' * sum_k w[oc,k]
+//     (x_zp' the zero point after the flip), so acc - comp = sum (xq - x_zp) * w.
+//   band (workspace, per task): uint8 [C4][HB][WPP][4]: the task's input rows, zero-point
+//     padded, columns stored as SW phases (column q at (q % SW)*PQ + q / SW), 4 channels per
+//     32-bit word; the 16 output columns of one microkernel tile are 16 consecutive words.
+enum QConv8Param {
+  Q8_N = 0, Q8_C, Q8_OC, Q8_IH, Q8_IW, Q8_OH, Q8_OW, Q8_KH, Q8_KW,
+  Q8_SH, Q8_SW, Q8_DH, Q8_DW, Q8_PH, Q8_PW,
+  Q8_XDT,            // float32, uint8 or int8
+  Q8_XSCALE,         // atck_f(x_scale) (float32 X)
+  Q8_XZP,            // x's zero point (uint8 or int8 value)
+  Q8_QDT,            // dtype of the quantized x (uint8 or int8): X's own, or x_zero_point's
+  Q8_ACT,            // 0: none, 1: ReLU
+  Q8_VNNI,           // 1: the target has AVX512-VNNI (vpdpbusd); 0: portable int32 code
+  Q8_C4, Q8_KQ, Q8_OCP,                 // channel quads, k-quads, output channels padded to 16
+  Q8_RB, Q8_NRB,                        // output rows per task, row blocks per image
+  Q8_PANELS, Q8_NOCG,                   // 16-channel panels per task, channel groups
+  Q8_HB, Q8_PQ, Q8_WPP,                 // band: rows per quad plane, columns per phase, SW*PQ
+  Q8_PLANE,                             // words per quad plane (>= HB*WPP)
+  Q8_SLOT,                              // workspace bytes per task
+  Q8_XBUF, Q8_WBUF, Q8_ABUF, Q8_YBUF,
+  Q8_COUNT
+};

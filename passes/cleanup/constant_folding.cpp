@@ -17,6 +17,7 @@
 #include "support/diagnostics.h"
 #include "ir/op_registry.h"
 #include "passes/pass.h"
+#include "passes/quant/qdq_conv_fold.h"
 
 namespace atc {
 
@@ -94,6 +95,10 @@ bool runConstantFolding(Graph& g, PassContext& ctx) {
       continue;
     }
     if (!allInputsConstant(*n)) continue;
+    if (keepForQdqConvFold(g, *n, ctx)) {
+      ctx.debug("not folding " + n->name + " (DequantizeLinear of int8 weights): kept for QdqConvFoldPass");
+      continue;
+    }
     if (!canEvalNative(*n)) {
       ctx.debug("not folding " + n->name + " (" + n->type + "): no native evaluation");
       continue;

@@ -1,0 +1,350 @@
+// Kernel "qconv8": 2-D convolution of an 8-bit input with int8 weights and a float32 output
+// (QuantizedConv; params and layouts: quant_params.h QConv8Param). The int8 path of a QDQ
+// model's Conv: u8 x s8 products summed exactly in int32, four at a time.
+//
+// A task is (image, block of output rows, group of 16-channel weight panels):
+//  1. band fill: the input rows the block needs, quantized (float X: QuantizeLinear's
+//     rint(x / scale) + zero point, saturated) or copied (uint8 X; int8 X flipped to uint8),
+//     zero-point padded, 4 channels per 32-bit word (one vpdpbusd operand element);
+//  2. per panel and per tile of 16 output pixels: 16 x 16 int32 accumulators (16 output
+//     channels x 16 pixels) over the k-quads, reading the band in place through a table of
+//     per-quad word offsets (as the float band path of conv.cpp does);
+//  3. epilogue: (acc - comp[oc]) * mult[oc] + bias[oc], ReLU, stored to Y.
+// Stride-1 convs tile the band's padded rows as one flat run of pixels (the pad columns
+// give discarded lanes), so 7x7 or 14x14 maps do not waste most of a 16-lane tile.
+//
+// The accumulation has two implementations with identical results: vpdpbusd (Q8_VNNI,
+// targets with AVX512-VNNI; in the native build also only when the host has it) and portable
+// int32 vector code (any host: constant folding, kernel tests).
+#include "kernels/lib/quant_common.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpsabi"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+ATC_KERNEL(qconv8)
+
+typedef int32_t q8_i32 __attribute__((vector_size(64)));
+typedef int32_t q8_i32u __attribute__((vector_size(64), aligned(4)));
+typedef uint32_t q8_u32 __attribute__((vector_size(64)));
+typedef uint32_t q8_u32u __attribute__((vector_size(64), aligned(4)));
+typedef uint32_t q8_u32x8u __attribute__((vector_size(32), aligned(4)));
+typedef float q8_f32 __attribute__((vector_size(64)));
+typedef float q8_f32u __attribute__((vector_size(64), aligned(4)));
+typedef uint8_t q8_u8x16 __attribute__((vector_size(16), aligned(1)));
+typedef int8_t q8_s8x16 __attribute__((vector_size(16), aligned(1)));
+
+int64_t atck_qconv8_ntasks(const int64_t* P) { return P[Q8_N] * P[Q8_NRB] * P[Q8_NOCG]; }
+
+static inline ATCK_INLINE q8_f32 q8_splatf(float f) {
+  q8_f32 v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
+  return v;
+}
+static inline ATCK_INLINE q8_i32 q8_splati(int32_t f) {
+  q8_i32 v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
+  return v;
+}
+
+// Quantization of the band fill: byte = saturate(rint(x / scale) + zp) (+128 for int8, the
+// flip to uint8). x / scale is clamped first to a range that saturates the same way, so that
+// rint can be the add-and-subtract of 1.5 * 2^23 (ties to even); NaN gives the zero point.
+struct Q8Quant {
+  float scale, zp, vlo, vhi, qlo, qhi;
+  int32_t flip;
+};
+
+static inline ATCK_INLINE uint32_t q8_quant1(const Q8Quant& q, float x) {
+  float v = x / q.scale;
+  v = v < q.vlo ? q.vlo : v;
+  v = v > q.vhi ? q.vhi : v;
+  v = (v + 12582912.0f) - 12582912.0f;
+  v = v == v ? v : 0.0f;
+  float r = v + q.zp;
+  r = r < q.qlo ? q.qlo : r;
+  r = r > q.qhi ? q.qhi : r;
+  return (uint32_t)((int32_t)r + q.flip);
+}
+
+static inline ATCK_INLINE q8_u32 q8_quant16(const Q8Quant& q, const float* x) {
+  q8_f32 v = *(const q8_f32u*)x / q8_splatf(q.scale);
+  v = v < q8_splatf(q.vlo) ? q8_splatf(q.vlo) : v;
+  v = v > q8_splatf(q.vhi) ? q8_splatf(q.vhi) : v;
+  v = (v + q8_splatf(12582912.0f)) - q8_splatf(12582912.0f);
+  v = v == v ? v : q8_splatf(0.0f);
+  q8_f32 r = v + q8_splatf(q.zp);
+  r = r < q8_splatf(q.qlo) ? q8_splatf(q.qlo) : r;
+  r = r > q8_splatf(q.qhi) ? q8_splatf(q.qhi) : r;
+  return (q8_u32)(__builtin_convertvector(r, q8_i32) + q8_splati(q.flip));
+}
+
+// The uint8 byte of element i of channel row `src` (nullptr: a channel past C, the zero point).
+static inline ATCK_INLINE uint32_t q8_byte(const int64_t* P, const Q8Quant& q, const void* src, int64_t i, uint32_t zpb) {
+  if (!src) return zpb;
+  switch (P[Q8_XDT]) {
+    case ATCK_F32: return q8_quant1(q, ((const float*)src)[i]);
+    case ATCK_U8: return ((const uint8_t*)src)[i];
+    default: return (uint32_t)(((const int8_t*)src)[i] + 128);
+  }
+}
+
+// 16 consecutive elements of a channel row as uint8 bytes in int32 lanes.
+static inline ATCK_INLINE q8_u32 q8_bytes16(const int64_t* P, const Q8Quant& q, const void* src, int64_t i, uint32_t zpb) {
+  if (!src) return (q8_u32)q8_splati((int32_t)zpb);
+  switch (P[Q8_XDT]) {
+    case ATCK_F32: return q8_quant16(q, (const float*)src + i);
+    case ATCK_U8: return (q8_u32)__builtin_convertvector(*(const q8_u8x16*)((const uint8_t*)src + i), q8_i32);
+    default:
+      return (q8_u32)(__builtin_convertvector(*(const q8_s8x16*)((const int8_t*)src + i), q8_i32) + q8_splati(128));
+  }
+}
+
+// 16 band words: columns [i, i + 16) of the 4 channel rows, one channel per byte.
+static inline ATCK_INLINE q8_u32 q8_words16(const int64_t* P, const Q8Quant& q, const char* const* src, int64_t i,
+                                           uint32_t zpb) {
+  return q8_bytes16(P, q, src[0], i, zpb) | (q8_bytes16(P, q, src[1], i, zpb) << 8) |
+         (q8_bytes16(P, q, src[2], i, zpb) << 16) | (q8_bytes16(P, q, src[3], i, zpb) << 24);
+}
+
+// Fills the band of output rows [r0, r0 + rows) of image n: [C4][HB][WPP] words.
+static void q8_band_fill(const int64_t* P, void** bufs, int64_t n, int64_t r0, int64_t rows, uint32_t* band) {
+  const int64_t C = P[Q8_C], IH = P[Q8_IH], IW = P[Q8_IW], SH = P[Q8_SH], SW = P[Q8_SW];
+  const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], PW = P[Q8_PW];
+  const int64_t HBt = (rows - 1) * SH + (P[Q8_KH] - 1) * P[Q8_DH] + 1;
+  const int64_t esz = P[Q8_XDT] == ATCK_F32 ? 4 : 1;
+  Q8Quant q;
+  q.scale = (float)atck_d(P[Q8_XSCALE]);
+  q.zp = (float)P[Q8_XZP];
+  const bool sgn = P[Q8_QDT] == ATCK_I8;
+  q.qlo = sgn ? -128.0f : 0.0f;
+  q.qhi = sgn ? 127.0f : 255.0f;
+  q.vlo = q.qlo - q.zp - 1.0f;
+  q.vhi = q.qhi - q.zp + 1.0f;
+  q.flip = sgn ? 128 : 0;
+  const uint32_t zpb = (uint32_t)(P[Q8_XZP] + q.flip) & 0xFFu, zpw = zpb * 0x01010101u;
+  // Columns q in [qa, qb) read the image; the others are padding.
+  int64_t qa = PW < 0 ? 0 : PW, qb = PW + IW < WPP ? PW + IW : WPP;
+  if (qb < qa) qb = qa;
+  for (int64_t cq = 0; cq < P[Q8_C4]; ++cq)
+    for (int64_t hb = 0; hb < HBt; ++hb) {
+      uint32_t* row = band + cq * PLANE + hb * WPP;
+      const int64_t ih = r0 * SH - P[Q8_PH] + hb;
+      if (ih < 0 || ih >= IH) {
+        for (int64_t i = 0; i < WPP; ++i) row[i] = zpw;
+        continue;
+      }
+      const char* src[4];
+      for (int j = 0; j < 4; ++j) {
+        const int64_t c = cq * 4 + j;
+        src[j] = c < C ? (const char*)bufs[P[Q8_XBUF]] + (((n * C + c) * IH + ih) * IW - PW) * esz : nullptr;
+      }
+      // Scalar: the padding and the columns the vector loops leave; vector: runs of 16
+      // columns (stride 1) or of 32 split into their two phases (stride 2), the last run
+      // overlapping the one before it rather than ending in scalar columns.
+      int64_t vlo = qb, vhi = qb;
+      if (SW == 1 && qb - qa >= 16) {
+        vlo = qa;
+        for (int64_t qi = qa;; qi += 16) {
+          if (qi + 16 > qb) qi = qb - 16;
+          *(q8_i32u*)(row + qi) = (q8_i32)q8_words16(P, q, src, qi, zpb);
+          if (qi + 16 >= qb) break;
+        }
+      } else if (SW == 2 && qb - qa >= 17) {
+        vlo = qa + (qa & 1);  // runs start on even columns: 8 of phase 0, then 8 of phase 1
+        for (int64_t qi = vlo;; qi += 16) {
+          if (qi + 16 > qb) qi = (qb - 16) & ~(int64_t)1;
+          const q8_u32 a = q8_words16(P, q, src, qi, zpb);
+          *(q8_u32x8u*)(row + qi / 2) = __builtin_shufflevector(a, a, 0, 2, 4, 6, 8, 10, 12, 14);
+          *(q8_u32x8u*)(row + PQ + qi / 2) = __builtin_shufflevector(a, a, 1, 3, 5, 7, 9, 11, 13, 15);
+          vhi = qi + 16;
+          if (qi + 16 >= qb - 1) break;
+        }
+      }
+      if (SW == 1 && vlo < vhi) vhi = qb;
+      for (int64_t qi = 0; qi < WPP; ++qi) {
+        if (qi >= vlo && qi < vhi) continue;
+        uint32_t w = zpw;
+        if (qi >= qa && qi < qb)
+          w = q8_byte(P, q, src[0], qi, zpb) | (q8_byte(P, q, src[1], qi, zpb) << 8) |
+              (q8_byte(P, q, src[2], qi, zpb) << 16) | (q8_byte(P, q, src[3], qi, zpb) << 24);
+        row[(qi % SW) * PQ + qi / SW] = w;
+      }
+    }
+}
+
+// acc[16 x 16] = sum over the k-quads of (band words at off[kq] + base) . (weights of 16 channels).
+static void q8_tile_portable(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base, const int8_t* wp,
+                             int32_t* acc) {
+  q8_i32 a[16];
+  for (int i = 0; i < 16; ++i) a[i] = q8_splati(0);
+  for (int64_t kq = 0; kq < KQ; ++kq) {
+    const q8_u32 xv = *(const q8_u32u*)(band + off[kq] + base);
+    q8_i32 xb[4];
+    for (int j = 0; j < 4; ++j) xb[j] = (q8_i32)((xv >> (8 * j)) & 0xFFu);
+    const int8_t* w = wp + kq * 64;
+    for (int i = 0; i < 16; ++i)
+      a[i] += xb[0] * (int32_t)w[i * 4] + xb[1] * (int32_t)w[i * 4 + 1] + xb[2] * (int32_t)w[i * 4 + 2] +
+              xb[3] * (int32_t)w[i * 4 + 3];
+  }
+  for (int i = 0; i < 16; ++i) *(q8_i32*)(acc + i * 16) = a[i];
+}
+
+#if defined(__x86_64__)
+#if defined(__clang__)
+#define Q8_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni,evex512")))
+#else
+#define Q8_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#endif
+// The same with vpdpbusd: per k-quad one 64-byte load of 16 pixels x 4 channels and 16
+// multiply-adds with a broadcast 32-bit weight quad (a memory operand).
+Q8_VNNI_TARGET static void q8_tile_vnni(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base,
+                                        const int8_t* wp, int32_t* acc) {
+  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  __m512i a8 = a0, a9 = a0, a10 = a0, a11 = a0, a12 = a0, a13 = a0, a14 = a0, a15 = a0;
+  const int32_t* w = (const int32_t*)wp;
+  for (int64_t kq = 0; kq < KQ; ++kq, w += 16) {
+    const __m512i x = _mm512_loadu_si512((const void*)(band + off[kq] + base));
+    a0 = _mm512_dpbusd_epi32(a0, x, _mm512_set1_epi32(w[0]));
+    a1 = _mm512_dpbusd_epi32(a1, x, _mm512_set1_epi32(w[1]));
+    a2 = _mm512_dpbusd_epi32(a2, x, _mm512_set1_epi32(w[2]));
+    a3 = _mm512_dpbusd_epi32(a3, x, _mm512_set1_epi32(w[3]));
+    a4 = _mm512_dpbusd_epi32(a4, x, _mm512_set1_epi32(w[4]));
+    a5 = _mm512_dpbusd_epi32(a5, x, _mm512_set1_epi32(w[5]));
+    a6 = _mm512_dpbusd_epi32(a6, x, _mm512_set1_epi32(w[6]));
+    a7 = _mm512_dpbusd_epi32(a7, x, _mm512_set1_epi32(w[7]));
+    a8 = _mm512_dpbusd_epi32(a8, x, _mm512_set1_epi32(w[8]));
+    a9 = _mm512_dpbusd_epi32(a9, x, _mm512_set1_epi32(w[9]));
+    a10 = _mm512_dpbusd_epi32(a10, x, _mm512_set1_epi32(w[10]));
+    a11 = _mm512_dpbusd_epi32(a11, x, _mm512_set1_epi32(w[11]));
+    a12 = _mm512_dpbusd_epi32(a12, x, _mm512_set1_epi32(w[12]));
+    a13 = _mm512_dpbusd_epi32(a13, x, _mm512_set1_epi32(w[13]));
+    a14 = _mm512_dpbusd_epi32(a14, x, _mm512_set1_epi32(w[14]));
+    a15 = _mm512_dpbusd_epi32(a15, x, _mm512_set1_epi32(w[15]));
+  }
+  __m512i* o = (__m512i*)acc;
+  _mm512_storeu_si512(o + 0, a0); _mm512_storeu_si512(o + 1, a1); _mm512_storeu_si512(o + 2, a2);
+  _mm512_storeu_si512(o + 3, a3); _mm512_storeu_si512(o + 4, a4); _mm512_storeu_si512(o + 5, a5);
+  _mm512_storeu_si512(o + 6, a6); _mm512_storeu_si512(o + 7, a7); _mm512_storeu_si512(o + 8, a8);
+  _mm512_storeu_si512(o + 9, a9); _mm512_storeu_si512(o + 10, a10); _mm512_storeu_si512(o + 11, a11);
+  _mm512_storeu_si512(o + 12, a12); _mm512_storeu_si512(o + 13, a13); _mm512_storeu_si512(o + 14, a14);
+  _mm512_storeu_si512(o + 15, a15);
+}
+#endif
+
+// The runs of a tile's lanes that land in Y: lane0, count, Y offset within a channel plane.
+struct Q8Seg {
+  int64_t lane, len, dst;
+};
+
+// Epilogue of one tile: channels [oc0, oc0 + noc) of acc (row i: channel oc0 + i).
+static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, int64_t oc0, int64_t noc,
+                                        const float* aux, float* Y, const Q8Seg* seg, int nseg) {
+  const int64_t OCP = P[Q8_OCP], plane = P[Q8_OH] * P[Q8_OW];
+  const int32_t* comp = (const int32_t*)(aux + 2 * OCP);
+  for (int64_t i = 0; i < noc; ++i) {
+    const int64_t oc = oc0 + i;
+    q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + i * 16) - q8_splati(comp[oc]), q8_f32) *
+                   q8_splatf(aux[oc]) +
+               q8_splatf(aux[OCP + oc]);
+    if (P[Q8_ACT] == 1) y = y > q8_splatf(0.0f) ? y : q8_splatf(0.0f);
+    float* yo = Y + oc * plane;
+    if (nseg == 1 && seg[0].len == 16) {
+      *(q8_f32u*)(yo + seg[0].dst) = y;
+      continue;
+    }
+    float t[16];
+    *(q8_f32u*)t = y;
+    for (int s = 0; s < nseg; ++s)
+      for (int64_t l = 0; l < seg[s].len; ++l) yo[seg[s].dst + l] = t[seg[s].lane + l];
+  }
+}
+
+// Segments of the tile whose first lane is band word `v0` of a flat stride-1 run over rows
+// [r0, r0 + rows) (row length WPP, of which OW columns are outputs).
+static inline ATCK_INLINE int q8_flat_segs(int64_t v0, int64_t r0, int64_t rows, int64_t WPP, int64_t OW, Q8Seg* seg) {
+  int n = 0;
+  for (int64_t l = 0; l < 16;) {
+    const int64_t v = v0 + l, r = v / WPP, c = v % WPP;
+    if (r >= rows) break;
+    if (c >= OW) {
+      l += WPP - c;
+      continue;
+    }
+    int64_t len = OW - c;
+    if (len > 16 - l) len = 16 - l;
+    seg[n].lane = l;
+    seg[n].len = len;
+    seg[n].dst = (r0 + r) * OW + c;
+    ++n;
+    l += len;
+  }
+  return n;
+}
+
+void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t OH = P[Q8_OH], OW = P[Q8_OW], KH = P[Q8_KH], KW = P[Q8_KW];
+  const int64_t SH = P[Q8_SH], SW = P[Q8_SW], DH = P[Q8_DH], DW = P[Q8_DW];
+  const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], KQ = P[Q8_KQ];
+  const int64_t npanels = P[Q8_OCP] / 16, OC = P[Q8_OC];
+  const bool flat = SH == 1 && SW == 1;
+  bool vnni = P[Q8_VNNI] != 0;
+#if !defined(__x86_64__)
+  vnni = false;
+#elif !defined(ATC_BITCODE)
+  vnni = vnni && __builtin_cpu_supports("avx512vnni");
+#endif
+  const int8_t* W = (const int8_t*)bufs[P[Q8_WBUF]];
+  const float* aux = (const float*)bufs[P[Q8_ABUF]];
+  char* ws = (char*)(((uintptr_t)bufs[P[Q8_YBUF] + 1] + 63) & ~(uintptr_t)63);
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t og = t % P[Q8_NOCG], rb = (t / P[Q8_NOCG]) % P[Q8_NRB], n = t / (P[Q8_NOCG] * P[Q8_NRB]);
+    const int64_t r0 = rb * P[Q8_RB];
+    const int64_t rows = OH - r0 < P[Q8_RB] ? OH - r0 : P[Q8_RB];
+    const int64_t p0 = og * P[Q8_PANELS];
+    const int64_t p1 = p0 + P[Q8_PANELS] < npanels ? p0 + P[Q8_PANELS] : npanels;
+    if (rows <= 0 || p0 >= p1) continue;
+    uint32_t* band = (uint32_t*)(ws + t * P[Q8_SLOT]);
+    int32_t* off = (int32_t*)(band + P[Q8_C4] * PLANE);
+    int32_t* acc = off + (KQ + 15) / 16 * 16;
+    q8_band_fill(P, bufs, n, r0, rows, band);
+    for (int64_t cq = 0, kq = 0; cq < P[Q8_C4]; ++cq)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw, ++kq)
+          off[kq] = (int32_t)(cq * PLANE + kh * DH * WPP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
+    float* Y = (float*)bufs[P[Q8_YBUF]] + n * OC * OH * OW;
+    // Tiles: flat runs of 16 band words (stride 1), else 16 columns of one output row.
+    const int64_t ntiles = flat ? ((rows - 1) * WPP + OW + 15) / 16 : rows * ((OW + 15) / 16);
+    for (int64_t p = p0; p < p1; ++p) {
+      const int8_t* wp = W + p * KQ * 64;
+      const int64_t noc = OC - p * 16 < 16 ? OC - p * 16 : 16;
+      for (int64_t ti = 0; ti < ntiles; ++ti) {
+        Q8Seg seg[16];
+        int nseg;
+        int64_t base;
+        if (flat) {
+          base = ti * 16;
+          nseg = q8_flat_segs(base, r0, rows, WPP, OW, seg);
+        } else {
+          const int64_t tpr = (OW + 15) / 16, r = ti / tpr, c0 = (ti % tpr) * 16;
+          base = r * SH * WPP + c0;
+          seg[0].lane = 0;
+          seg[0].len = OW - c0 < 16 ? OW - c0 : 16;
+          seg[0].dst = (r0 + r) * OW + c0;
+          nseg = 1;
+        }
+#if defined(__x86_64__)
+        if (vnni)
+          q8_tile_vnni(band, off, KQ, base, wp, acc);
+        else
+#endif
+          q8_tile_portable(band, off, KQ, base, wp, acc);
+        q8_store(P, acc, p * 16, noc, aux, Y, seg, nseg);
+      }
+    }
+  }
+}

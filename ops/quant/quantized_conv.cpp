@@ -1,0 +1,185 @@
+// QuantizedConv (internal op, made by QdqConvFoldPass from DequantizeLinear -> Conv of a QDQ
+// model): a 2-D convolution of an 8-bit input with constant int8 weights and a float32
+// output, kernel "qconv8" (kernels/lib/qconv8.cpp, layouts in quant_params.h).
+//   inputs: x (float32, quantized in the kernel as QuantizeLinear(x, x_scale, x_zero_point)
+//           does; or uint8 / int8, already quantized), x_scale (float32 scalar),
+//           x_zero_point (uint8 / int8 scalar, constant), w (int8 [OC, C, KH, KW], constant),
+//           mult (float32 [OC], constant), B (float32 [OC], constant, optional)
+//   y[oc] = float(sum (xq - x_zero_point) * w[oc]) * mult[oc] + B[oc], then ReLU when
+//   attribute activation = "Relu". Conv's attributes (group must be 1).
+// mult is x_scale * w_scale[oc] (times a folded BatchNormalization's scale).
+#include <algorithm>
+
+#include "ops/cube/conv_geometry.h"
+#include "ops/quant/quant_util.h"
+
+namespace atc {
+namespace {
+
+struct QcDims {
+  int64_t N = 0, C = 0, OC = 0;
+  WindowGeom g;
+};
+
+QcDims quantizedConvDims(const Node& n) {
+  const TensorType& xt = n.inputs[0]->type;
+  // After lowering, w and mult are the kernel's packed weights and aux words; the shapes they
+  // had are kept in _q8_wshape (inference runs again on lowered graphs).
+  const bool packed = n.hasAttr("_q8_wshape");
+  const Shape ws = packed ? n.attrInts("_q8_wshape") : n.inputs[3]->type.shape;
+  if (xt.dtype != DType::F32 && !isQuant8(xt.dtype)) opError(n, "x must be float32, uint8 or int8");
+  if (n.inputs[3]->type.dtype != DType::I8) opError(n, "w must be int8");
+  if (!xt.shapeKnown || xt.shape.size() != 4 || !n.inputs[3]->type.shapeKnown || ws.size() != 4)
+    opError(n, "x and w must be 4-D (N x C x H x W, OC x C x KH x KW)");
+  if (n.attrInt("group", 1) != 1) opError(n, "group must be 1");
+  QcDims d;
+  d.N = xt.shape[0];
+  d.C = xt.shape[1];
+  d.OC = ws[0];
+  if (ws[1] != d.C) opError(n, "w has " + std::to_string(ws[1]) + " input channels, x has " + std::to_string(d.C));
+  for (size_t i : {(size_t)1, (size_t)2})
+    if (!n.inputs[i] || n.inputs[i]->type.numel() != 1) opError(n, "x_scale and x_zero_point must be scalars");
+  if (n.inputs[1]->type.dtype != DType::F32) opError(n, "x_scale must be float32");
+  if (!isQuant8(n.inputs[2]->type.dtype) || (isQuant8(xt.dtype) && n.inputs[2]->type.dtype != xt.dtype))
+    opError(n, "x_zero_point must be uint8 or int8 (x's dtype when x is quantized)");
+  for (size_t i : {(size_t)4, (size_t)5})
+    if (n.input(i) && !(packed && i == 4) && (n.input(i)->type.dtype != DType::F32 || n.input(i)->type.numel() != d.OC))
+      opError(n, "mult and B must be float32 with one value per output channel");
+  d.g = windowGeometry(n, {xt.shape[2], xt.shape[3]}, {ws[2], ws[3]}, false);
+  const std::string act = n.attrString("activation", "");
+  if (!act.empty() && act != "Relu") opError(n, "activation must be Relu or absent, not " + act);
+  return d;
+}
+
+void inferQuantizedConv(Graph&, Node& n) {
+  QcDims d = quantizedConvDims(n);
+  n.outputs[0]->type = TensorType(DType::F32, {d.N, d.OC, d.g.out[0], d.g.out[1]});
+}
+
+// Weights packed as [OCP/16][KQ][16][4] int8, k-quad kq = (cq * KH + kh) * KW + kw.
+TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int64_t KW, int64_t OCP, int64_t C4) {
+  const int64_t KQ = C4 * KH * KW;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::I8, {OCP * KQ * 4}));
+  int8_t* dst = pk->as<int8_t>();
+  std::fill(dst, dst + OCP * KQ * 4, (int8_t)0);
+  const int8_t* src = w.as<int8_t>();
+  for (int64_t oc = 0; oc < OC; ++oc)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const int64_t kq = ((c / 4) * KH + kh) * KW + kw;
+          dst[(((oc / 16) * KQ + kq) * 16 + oc % 16) * 4 + c % 4] = src[((oc * C + c) * KH + kh) * KW + kw];
+        }
+  return pk;
+}
+
+// aux: float mult[OCP], float bias[OCP], int32 comp[OCP] (x_zp' * sum of the channel's weights).
+TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFlipped) {
+  auto aux = std::make_shared<Tensor>(TensorType(DType::F32, {3 * OCP}));
+  float* f = aux->as<float>();
+  std::fill(f, f + 3 * OCP, 0.0f);
+  int32_t* comp = reinterpret_cast<int32_t*>(f + 2 * OCP);
+  const int8_t* w = n.inputs[3]->constant->as<int8_t>();
+  for (int64_t oc = 0; oc < OC; ++oc) {
+    f[oc] = (float)n.inputs[4]->constant->floatAt(oc);
+    f[OCP + oc] = n.input(5) ? (float)n.input(5)->constant->floatAt(oc) : 0.0f;
+    int64_t s = 0;
+    for (int64_t k = 0; k < K; ++k) s += w[oc * K + k];
+    comp[oc] = (int32_t)(s * zpFlipped);
+  }
+  return aux;
+}
+
+// Rows per task and channel groups. Each task packs (and quantizes) the input rows of its
+// row block for all channels, so splitting the output channels repeats that work while
+// splitting rows repeats only the rows the windows share, and small row blocks waste lanes.
+// Chosen by a cost model in instructions: ~0.6 per packed element, 17 per tile and k-quad
+// of one 16-channel panel; at least 8 tasks where the output allows it.
+void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, int64_t KQ, int64_t WQ, bool flat) {
+  const int64_t OH = P[Q8_OH], OW = P[Q8_OW], SH = P[Q8_SH], KH = P[Q8_KH], DH = P[Q8_DH];
+  const int64_t want = std::min<int64_t>(8, N * OH * npanels);
+  double best = -1;
+  for (int64_t rb = 1; rb <= OH; ++rb) {
+    const int64_t nrb = (OH + rb - 1) / rb;
+    if (rb > 1 && (OH + rb - 2) / (rb - 1) == nrb) continue;  // same blocks as rb - 1
+    const int64_t hb = (rb - 1) * SH + (KH - 1) * DH + 1;
+    if ((double)C4 * hb * WQ * 4 > (1 << 20) && rb > 1) break;  // band over 1 MB
+    const int64_t tiles = flat ? ((rb - 1) * WQ + OW + 15) / 16 : rb * ((OW + 15) / 16);
+    for (int64_t panels = npanels; panels >= 1; --panels) {
+      const int64_t nocg = (npanels + panels - 1) / panels;
+      if (panels < npanels && (npanels + panels) / (panels + 1) == nocg) continue;
+      const double cost = (double)N * nrb * nocg * (4.0 * C4 * hb * WQ) * 0.6 + (double)N * nrb * tiles * npanels * KQ * 17.0;
+      const bool enough = N * nrb * nocg >= want;
+      if (enough && (best < 0 || cost < best)) {
+        best = cost;
+        P[Q8_RB] = rb;
+        P[Q8_NRB] = nrb;
+        P[Q8_PANELS] = panels;
+        P[Q8_NOCG] = nocg;
+      }
+    }
+  }
+}
+
+KernelCall lowerQuantizedConv(LowerCtx& c) {
+  Node& n = c.node;
+  QcDims d = quantizedConvDims(n);
+  for (size_t i : {(size_t)1, (size_t)2, (size_t)3, (size_t)4})
+    if (!n.inputs[i]->isConstant()) opError(n, "x_scale, x_zero_point, w and mult must be constants");
+  if (n.input(5) && !n.input(5)->isConstant()) opError(n, "B must be a constant");
+  const WindowGeom& g = d.g;
+  const int64_t KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0], OW = g.out[1];
+  const int64_t C4 = (d.C + 3) / 4, KQ = C4 * KH * KW, OCP = (d.OC + 15) / 16 * 16;
+  std::vector<int64_t> P(Q8_COUNT, 0);
+  P[Q8_N] = d.N; P[Q8_C] = d.C; P[Q8_OC] = d.OC;
+  P[Q8_IH] = g.in[0]; P[Q8_IW] = g.in[1]; P[Q8_OH] = OH; P[Q8_OW] = OW;
+  P[Q8_KH] = KH; P[Q8_KW] = KW; P[Q8_SH] = g.stride[0]; P[Q8_SW] = g.stride[1];
+  P[Q8_DH] = g.dil[0]; P[Q8_DW] = g.dil[1]; P[Q8_PH] = g.padBegin[0]; P[Q8_PW] = g.padBegin[1];
+  P[Q8_XDT] = (int64_t)n.inputs[0]->type.dtype;
+  P[Q8_QDT] = (int64_t)n.inputs[2]->type.dtype;
+  P[Q8_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
+  P[Q8_XZP] = n.inputs[2]->constant->intAt(0);
+  P[Q8_ACT] = n.attrString("activation", "") == "Relu" ? 1 : 0;
+  P[Q8_VNNI] = c.int8Vnni ? 1 : 0;
+  P[Q8_C4] = C4; P[Q8_KQ] = KQ; P[Q8_OCP] = OCP;
+  // Band: padded input columns as SW phases; rows of the largest row block; slack words so
+  // that the discarded lanes of the last tile stay inside the quad plane.
+  // Stride 1: one phase of WQ columns (tiles run over the padded rows as one flat run);
+  // else SW phases with 16 columns of slack each (tiles of 16 columns of one output row).
+  const int64_t SW = g.stride[1];
+  const int64_t WQ = (OW - 1) * SW + (KW - 1) * g.dil[1] + 1;
+  const bool flat = SW == 1 && g.stride[0] == 1;
+  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, flat);
+  P[Q8_PQ] = flat ? WQ : (WQ + SW - 1) / SW + 16;
+  P[Q8_WPP] = SW * P[Q8_PQ];
+  P[Q8_HB] = (P[Q8_RB] - 1) * g.stride[0] + (KH - 1) * g.dil[0] + 1;
+  P[Q8_PLANE] = (P[Q8_HB] * P[Q8_WPP] + 32 + 15) / 16 * 16;
+  const int64_t bytes = C4 * P[Q8_PLANE] * 4 + (KQ + 15) / 16 * 16 * 4 + 16 * 16 * 4;
+  P[Q8_SLOT] = (bytes + 63) / 64 * 64;
+  P[Q8_XBUF] = 0; P[Q8_WBUF] = 3; P[Q8_ABUF] = 4; P[Q8_YBUF] = (int64_t)n.inputs.size();
+  if (!n.hasAttr("_q8_wshape")) {
+    const int32_t zpFlipped = (int32_t)P[Q8_XZP] + (P[Q8_QDT] == (int64_t)DType::I8 ? 128 : 0);
+    c.replaceConstInput(4, q8Aux(n, d.OC, OCP, d.C * KH * KW, zpFlipped));
+    const std::string how = "qconv8_panels " + std::to_string(d.OC) + "x" + std::to_string(d.C) + "x" +
+                            std::to_string(KH) + "x" + std::to_string(KW);
+    if (!c.usePackedInput(3, how))
+      c.replaceConstInput(3, packQ8Weights(*n.inputs[3]->constant, d.OC, d.C, KH, KW, OCP, C4), how);
+    n.attrs["_q8_wshape"] = Shape{d.OC, d.C, KH, KW};
+  }
+  KernelCall kc = makeCall("qconv8", P);
+  kc.workspaceBytes = d.N * P[Q8_NRB] * P[Q8_NOCG] * P[Q8_SLOT] + 64;
+  return kc;
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "QuantizedConv";
+  d.minInputs = 5;
+  d.maxInputs = 6;
+  d.infer = inferQuantizedConv;
+  d.lower = lowerQuantizedConv;
+  return d;
+}());
+
+}  // namespace
+}  // namespace atc

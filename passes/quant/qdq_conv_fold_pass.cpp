@@ -1,0 +1,241 @@
+// QdqConvFoldPass: in QDQ models, Conv(DequantizeLinear(xq), DequantizeLinear(w_int8)) [->
+// BatchNormalization] [-> Relu] -> QuantizedConv (ops/quant/quantized_conv.cpp), the int8
+// kernel: xq - x_zero_point times the int8 weights summed exactly in int32, scaled by
+// x_scale * w_scale[oc] (and the BatchNormalization's scale) in the epilogue. When xq is
+// QuantizeLinear(x) with the same scale and zero point, the kernel reads x and quantizes it
+// while packing (the QuantizeLinear stays only for its other readers).
+// Each quantized Conv gets a decision in _quant_decision (shown by --mode=1): the int8 kernel,
+// or float32 with the reason (grouped conv, weights not int8 per channel with zero offsets,
+// a target without an int8 path...). Weight DequantizeLinear nodes that constant folding
+// kept for this pass and that it does not fuse are folded here.
+#include "passes/quant/qdq_conv_fold.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "ops/native_eval.h"
+#include "passes/fusion/fusion_util.h"
+
+namespace atc {
+namespace {
+
+const char* kPassName = "QdqConvFoldPass";
+
+bool isConst(const Value* v, DType t) { return v && v->isConstant() && v->type.dtype == t; }
+
+// The DequantizeLinear of a Conv's weights the int8 kernel takes: int8 constant [OC, C, KH,
+// KW], float32 scale per tensor or per output channel (axis 0), zero point absent or zero.
+std::string weightBlocker(const Node* dw, int64_t OC) {
+  if (!dw) return "its weights do not come from DequantizeLinear";
+  const Value* w = dw->inputs[0];
+  if (!isConst(w, DType::I8) || w->type.rank() != 4) return "its weights are not constant int8 of rank 4";
+  if (!isConst(dw->input(1), DType::F32)) return "the weight scale is not a float32 constant";
+  if (dw->hasAttr("block_size") && dw->attrInt("block_size", 0) != 0) return "blocked weight scales";
+  const int64_t ns = dw->inputs[1]->type.numel();
+  const int64_t axis = dw->attrInt("axis", 1);
+  if (ns != 1 && !(ns == OC && (axis == 0 || axis == -4))) return "weight scales are not per tensor or per output channel";
+  if (const Value* z = dw->input(2)) {
+    if (!z->isConstant() || z->type.dtype != DType::I8) return "the weight zero point is not an int8 constant";
+    for (int64_t i = 0; i < z->type.numel(); ++i)
+      if (z->constant->intAt(i) != 0) return "the weight zero point is not 0 (the int8 kernel takes symmetric weights)";
+  }
+  return "";
+}
+
+// The DequantizeLinear of a Conv's input: 8-bit, per-tensor constant scale and zero point.
+std::string inputBlocker(const Node* dx) {
+  if (!dx) return "its input does not come from DequantizeLinear";
+  const DType t = dx->inputs[0]->type.dtype;
+  if (t != DType::U8 && t != DType::I8) return "its input is not uint8 or int8";
+  if (!isConst(dx->input(1), DType::F32) || dx->inputs[1]->type.numel() != 1)
+    return "the input scale is not one float32 constant";
+  if (const Value* z = dx->input(2))
+    if (!z->isConstant() || z->type.dtype != t || z->type.numel() != 1) return "the input zero point is not one constant";
+  return "";
+}
+
+std::string convBlocker(const Node* c) {
+  if (c->inputs[0]->type.rank() != 4 || c->inputs[1]->type.rank() != 4) return "not a 2-D conv";
+  if (c->attrInt("group", 1) != 1) return "grouped or depthwise conv (no int8 kernel)";
+  if (c->input(2) && !isConst(c->input(2), DType::F32)) return "its bias is not a float32 constant";
+  if (c->inputs.size() > 3) return "it has a fused residual input";
+  return "";
+}
+
+// x_scale / x_zero_point of a QuantizeLinear and a DequantizeLinear are the same constants.
+bool sameQuantParams(const Node* q, const Node* dq) {
+  for (size_t i : {(size_t)1, (size_t)2}) {
+    const Value *a = q->input(i), *b = dq->input(i);
+    if (!a && !b) continue;
+    if (!a || !b || !a->isConstant() || !b->isConstant() || a->type.dtype != b->type.dtype ||
+        a->type.numel() != 1 || b->type.numel() != 1)
+      return false;
+    if (a->constant->data != b->constant->data) return false;
+  }
+  return true;
+}
+
+struct Absorbed {
+  Node* bn = nullptr;
+  Node* relu = nullptr;
+};
+
+// BatchNormalization (inference, constant parameters) and Relu after the conv, each the
+// sole reader of the value before it.
+Absorbed absorbable(const Graph& g, Node* c, int64_t OC) {
+  Absorbed a;
+  Value* v = c->outputs[0];
+  Node* u = fu::soleUser(g, v);
+  if (u && u->type == "BatchNormalization" && u->inputs[0] == v && u->outputs.size() == 1 &&
+      u->attrInt("training_mode", 0) == 0) {
+    bool ok = true;
+    for (int i = 1; i < 5 && ok; ++i) ok = isConst(u->input(i), DType::F32) && u->input(i)->type.numel() == OC;
+    if (ok) {
+      a.bn = u;
+      v = u->outputs[0];
+      u = fu::soleUser(g, v);
+    }
+  }
+  if (u && u->type == "Relu" && u->inputs[0] == v) a.relu = u;
+  return a;
+}
+
+TensorPtr floatVector(const std::vector<double>& v) {
+  auto t = std::make_shared<Tensor>(TensorType(DType::F32, {(int64_t)v.size()}));
+  for (size_t i = 0; i < v.size(); ++i) t->as<float>()[i] = (float)v[i];
+  return t;
+}
+
+void foldToQuantizedConv(Graph& g, Node* c, Node* dx, Node* dw, std::set<Node*>* removed) {
+  const int64_t OC = c->inputs[1]->type.shape[0];
+  const Absorbed a = absorbable(g, c, OC);
+  // mult = x_scale * w_scale[oc] in float32 (DequantizeLinear's products), then the BN.
+  const float xs = (float)dx->inputs[1]->constant->floatAt(0);
+  const Tensor& ws = *dw->inputs[1]->constant;
+  std::vector<double> mult((size_t)OC), bias((size_t)OC, 0.0);
+  for (int64_t o = 0; o < OC; ++o) {
+    mult[o] = xs * (float)ws.floatAt(ws.type.numel() == 1 ? 0 : o);
+    if (c->input(2)) bias[o] = c->inputs[2]->constant->floatAt(o);
+  }
+  if (a.bn) {
+    const double eps = a.bn->attrFloat("epsilon", 1e-5);
+    for (int64_t o = 0; o < OC; ++o) {
+      const double s = a.bn->inputs[1]->constant->floatAt(o) / std::sqrt(a.bn->inputs[4]->constant->floatAt(o) + eps);
+      mult[o] = (float)mult[o] * s;
+      bias[o] = (bias[o] - a.bn->inputs[3]->constant->floatAt(o)) * s + a.bn->inputs[2]->constant->floatAt(o);
+    }
+  }
+  // Input: the float x of a matching QuantizeLinear (quantized in the kernel), else xq.
+  Value* xin = dx->inputs[0];
+  Node* q = fu::producerOf(xin, "QuantizeLinear");
+  if (q && q->inputs[0]->type.dtype == DType::F32 && sameQuantParams(q, dx)) xin = q->inputs[0];
+  Value* zp = dx->input(2);
+  if (!zp) zp = g.newConstant(c->name + "_x_zero_point", std::make_shared<Tensor>(TensorType(dx->inputs[0]->type.dtype, {})));
+  Value* m = g.newConstant(c->name + "_q8_mult", floatVector(mult));
+  Value* b = g.newConstant(c->name + "_q8_bias", floatVector(bias));
+  Node* last = a.relu ? a.relu : a.bn ? a.bn : c;
+  std::string decision = "int8: QuantizedConv (u8 x s8 -> int32) from DequantizeLinear " +
+                         dx->name + ", DequantizeLinear " + dw->name + ", Conv " + c->name;
+  if (xin != dx->inputs[0]) decision += ", QuantizeLinear " + q->name + " (quantized while packed)";
+  if (a.bn) decision += ", BatchNormalization " + a.bn->name;
+  if (a.relu) decision += ", Relu " + a.relu->name;
+  std::map<std::string, AttrValue> attrs = c->attrs;
+  std::vector<Node*> gone = {c};
+  if (a.bn) gone.push_back(a.bn);
+  if (a.relu) gone.push_back(a.relu);
+  if (c->originalNames.empty()) c->originalNames = {c->name};
+  for (Node* n : gone)
+    if (n != c && n->originalNames.empty()) n->originalNames = {n->name};
+  Value* out = last->outputs[0];
+  const std::string name = c->name;  // c is removed before the new node is named
+  Node* r = fu::replaceWithNode(g, gone, removed, "QuantizedConv", name,
+                                {xin, dx->inputs[1], zp, dw->inputs[0], m, b}, {out});
+  r->attrs = attrs;
+  r->attrs.erase("_precision_reason");
+  if (a.relu) r->attrs["activation"] = std::string("Relu");
+  r->attrs["_quant_decision"] = decision;
+}
+
+// Folds the weight DequantizeLinear nodes constant folding kept and nothing fused.
+int foldKeptDequantize(Graph& g, PassContext& ctx) {
+  int folded = 0;
+  std::vector<Node*> dqs = fu::nodesWhere(g, [](const Node& n) {
+    if (n.type != "DequantizeLinear") return false;
+    for (auto* in : n.inputs)
+      if (in && !in->isConstant()) return false;
+    return true;
+  });
+  for (Node* n : dqs) {
+    if (g.users(n->outputs[0]).empty() && !g.isGraphOutput(n->outputs[0])) {
+      g.removeNode(n);
+      continue;
+    }
+    if (!canEvalNative(*n)) continue;
+    std::vector<TensorPtr> r = evalNodeNative(g, *n);
+    if (r.size() != 1) continue;
+    n->outputs[0]->constant = r[0];
+    ctx.debug("folded " + n->name + " (DequantizeLinear of weights, not fused)");
+    g.removeNode(n);
+    ++folded;
+  }
+  return folded;
+}
+
+}  // namespace
+
+bool qdqConvFoldWanted(const PassContext& ctx) {
+  if (!ctx.target || !ctx.target->int8Vnni()) return false;
+  const auto& off = ctx.opts.disabledPasses;
+  return std::find(off.begin(), off.end(), kPassName) == off.end();
+}
+
+bool keepForQdqConvFold(const Graph& g, const Node& n, const PassContext& ctx) {
+  if (n.type != "DequantizeLinear" || n.inputs.empty() || n.inputs[0]->type.dtype != DType::I8) return false;
+  if (!qdqConvFoldWanted(ctx)) return false;
+  for (Node* u : g.users(n.outputs[0]))
+    if (u->type == "Conv" && u->inputs.size() > 1 && u->inputs[1] == n.outputs[0] &&
+        fu::producerOf(u->inputs[0], "DequantizeLinear"))
+      return true;
+  return false;
+}
+
+bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
+  bool changed = false;
+  std::set<Node*> removed;
+  const bool wanted = qdqConvFoldWanted(ctx);
+  for (Node* c : fu::nodesWhere(g, [](const Node& n) { return n.type == "Conv"; })) {
+    if (removed.count(c)) continue;
+    Node* dx = fu::producerOf(c->inputs[0], "DequantizeLinear");
+    Node* dw = fu::producerOf(c->inputs[1], "DequantizeLinear");
+    if (!dx) continue;  // a float conv
+    ctx.stats.matchTimes++;
+    std::string why = !wanted ? "the target has no int8 conv path (int8_path none)" : convBlocker(c);
+    if (why.empty()) why = inputBlocker(dx);
+    if (why.empty()) why = weightBlocker(dw, c->inputs[1]->type.shape[0]);
+    if (!why.empty()) {
+      c->attrs["_quant_decision"] = "float32: " + why;
+      ctx.debug("Conv " + c->name + " stays float32: " + why);
+      continue;
+    }
+    foldToQuantizedConv(g, c, dx, dw, &removed);
+    ctx.stats.effectTimes++;
+    changed = true;
+  }
+  // Matrix products of QDQ models have no int8 kernel yet: say so in their decision.
+  for (Node* m : fu::nodesWhere(g, [](const Node& n) { return n.type == "MatMul" || n.type == "Gemm"; }))
+    if (Node* dx = fu::producerOf(m->inputs[0], "DequantizeLinear")) {
+      ctx.stats.matchTimes++;
+      m->attrs["_quant_decision"] = "float32: no int8 kernel for " + m->type + " (input from DequantizeLinear " +
+                                    dx->name + ", weights dequantized at compile time)";
+    }
+  // The DequantizeLinear / QuantizeLinear nodes nothing reads any more, then the kept weights.
+  const size_t before = g.nodes().size();
+  for (const char* t : {"DequantizeLinear", "QuantizeLinear"})
+    for (Node* n : fu::nodesWhere(g, [t](const Node& n) { return n.type == t; })) fu::dropIfDead(g, n);
+  if (g.nodes().size() != before) changed = true;
+  if (foldKeptDequantize(g, ctx) > 0) changed = true;
+  return fu::finishRewrite(g, changed);
+}
+
+}  // namespace atc

@@ -1,0 +1,179 @@
+// QuantizedConv (kernel qconv8) through the native kernel library against a reference computed
+// here: QuantizeLinear of a float input (rint ties to even, saturation, NaN -> zero point), or
+// a uint8 / int8 input as is; exact int32 sums; (sum) * mult + bias; ReLU. Both accumulation
+// paths: portable int32 code, and vpdpbusd when the host has AVX512-VNNI (else the kernel
+// falls back to the portable code, which the test then checks twice).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ir/op_registry.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
+
+using namespace atc;
+
+namespace {
+
+struct Q8Case {
+  const char* name;
+  DType xdt;            // F32 (quantized in the kernel), U8 or I8
+  DType qdt;            // dtype of the zero point (the quantized x)
+  int64_t N, C, H, W, OC, KH, KW;
+  std::vector<int64_t> strides, pads, dil;
+  bool relu, bias;
+};
+
+int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
+  const float lo = qdt == DType::I8 ? -128.0f : 0.0f, hi = qdt == DType::I8 ? 127.0f : 255.0f;
+  float r = std::nearbyint(x / s) + (float)zp;  // default rounding: ties to even
+  r = std::min(std::max(r, lo), hi);
+  return r == r ? (int32_t)r : zp;
+}
+
+struct Built {
+  Graph g;
+  Node* n = nullptr;
+  std::vector<float> ref;
+};
+
+void build(const Q8Case& c, Built& b, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uf(-3.0f, 3.0f);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  const float xs = 0.023f;
+  const int32_t zp = c.qdt == DType::I8 ? -7 : 131;
+  auto x = std::make_shared<Tensor>(TensorType(c.xdt, {c.N, c.C, c.H, c.W}));
+  std::vector<int32_t> xq((size_t)x->type.numel());
+  for (int64_t i = 0; i < x->type.numel(); ++i) {
+    if (c.xdt == DType::F32) {
+      float v = uf(rng);
+      if (i % 97 == 5) v = NAN;
+      if (i % 89 == 3) v = (i % 2 ? 1e30f : -INFINITY);
+      if (i % 83 == 1) v = xs * (std::floor(v / xs) + 0.5f);  // a tie
+      x->as<float>()[i] = v;
+      xq[i] = quantRef(v, xs, zp, c.qdt);
+    } else if (c.xdt == DType::U8) {
+      x->as<uint8_t>()[i] = (uint8_t)u8(rng);
+      xq[i] = x->as<uint8_t>()[i];
+    } else {
+      x->as<int8_t>()[i] = (int8_t)s8(rng);
+      xq[i] = x->as<int8_t>()[i];
+    }
+  }
+  auto w = std::make_shared<Tensor>(TensorType(DType::I8, {c.OC, c.C, c.KH, c.KW}));
+  for (int64_t i = 0; i < w->type.numel(); ++i) w->as<int8_t>()[i] = (int8_t)s8(rng);
+  auto mult = std::make_shared<Tensor>(TensorType(DType::F32, {c.OC}));
+  auto bias = std::make_shared<Tensor>(TensorType(DType::F32, {c.OC}));
+  for (int64_t o = 0; o < c.OC; ++o) {
+    mult->as<float>()[o] = 1e-4f * (1 + o % 5);
+    bias->as<float>()[o] = c.bias ? uf(rng) : 0.0f;
+  }
+  auto xsT = std::make_shared<Tensor>(TensorType(DType::F32, {}));
+  xsT->as<float>()[0] = xs;
+  auto zpT = std::make_shared<Tensor>(TensorType(c.qdt, {}));
+  if (c.qdt == DType::I8) zpT->as<int8_t>()[0] = (int8_t)zp;
+  else zpT->as<uint8_t>()[0] = (uint8_t)zp;
+  std::vector<Value*> ins = {b.g.newConstant("x", x), b.g.newConstant("xs", xsT), b.g.newConstant("zp", zpT),
+                             b.g.newConstant("w", w), b.g.newConstant("mult", mult)};
+  if (c.bias) ins.push_back(b.g.newConstant("b", bias));
+  b.n = b.g.addNode("QuantizedConv", "qc", ins, {b.g.newValue("y")});
+  b.n->attrs["strides"] = c.strides;
+  b.n->attrs["pads"] = c.pads;
+  b.n->attrs["dilations"] = c.dil;
+  if (c.relu) b.n->attrs["activation"] = std::string("Relu");
+  inferNode(b.g, *b.n);
+  const Shape& ys = b.n->outputs[0]->type.shape;
+  const int64_t OH = ys[2], OW = ys[3];
+  b.ref.assign((size_t)(c.N * c.OC * OH * OW), 0.0f);
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t o = 0; o < c.OC; ++o)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t acc = 0;
+          for (int64_t ci = 0; ci < c.C; ++ci)
+            for (int64_t kh = 0; kh < c.KH; ++kh)
+              for (int64_t kw = 0; kw < c.KW; ++kw) {
+                const int64_t ih = oh * c.strides[0] - c.pads[0] + kh * c.dil[0];
+                const int64_t iw = ow * c.strides[1] - c.pads[1] + kw * c.dil[1];
+                if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
+                acc += (int64_t)(xq[((n * c.C + ci) * c.H + ih) * c.W + iw] - zp) *
+                       w->as<int8_t>()[((o * c.C + ci) * c.KH + kh) * c.KW + kw];
+              }
+          float y = (float)acc * mult->as<float>()[o] + bias->as<float>()[o];
+          if (c.relu) y = std::max(y, 0.0f);
+          b.ref[((n * c.OC + o) * OH + oh) * OW + ow] = y;
+        }
+}
+
+void check(const Q8Case& c, bool vnni) {
+  Built b;
+  build(c, b, 1234);
+  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, vnni);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0]->type.numel(), (int64_t)b.ref.size());
+  int bad = 0;
+  for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
+    const float got = out[0]->as<float>()[i], want = b.ref[i];
+    if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
+      ADD_FAILURE() << c.name << (vnni ? " (vnni)" : " (portable)") << ": element " << i << " got " << got
+                    << ", want " << want;
+      ++bad;
+    }
+  }
+}
+
+const std::vector<Q8Case>& cases() {
+  static const std::vector<Q8Case> cs = {
+      // name, xdt, qdt, N, C, H, W, OC, KH, KW, strides, pads, dil, relu, bias
+      {"3x3 s1 float u8, ragged channels", DType::F32, DType::U8, 1, 5, 9, 11, 20, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, true},
+      {"3x3 s1 float wide rows", DType::F32, DType::U8, 2, 8, 6, 40, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true},
+      {"3x3 s2 float int8", DType::F32, DType::I8, 1, 8, 15, 40, 16, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, true, false},
+      {"1x1 s2 uint8 input", DType::U8, DType::U8, 1, 12, 14, 14, 33, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true},
+      {"1x1 s1 int8 input", DType::I8, DType::I8, 1, 16, 7, 7, 40, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, true},
+      {"7x7 s2 stem", DType::F32, DType::U8, 1, 3, 20, 37, 16, 7, 7, {2, 2}, {3, 3, 3, 3}, {1, 1}, true, true},
+      {"asymmetric pads, dilation 2", DType::F32, DType::U8, 1, 6, 10, 19, 18, 3, 3, {1, 1}, {1, 0, 2, 1}, {2, 2}, false, true},
+      {"stride 3 (scalar phases)", DType::F32, DType::U8, 1, 4, 11, 23, 16, 3, 3, {3, 3}, {1, 1, 1, 1}, {1, 1}, false, true},
+      {"stride (2,1)", DType::F32, DType::U8, 1, 4, 9, 20, 16, 3, 3, {2, 1}, {1, 1, 1, 1}, {1, 1}, true, true},
+      {"1x1 map, many channels", DType::F32, DType::U8, 1, 64, 1, 1, 24, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, true},
+  };
+  return cs;
+}
+
+TEST(KernelQConv8, PortableMatchesReference) {
+  for (const Q8Case& c : cases()) check(c, false);
+}
+
+TEST(KernelQConv8, VnniMatchesReference) {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx512vnni")) GTEST_SKIP() << "the host has no AVX512-VNNI";
+#else
+  GTEST_SKIP() << "not x86-64";
+#endif
+  for (const Q8Case& c : cases()) check(c, true);
+}
+
+// The lowering packs w and mult in place and records the original weight shape: inference
+// and lowering of the same node run again (gears, re-lowering) and give the same result.
+TEST(KernelQConv8, RelowersAfterPacking) {
+  Built b;
+  build(cases()[0], b, 99);
+  std::vector<TensorPtr> first = evalNodeNative(b.g, *b.n);
+  inferNode(b.g, *b.n);
+  std::vector<TensorPtr> second = evalNodeNative(b.g, *b.n);
+  ASSERT_EQ(first[0]->data, second[0]->data);
+}
+
+TEST(KernelQConv8, RefusesBadNodes) {
+  Q8Case c = cases()[0];
+  Built b;
+  build(c, b, 1);
+  b.n->attrs["group"] = (int64_t)2;
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+  b.n->attrs.erase("group");
+  b.n->attrs["activation"] = std::string("Sigmoid");
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+}
+
+}  // namespace
