@@ -30,6 +30,10 @@ int64_t cubeFlops(const Node& n) {
     Shape w = originalShape(n, 1);  // [Cout, Cin/group, k...]
     return w.size() >= 2 ? 2 * out * product(w, 1) : 0;
   }
+  if (n.type == "QuantizedConv" && n.inputs.size() > 3 && n.inputs[3]) {  // int8 multiply-adds, 2 ops each
+    const std::vector<int64_t> w = n.hasAttr("_q8_wshape") ? n.attrInts("_q8_wshape") : n.inputs[3]->type.shape;
+    return w.size() == 4 ? 2 * out * w[1] * w[2] * w[3] : 0;
+  }
   if (n.type == "ConvTranspose") {
     Shape w = originalShape(n, 1);  // [Cin, Cout/group, k...]: each input element feeds Cout/group x k
     return w.size() >= 2 ? 2 * product(n.inputs[0]->type.shape, 0) * product(w, 1) : 0;

@@ -83,6 +83,19 @@ static inline ATCK_INLINE q8_u32 q8_quant16(const Q8Quant& q, const float* x) {
   return (q8_u32)(__builtin_convertvector(r, q8_i32) + q8_splati(q.flip));
 }
 
+// QuantizeLinear then DequantizeLinear of 16 floats: (saturate(rint(y / scale) + zp) - zp) * scale.
+static inline ATCK_INLINE q8_f32 q8_fakequant16(const Q8Quant& q, q8_f32 y) {
+  q8_f32 v = y / q8_splatf(q.scale);
+  v = v < q8_splatf(q.vlo) ? q8_splatf(q.vlo) : v;
+  v = v > q8_splatf(q.vhi) ? q8_splatf(q.vhi) : v;
+  v = (v + q8_splatf(12582912.0f)) - q8_splatf(12582912.0f);
+  v = v == v ? v : q8_splatf(0.0f);
+  q8_f32 r = v + q8_splatf(q.zp);
+  r = r < q8_splatf(q.qlo) ? q8_splatf(q.qlo) : r;
+  r = r > q8_splatf(q.qhi) ? q8_splatf(q.qhi) : r;
+  return (r - q8_splatf(q.zp)) * q8_splatf(q.scale);
+}
+
 // The uint8 byte of element i of channel row `src` (nullptr: a channel past C, the zero point).
 static inline ATCK_INLINE uint32_t q8_byte(const int64_t* P, const Q8Quant& q, const void* src, int64_t i, uint32_t zpb) {
   if (!src) return zpb;
@@ -246,12 +259,26 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
                                         const float* aux, float* Y, const Q8Seg* seg, int nseg) {
   const int64_t OCP = P[Q8_OCP], plane = P[Q8_OH] * P[Q8_OW];
   const int32_t* comp = (const int32_t*)(aux + 2 * OCP);
+  const float lo = (float)atck_d(P[Q8_ACTLO]), hi = (float)atck_d(P[Q8_ACTHI]);
+  Q8Quant oq;
+  oq.scale = (float)atck_d(P[Q8_OSCALE]);
+  oq.zp = (float)P[Q8_OZP];
+  oq.qlo = (float)P[Q8_OQLO];
+  oq.qhi = (float)P[Q8_OQHI];
+  oq.vlo = oq.qlo - oq.zp - 1.0f;
+  oq.vhi = oq.qhi - oq.zp + 1.0f;
+  oq.flip = 0;
   for (int64_t i = 0; i < noc; ++i) {
     const int64_t oc = oc0 + i;
     q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + i * 16) - q8_splati(comp[oc]), q8_f32) *
                    q8_splatf(aux[oc]) +
                q8_splatf(aux[OCP + oc]);
     if (P[Q8_ACT] == 1) y = y > q8_splatf(0.0f) ? y : q8_splatf(0.0f);
+    if (P[Q8_ACT] == 2) {
+      y = y < q8_splatf(lo) ? q8_splatf(lo) : y;
+      y = y > q8_splatf(hi) ? q8_splatf(hi) : y;
+    }
+    if (P[Q8_OQ]) y = q8_fakequant16(oq, y);
     float* yo = Y + oc * plane;
     if (nseg == 1 && seg[0].len == 16) {
       *(q8_f32u*)(yo + seg[0].dst) = y;

@@ -83,7 +83,9 @@ enum QConvParam {
 // ---- qconv8: 2-D convolution of an 8-bit input with int8 weights, float32 output ----
 // (QuantizedConv, ops/quant/quantized_conv.cpp, made by QdqConvFoldPass from
 // DequantizeLinear -> Conv.) Per output channel oc and pixel p:
-//   y = float(sum_k (xq[k,p] - x_zp) * w[oc,k]) * mult[oc] + bias[oc]   (then ReLU if ACT)
+//   y = float(sum_k (xq[k,p] - x_zp) * w[oc,k]) * mult[oc] + bias[oc]   (then ReLU / Clip;
+//   then, with OQ, y = (saturate(rint(y / oscale) + ozp) - ozp) * oscale: a following
+//   QuantizeLinear -> DequantizeLinear pair of a QDQ model)
 // xq is X itself (uint8 / int8) or, for a float32 X, QuantizeLinear(X, x_scale, x_zp)
 // computed while X is packed. The sum is exact int32 (u8 x s8 products, as vpdpbusd does).
 // int8 inputs are flipped to uint8 (xor 0x80, zero point + 128) when packed.
@@ -103,7 +105,7 @@ enum QConv8Param {
   Q8_XSCALE,         // atck_f(x_scale) (float32 X)
   Q8_XZP,            // x's zero point (uint8 or int8 value)
   Q8_QDT,            // dtype of the quantized x (uint8 or int8): X's own, or x_zero_point's
-  Q8_ACT,            // 0: none, 1: ReLU
+  Q8_ACT,            // 0: none, 1: ReLU, 2: Clip to [ACTLO, ACTHI]
   Q8_VNNI,           // 1: the target has AVX512-VNNI (vpdpbusd); 0: portable int32 code
   Q8_C4, Q8_KQ, Q8_OCP,                 // channel quads, k-quads, output channels padded to 16
   Q8_RB, Q8_NRB,                        // output rows per task, row blocks per image
@@ -112,5 +114,8 @@ enum QConv8Param {
   Q8_PLANE,                             // words per quad plane (>= HB*WPP)
   Q8_SLOT,                              // workspace bytes per task
   Q8_XBUF, Q8_WBUF, Q8_ABUF, Q8_YBUF,
+  Q8_ACTLO, Q8_ACTHI,                   // atck_f: Clip bounds (Q8_ACT 2)
+  Q8_OQ,                                // 1: y goes through QuantizeLinear + DequantizeLinear
+  Q8_OSCALE, Q8_OZP, Q8_OQLO, Q8_OQHI,  // their scale (atck_f), zero point, saturation range
   Q8_COUNT
 };

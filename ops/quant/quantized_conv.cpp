@@ -5,10 +5,13 @@
 //           does; or uint8 / int8, already quantized), x_scale (float32 scalar),
 //           x_zero_point (uint8 / int8 scalar, constant), w (int8 [OC, C, KH, KW], constant),
 //           mult (float32 [OC], constant), B (float32 [OC], constant, optional)
-//   y[oc] = float(sum (xq - x_zero_point) * w[oc]) * mult[oc] + B[oc], then ReLU when
-//   attribute activation = "Relu". Conv's attributes (group must be 1).
+//   y[oc] = float(sum (xq - x_zero_point) * w[oc]) * mult[oc] + B[oc], then the activation
+//   (attribute activation: "Relu", or "Clip" to [clip_min, clip_max]), then, when attribute
+//   out_scale is set, QuantizeLinear + DequantizeLinear with out_scale, out_zero_point and
+//   out_dtype (uint8 / int8). Conv's attributes (group must be 1).
 // mult is x_scale * w_scale[oc] (times a folded BatchNormalization's scale).
 #include <algorithm>
+#include <cmath>
 
 #include "ops/cube/conv_geometry.h"
 #include "ops/quant/quant_util.h"
@@ -47,7 +50,14 @@ QcDims quantizedConvDims(const Node& n) {
       opError(n, "mult and B must be float32 with one value per output channel");
   d.g = windowGeometry(n, {xt.shape[2], xt.shape[3]}, {ws[2], ws[3]}, false);
   const std::string act = n.attrString("activation", "");
-  if (!act.empty() && act != "Relu") opError(n, "activation must be Relu or absent, not " + act);
+  if (!act.empty() && act != "Relu" && act != "Clip") opError(n, "activation must be Relu, Clip or absent, not " + act);
+  if (n.hasAttr("out_scale")) {
+    const int64_t qdt = n.attrInt("out_dtype", 0);
+    if (qdt != (int64_t)DType::U8 && qdt != (int64_t)DType::I8) opError(n, "out_dtype must be uint8 or int8");
+    const int64_t z = n.attrInt("out_zero_point", 0);
+    if (z < (qdt == (int64_t)DType::I8 ? -128 : 0) || z > (qdt == (int64_t)DType::I8 ? 127 : 255))
+      opError(n, "out_zero_point is outside out_dtype's range");
+  }
   return d;
 }
 
@@ -139,7 +149,16 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_QDT] = (int64_t)n.inputs[2]->type.dtype;
   P[Q8_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[Q8_XZP] = n.inputs[2]->constant->intAt(0);
-  P[Q8_ACT] = n.attrString("activation", "") == "Relu" ? 1 : 0;
+  const std::string act = n.attrString("activation", "");
+  P[Q8_ACT] = act == "Relu" ? 1 : act == "Clip" ? 2 : 0;
+  P[Q8_ACTLO] = paramFromDouble(n.attrFloat("clip_min", -INFINITY));
+  P[Q8_ACTHI] = paramFromDouble(n.attrFloat("clip_max", INFINITY));
+  P[Q8_OQ] = n.hasAttr("out_scale") ? 1 : 0;
+  P[Q8_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
+  P[Q8_OZP] = n.attrInt("out_zero_point", 0);
+  const bool osgn = n.attrInt("out_dtype", 0) == (int64_t)DType::I8;
+  P[Q8_OQLO] = osgn ? -128 : 0;
+  P[Q8_OQHI] = osgn ? 127 : 255;
   P[Q8_VNNI] = c.int8Vnni ? 1 : 0;
   P[Q8_C4] = C4; P[Q8_KQ] = KQ; P[Q8_OCP] = OCP;
   // Band: padded input columns as SW phases; rows of the largest row block; slack words so

@@ -78,8 +78,19 @@ bool sameQuantParams(const Node* q, const Node* dq) {
 
 struct Absorbed {
   Node* bn = nullptr;
-  Node* relu = nullptr;
+  Node* act = nullptr;  // Relu or Clip
+  double lo = 0, hi = 0;  // Clip's bounds
 };
+
+// A Clip with constant bounds (inputs, or the attributes of opsets before 11).
+bool clipBounds(const Node* n, double* lo, double* hi) {
+  *lo = n->hasAttr("min") ? n->attrFloat("min", 0) : -INFINITY;
+  *hi = n->hasAttr("max") ? n->attrFloat("max", 0) : INFINITY;
+  for (size_t i = 1; i < 3; ++i)
+    if (const Value* v = n->input(i))
+      if (!fu::scalarConst(v, i == 1 ? lo : hi)) return false;
+  return true;
+}
 
 // BatchNormalization (inference, constant parameters) and Relu after the conv, each the
 // sole reader of the value before it.
@@ -97,7 +108,8 @@ Absorbed absorbable(const Graph& g, Node* c, int64_t OC) {
       u = fu::soleUser(g, v);
     }
   }
-  if (u && u->type == "Relu" && u->inputs[0] == v) a.relu = u;
+  if (u && u->type == "Relu" && u->inputs[0] == v) a.act = u;
+  if (u && u->type == "Clip" && u->inputs[0] == v && clipBounds(u, &a.lo, &a.hi)) a.act = u;
   return a;
 }
 
@@ -134,27 +146,80 @@ void foldToQuantizedConv(Graph& g, Node* c, Node* dx, Node* dw, std::set<Node*>*
   if (!zp) zp = g.newConstant(c->name + "_x_zero_point", std::make_shared<Tensor>(TensorType(dx->inputs[0]->type.dtype, {})));
   Value* m = g.newConstant(c->name + "_q8_mult", floatVector(mult));
   Value* b = g.newConstant(c->name + "_q8_bias", floatVector(bias));
-  Node* last = a.relu ? a.relu : a.bn ? a.bn : c;
+  Node* last = a.act ? a.act : a.bn ? a.bn : c;
   std::string decision = "int8: QuantizedConv (u8 x s8 -> int32) from DequantizeLinear " +
                          dx->name + ", DequantizeLinear " + dw->name + ", Conv " + c->name;
   if (xin != dx->inputs[0]) decision += ", QuantizeLinear " + q->name + " (quantized while packed)";
   if (a.bn) decision += ", BatchNormalization " + a.bn->name;
-  if (a.relu) decision += ", Relu " + a.relu->name;
+  if (a.act) decision += ", " + a.act->type + " " + a.act->name;
   std::map<std::string, AttrValue> attrs = c->attrs;
   std::vector<Node*> gone = {c};
   if (a.bn) gone.push_back(a.bn);
-  if (a.relu) gone.push_back(a.relu);
+  if (a.act) gone.push_back(a.act);
   if (c->originalNames.empty()) c->originalNames = {c->name};
   for (Node* n : gone)
     if (n != c && n->originalNames.empty()) n->originalNames = {n->name};
   Value* out = last->outputs[0];
-  const std::string name = c->name;  // c is removed before the new node is named
+  const std::string name = c->name;  // c and the absorbed nodes are gone once replaced
+  const std::string actType = a.act ? a.act->type : "";
   Node* r = fu::replaceWithNode(g, gone, removed, "QuantizedConv", name,
                                 {xin, dx->inputs[1], zp, dw->inputs[0], m, b}, {out});
   r->attrs = attrs;
   r->attrs.erase("_precision_reason");
-  if (a.relu) r->attrs["activation"] = std::string("Relu");
+  if (a.act) r->attrs["activation"] = actType;
+  if (actType == "Clip") {
+    r->attrs["clip_min"] = a.lo;
+    r->attrs["clip_max"] = a.hi;
+  }
   r->attrs["_quant_decision"] = decision;
+}
+
+// Per-tensor constant scale (float32) and zero point (8-bit) of a Q / DQ node.
+bool perTensorParams(const Node* n, double* scale, int64_t* zp, DType* qdt, DType qType) {
+  const Value* s = n->input(1);
+  const Value* z = n->input(2);
+  if (!s || !s->isConstant() || s->type.dtype != DType::F32 || s->type.numel() != 1) return false;
+  if (!z || !z->isConstant() || z->type.numel() != 1 || (z->type.dtype != DType::U8 && z->type.dtype != DType::I8))
+    return false;
+  if (qType != DType::Undefined && qType != z->type.dtype) return false;
+  *scale = s->constant->floatAt(0);
+  *zp = z->constant->intAt(0);
+  *qdt = z->type.dtype;
+  return true;
+}
+
+// QuantizedConv -> QuantizeLinear -> DequantizeLinear (a float reader such as a depthwise
+// conv after it): the pair becomes the conv's output stage (out_scale...). Runs after the
+// folds, so the pairs that fed a folded conv are gone already.
+int absorbOutputFakeQuant(Graph& g, PassContext& ctx, std::set<Node*>* removed) {
+  int n = 0;
+  for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
+    if (qc->hasAttr("out_scale")) continue;
+    Node* q = fu::soleUser(g, qc->outputs[0]);
+    if (!q || q->type != "QuantizeLinear" || q->inputs[0] != qc->outputs[0]) continue;
+    Node* dq = fu::soleUser(g, q->outputs[0]);
+    if (!dq || dq->type != "DequantizeLinear" || dq->inputs[0] != q->outputs[0]) continue;
+    double s1, s2;
+    int64_t z1, z2;
+    DType t1, t2;
+    if (!perTensorParams(q, &s1, &z1, &t1, DType::Undefined) || !perTensorParams(dq, &s2, &z2, &t2, t1) ||
+        (float)s1 != (float)s2 || z1 != z2 || q->outputs[0]->type.dtype != t1)
+      continue;
+    qc->attrs["out_scale"] = s1;
+    qc->attrs["out_zero_point"] = z1;
+    qc->attrs["out_dtype"] = (int64_t)t1;
+    qc->attrs["_quant_decision"] = qc->attrString("_quant_decision", "") + ", QuantizeLinear " + q->name +
+                                  " + DequantizeLinear " + dq->name + " (output stage)";
+    for (Node* x : {q, dq}) qc->originalNames.push_back(x->name);
+    fu::adoptOutput(qc, dq->outputs[0]);
+    removed->insert(q);
+    removed->insert(dq);
+    g.removeNode(q);
+    g.removeNode(dq);
+    ctx.stats.effectTimes++;
+    ++n;
+  }
+  return n;
 }
 
 // Folds the weight DequantizeLinear nodes constant folding kept and nothing fused.
@@ -229,11 +294,13 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
       m->attrs["_quant_decision"] = "float32: no int8 kernel for " + m->type + " (input from DequantizeLinear " +
                                     dx->name + ", weights dequantized at compile time)";
     }
-  // The DequantizeLinear / QuantizeLinear nodes nothing reads any more, then the kept weights.
+  // The DequantizeLinear / QuantizeLinear nodes nothing reads any more, the output stages,
+  // then the kept weights.
   const size_t before = g.nodes().size();
   for (const char* t : {"DequantizeLinear", "QuantizeLinear"})
     for (Node* n : fu::nodesWhere(g, [t](const Node& n) { return n.type == t; })) fu::dropIfDead(g, n);
   if (g.nodes().size() != before) changed = true;
+  if (absorbOutputFakeQuant(g, ctx, &removed) > 0) changed = true;
   if (foldKeptDequantize(g, ctx) > 0) changed = true;
   return fu::finishRewrite(g, changed);
 }

@@ -23,6 +23,8 @@ struct Q8Case {
   int64_t N, C, H, W, OC, KH, KW;
   std::vector<int64_t> strides, pads, dil;
   bool relu, bias;
+  bool clip = false;  // activation Clip to [-0.7, 0.9] instead of ReLU
+  bool outq = false;  // output stage: QuantizeLinear + DequantizeLinear (scale 0.011, zero point 3, int8)
 };
 
 int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
@@ -83,6 +85,16 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
   b.n->attrs["pads"] = c.pads;
   b.n->attrs["dilations"] = c.dil;
   if (c.relu) b.n->attrs["activation"] = std::string("Relu");
+  if (c.clip) {
+    b.n->attrs["activation"] = std::string("Clip");
+    b.n->attrs["clip_min"] = -0.7;
+    b.n->attrs["clip_max"] = 0.9;
+  }
+  if (c.outq) {
+    b.n->attrs["out_scale"] = 0.011;
+    b.n->attrs["out_zero_point"] = (int64_t)3;
+    b.n->attrs["out_dtype"] = (int64_t)DType::I8;
+  }
   inferNode(b.g, *b.n);
   const Shape& ys = b.n->outputs[0]->type.shape;
   const int64_t OH = ys[2], OW = ys[3];
@@ -103,6 +115,8 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
               }
           float y = (float)acc * mult->as<float>()[o] + bias->as<float>()[o];
           if (c.relu) y = std::max(y, 0.0f);
+          if (c.clip) y = std::min(std::max(y, -0.7f), 0.9f);
+          if (c.outq) y = (float)(quantRef(y, 0.011f, 3, DType::I8) - 3) * 0.011f;
           b.ref[((n * c.OC + o) * OH + oh) * OW + ow] = y;
         }
 }
@@ -137,6 +151,8 @@ const std::vector<Q8Case>& cases() {
       {"stride 3 (scalar phases)", DType::F32, DType::U8, 1, 4, 11, 23, 16, 3, 3, {3, 3}, {1, 1, 1, 1}, {1, 1}, false, true},
       {"stride (2,1)", DType::F32, DType::U8, 1, 4, 9, 20, 16, 3, 3, {2, 1}, {1, 1, 1, 1}, {1, 1}, true, true},
       {"1x1 map, many channels", DType::F32, DType::U8, 1, 64, 1, 1, 24, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, true},
+      {"Clip, then Q/DQ output stage", DType::F32, DType::U8, 1, 8, 12, 21, 16, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, true, true, true},
+      {"Q/DQ output stage alone", DType::U8, DType::U8, 1, 5, 7, 18, 17, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, true},
   };
   return cs;
 }
