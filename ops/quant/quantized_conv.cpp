@@ -8,7 +8,7 @@
 //   y[oc] = float(sum (xq - x_zero_point) * w[oc]) * mult[oc] + B[oc], then the activation
 //   (attribute activation: "Relu", or "Clip" to [clip_min, clip_max]), then, when attribute
 //   out_scale is set, QuantizeLinear + DequantizeLinear with out_scale, out_zero_point and
-//   out_dtype (uint8 / int8). Conv's attributes (group must be 1).
+//   out_dtype ("uint8" / "int8"). Conv's attributes (group must be 1).
 // mult is x_scale * w_scale[oc] (times a folded BatchNormalization's scale).
 #include <algorithm>
 #include <cmath>
@@ -52,10 +52,10 @@ QcDims quantizedConvDims(const Node& n) {
   const std::string act = n.attrString("activation", "");
   if (!act.empty() && act != "Relu" && act != "Clip") opError(n, "activation must be Relu, Clip or absent, not " + act);
   if (n.hasAttr("out_scale")) {
-    const int64_t qdt = n.attrInt("out_dtype", 0);
-    if (qdt != (int64_t)DType::U8 && qdt != (int64_t)DType::I8) opError(n, "out_dtype must be uint8 or int8");
+    const std::string qdt = n.attrString("out_dtype", "");
+    if (qdt != "uint8" && qdt != "int8") opError(n, "out_dtype must be uint8 or int8");
     const int64_t z = n.attrInt("out_zero_point", 0);
-    if (z < (qdt == (int64_t)DType::I8 ? -128 : 0) || z > (qdt == (int64_t)DType::I8 ? 127 : 255))
+    if (z < (qdt == "int8" ? -128 : 0) || z > (qdt == "int8" ? 127 : 255))
       opError(n, "out_zero_point is outside out_dtype's range");
   }
   return d;
@@ -156,7 +156,7 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_OQ] = n.hasAttr("out_scale") ? 1 : 0;
   P[Q8_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
   P[Q8_OZP] = n.attrInt("out_zero_point", 0);
-  const bool osgn = n.attrInt("out_dtype", 0) == (int64_t)DType::I8;
+  const bool osgn = n.attrString("out_dtype", "") == "int8";
   P[Q8_OQLO] = osgn ? -128 : 0;
   P[Q8_OQHI] = osgn ? 127 : 255;
   P[Q8_VNNI] = c.int8Vnni ? 1 : 0;

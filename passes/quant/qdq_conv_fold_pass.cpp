@@ -207,7 +207,7 @@ int absorbOutputFakeQuant(Graph& g, PassContext& ctx, std::set<Node*>* removed) 
       continue;
     qc->attrs["out_scale"] = s1;
     qc->attrs["out_zero_point"] = z1;
-    qc->attrs["out_dtype"] = (int64_t)t1;
+    qc->attrs["out_dtype"] = std::string(dtypeName(t1));
     qc->attrs["_quant_decision"] = qc->attrString("_quant_decision", "") + ", QuantizeLinear " + q->name +
                                   " + DequantizeLinear " + dq->name + " (output stage)";
     for (Node* x : {q, dq}) qc->originalNames.push_back(x->name);

@@ -54,5 +54,51 @@ if "$BIN/atc" --mode=1 --om=cnn_force_fp16.om --json=cnn_mode1.json > /dev/null 
 else
   echo "FAIL precision decision recorded (cnn_mode1.json has no 'quantized:' reason)"; fail=$((fail + 1))
 fi
+# The int8 conv path (QdqConvFoldPass, docs/quantization.md): on an AVX512-VNNI host the
+# native builds above ran QuantizedConv kernels; elsewhere --mode=1 says why not.
+decisions() {  # OM -> "int8 float" counts of the quantization decisions
+  "$BIN/atc" --mode=1 --om="$1" --json="$1.json" > /dev/null 2>&1 &&
+    /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
+print(sum(x['decision'].startswith('int8') for x in d), sum(x['decision'].startswith('float32') for x in d))" "$1.json"
+}
+check() {  # NAME CONDITION
+  if eval "$2"; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1 ($2)"; fail=$((fail + 1)); fi
+}
+read -r i8 f32 <<< "$(decisions resnet18_must_keep_origin_dtype.om)"
+if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
+  check "resnet18 native: 20 int8 convs, the classifier Gemm float32" '[ "${i8:-0}" = 20 ] && [ "${f32:-0}" = 1 ]'
+else
+  check "resnet18 native without VNNI: no int8 conv" '[ "${i8:-x}" = 0 ]'
+fi
+# x86-64-v4-vnni compiles the int8 kernels on any host (LLVM cross-compiles); it runs where the
+# host has AVX512-VNNI. The MobileNetV2 build has the Clip and Q/DQ output stages.
+for m in resnet18 mobilenet_v2; do
+  if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_vnni" --soc_version=x86-64-v4-vnni \
+       --precision_mode=must_keep_origin_dtype > "$m.vnni.log" 2>&1; then
+    read -r i8 f32 <<< "$(decisions "${m}_vnni.om")"
+    check "$m x86-64-v4-vnni: int8 convs" '[ "${i8:-0}" -gt 10 ]'
+    if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
+      "$BIN/omrun" --model="${m}_vnni.om" --input="$m.in.npy" --output="$m.vnni.res" > /dev/null 2>&1 &&
+        line=$(/usr/bin/python3 steps.py "$m.vnni.res/output_0.npy" "$m.out.npy" "$m.json") &&
+        check "$m x86-64-v4-vnni runs: $line" true || check "$m x86-64-v4-vnni runs" false
+    fi
+  else
+    check "$m x86-64-v4-vnni compiles" false; tail -3 "$m.vnni.log"
+  fi
+done
+# QdqConvFoldPass switched off: no int8 conv, same answers (the float path).
+printf 'QdqConvFoldPass:off\n' > off.cfg
+if "$BIN/atc" --model=resnet18.onnx --framework=5 --output=r18_off --soc_version=x86-64-v4-vnni \
+     --precision_mode=must_keep_origin_dtype --fusion_switch_file=off.cfg > off.log 2>&1; then
+  read -r i8 f32 <<< "$(decisions r18_off.om)"
+  check "QdqConvFoldPass:off: no int8 conv" '[ "${i8:-x}" = 0 ]'
+  if grep -qw avx2 /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
+    "$BIN/omrun" --model=r18_off.om --input=resnet18.in.npy --output=r18_off.res > /dev/null 2>&1 &&
+      line=$(/usr/bin/python3 steps.py r18_off.res/output_0.npy resnet18.out.npy resnet18.json) &&
+      check "QdqConvFoldPass:off runs: $line" true || check "QdqConvFoldPass:off runs" false
+  fi
+else
+  check "QdqConvFoldPass:off compiles" false; tail -3 off.log
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -93,7 +93,7 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
   if (c.outq) {
     b.n->attrs["out_scale"] = 0.011;
     b.n->attrs["out_zero_point"] = (int64_t)3;
-    b.n->attrs["out_dtype"] = (int64_t)DType::I8;
+    b.n->attrs["out_dtype"] = std::string("int8");
   }
   inferNode(b.g, *b.n);
   const Shape& ys = b.n->outputs[0]->type.shape;
