@@ -84,6 +84,9 @@ struct OpDef {
   // Output i aliases input 0 bytes unchanged (Reshape, Flatten, Squeeze, Identity...):
   // the planner may share the buffer instead of copying.
   bool aliasesInput0 = false;
+  // Made by the compiler's passes only (FusedEltwise, FusedAttention, QuantizedConv): the
+  // frontends refuse it in a model (its inputs would be trusted as the pass left them).
+  bool internal = false;
 };
 
 class OpRegistry {

@@ -217,7 +217,8 @@ class OnnxImporter {
                a->name() != "sparse_value";
         }
       } else {
-        ok = OpRegistry::instance().find(n.op_type()) != nullptr;
+        const OpDef* def = OpRegistry::instance().find(n.op_type());
+        ok = def != nullptr && !def->internal;
         for (const auto& a : n.attribute())
           if (a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS ||
               a.has_g() || a.graphs_size() > 0)
@@ -341,7 +342,14 @@ class OnnxImporter {
       while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
       Node* node = g_->addNode(n.op_type(), nodeName(n, i), ins, nodeOutputs_[i]);
       node->domain = "";
-      for (const auto& a : n.attribute()) node->attrs[a.name()] = convertAttr(n, a);
+      for (const auto& a : n.attribute()) {
+        // Names starting with '_' are the compiler's own (packed-weight shapes, fused
+        // epilogues, decisions): a model that sets one could make a kernel misread its inputs.
+        if (!a.name().empty() && a.name()[0] == '_')
+          loadFail("attribute [" + a.name() + "] of node [" + nodeName(n, i) + "] (" + n.op_type() +
+                   "): attribute names starting with '_' are reserved for the compiler");
+        node->attrs[a.name()] = convertAttr(n, a);
+      }
     }
   }
 

@@ -92,6 +92,7 @@ KernelCall lowerAttention(LowerCtx& c) {
 ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "FusedAttention";
+  d.internal = true;
   d.category = OpCategory::Misc;
   d.minInputs = 3;
   d.maxInputs = 4;

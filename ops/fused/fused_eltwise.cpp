@@ -19,6 +19,7 @@ KernelCall lowerFused(LowerCtx& c) {
 ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "FusedEltwise";
+  d.internal = true;
   d.category = OpCategory::Elementwise;
   d.minInputs = 1;
   d.maxInputs = FE_MAX_IN;

@@ -193,6 +193,7 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
 ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "QuantizedConv";
+  d.internal = true;
   d.minInputs = 5;
   d.maxInputs = 6;
   d.infer = inferQuantizedConv;

@@ -60,6 +60,18 @@ g = helper.make_graph([helper.make_node("Gather", ["x", "i"], ["y"], axis=0)], "
                       [helper.make_tensor_value_info("x", TP.FLOAT, [3, 4])], [helper.make_tensor_value_info("y", TP.FLOAT, None)],
                       [nh.from_array(np.array([0, 5], np.int64), "i")])
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), t + "/gather_oor.onnx")
+# The compiler's own ops and attributes in a model: a QuantizedConv whose _q8_wshape claims
+# 64x4x3x3 weights over 8 bytes, a Conv claiming its weights are packed already.
+x = helper.make_tensor_value_info("x", TP.FLOAT, [1, 4, 5, 5])
+y = helper.make_tensor_value_info("y", TP.FLOAT, None)
+qi = [nh.from_array(np.array(0.1, np.float32), "s"), nh.from_array(np.array(3, np.uint8), "z"),
+      nh.from_array(np.ones((2, 4, 1, 1), np.int8), "w"), nh.from_array(np.ones(2, np.float32), "m")]
+g = helper.make_graph([helper.make_node("QuantizedConv", ["x", "s", "z", "w", "m"], ["y"], _q8_wshape=[64, 4, 3, 3])],
+                      "g", [x], [y], qi)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), t + "/internal_op.onnx")
+g = helper.make_graph([helper.make_node("Conv", ["x", "W"], ["y"], _cube_wshape=[2, 4, 1, 1])], "g", [x], [y],
+                      [nh.from_array(np.ones((2, 4, 1, 1), np.float32), "W")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), t + "/internal_attr.onnx")
 def npy(name, header):
     h = header.encode() + b" " * (63 - len(header)) + b"\n"
     open(t + "/" + name, "wb").write(b"\x93NUMPY\x01\x00" + bytes([len(h), 0]) + h + b"\0" * 64)
@@ -69,6 +81,8 @@ npy("overflow.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (42949672
 PY
 expect_error "a STRING-typed strides attribute" E19999 -- --model="$T/str_strides.onnx" --framework=5
 expect_error "constant Gather indices out of range" E19999 -- --model="$T/gather_oor.onnx" --framework=5
+expect_error "a compiler-internal op (QuantizedConv) in a model" E19010 -- --model="$T/internal_op.onnx" --framework=5
+expect_error "a compiler-internal attribute (_cube_wshape) in a model" E10041 -- --model="$T/internal_attr.onnx" --framework=5
 # A zero batch is no crash: the graph folds to empty outputs and runs.
 rm -rf "$T/z"; mkdir -p "$T/z"
 if (cd "$T/z" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/z/m" --soc_version=native \
