@@ -75,6 +75,7 @@ bool runConstantFolding(Graph& g, PassContext& ctx) {
   std::vector<Node*> order;
   for (auto& n : g.nodes()) order.push_back(n.get());
   bool changed = false;
+  const std::set<const Node*> keepDq = weightDequantizeForQdqConvFold(g, ctx);
   for (Node* n : order) {
     inferNode(g, *n);
     if (allOutputsKnown(*n)) {
@@ -95,7 +96,7 @@ bool runConstantFolding(Graph& g, PassContext& ctx) {
       continue;
     }
     if (!allInputsConstant(*n)) continue;
-    if (keepForQdqConvFold(g, *n, ctx)) {
+    if (keepDq.count(n) && n->inputs[0]->type.dtype == DType::I8) {
       ctx.debug("not folding " + n->name + " (DequantizeLinear of int8 weights): kept for QdqConvFoldPass");
       continue;
     }

@@ -1,6 +1,8 @@
 // QdqConvFoldPass (passes/quant/qdq_conv_fold_pass.cpp): DequantizeLinear -> Conv of QDQ
 // models -> QuantizedConv (int8 kernel), and what constant folding must leave for it.
 #pragma once
+#include <set>
+
 #include "ir/graph.h"
 #include "passes/pass.h"
 
@@ -9,9 +11,10 @@ namespace atc {
 // True when the target has an int8 conv path and QdqConvFoldPass is not switched off.
 bool qdqConvFoldWanted(const PassContext& ctx);
 
-// Constant folding asks this before folding a node: a DequantizeLinear of constant int8
-// weights read by a Conv is kept (the fold pass needs the int8 values and their scales; it
-// folds the ones it does not use itself).
-bool keepForQdqConvFold(const Graph& g, const Node& n, const PassContext& ctx);
+// What constant folding leaves for the fold pass: the DequantizeLinear nodes that give a Conv
+// its weights while another DequantizeLinear gives it its input (the pass needs the int8
+// values and their scales, and folds the ones it does not use itself). Empty when the pass
+// will not run. Linear in the graph size (producer links only).
+std::set<const Node*> weightDequantizeForQdqConvFold(const Graph& g, const PassContext& ctx);
 
 }  // namespace atc

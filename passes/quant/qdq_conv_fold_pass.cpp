@@ -231,8 +231,9 @@ int foldKeptDequantize(Graph& g, PassContext& ctx) {
       if (in && !in->isConstant()) return false;
     return true;
   });
+  const std::map<const Value*, int> uses = g.userCounts();
   for (Node* n : dqs) {
-    if (g.users(n->outputs[0]).empty() && !g.isGraphOutput(n->outputs[0])) {
+    if (!uses.count(n->outputs[0]) && !g.isGraphOutput(n->outputs[0])) {
       g.removeNode(n);
       continue;
     }
@@ -255,14 +256,13 @@ bool qdqConvFoldWanted(const PassContext& ctx) {
   return std::find(off.begin(), off.end(), kPassName) == off.end();
 }
 
-bool keepForQdqConvFold(const Graph& g, const Node& n, const PassContext& ctx) {
-  if (n.type != "DequantizeLinear" || n.inputs.empty() || n.inputs[0]->type.dtype != DType::I8) return false;
-  if (!qdqConvFoldWanted(ctx)) return false;
-  for (Node* u : g.users(n.outputs[0]))
-    if (u->type == "Conv" && u->inputs.size() > 1 && u->inputs[1] == n.outputs[0] &&
-        fu::producerOf(u->inputs[0], "DequantizeLinear"))
-      return true;
-  return false;
+std::set<const Node*> weightDequantizeForQdqConvFold(const Graph& g, const PassContext& ctx) {
+  std::set<const Node*> keep;
+  if (!qdqConvFoldWanted(ctx)) return keep;
+  for (const auto& n : g.nodes())
+    if (n->type == "Conv" && n->inputs.size() > 1 && fu::producerOf(n->inputs[0], "DequantizeLinear"))
+      if (const Node* dw = fu::producerOf(n->inputs[1], "DequantizeLinear")) keep.insert(dw);
+  return keep;
 }
 
 bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
@@ -297,8 +297,11 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
   // The DequantizeLinear / QuantizeLinear nodes nothing reads any more, the output stages,
   // then the kept weights.
   const size_t before = g.nodes().size();
-  for (const char* t : {"DequantizeLinear", "QuantizeLinear"})
-    for (Node* n : fu::nodesWhere(g, [t](const Node& n) { return n.type == t; })) fu::dropIfDead(g, n);
+  for (const char* t : {"DequantizeLinear", "QuantizeLinear"}) {  // readers first
+    const std::map<const Value*, int> uses = g.userCounts();
+    for (Node* n : fu::nodesWhere(g, [t](const Node& n) { return n.type == t; }))
+      if (!uses.count(n->outputs[0]) && !g.isGraphOutput(n->outputs[0])) g.removeNode(n);
+  }
   if (g.nodes().size() != before) changed = true;
   if (absorbOutputFakeQuant(g, ctx, &removed) > 0) changed = true;
   if (foldKeptDequantize(g, ctx) > 0) changed = true;
