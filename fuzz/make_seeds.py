@@ -63,7 +63,45 @@ def onnx_seeds(out, src, shared):
             n += put(out, m.SerializeToString(), ".onnx")
     n += sum(put_file(out, p) for p in sorted(glob.glob(os.path.join(shared, "models", "onnx", "*.onnx"))))
     n += constant_input_seeds(out, node_tests, onnx)
+    n += qdq_conv_seeds(out, onnx)
     return n
+
+
+def qdq_conv_seeds(out, onnx):
+    """Small QDQ conv chains (QdqConvFoldPass: Q/DQ input, int8 per-channel weights, BN, Clip,
+    a Q/DQ pair into a depthwise conv, Relu), as the exporters write them."""
+    import numpy as np
+    from onnx import helper, numpy_helper as nh, TensorProto as TP
+    init = [nh.from_array(np.array(0.05, np.float32), "s1"), nh.from_array(np.array(10, np.uint8), "z1"),
+            nh.from_array((np.arange(32) % 7 - 3).astype(np.int8).reshape(8, 4, 1, 1), "w1"),
+            nh.from_array(np.linspace(0.01, 0.02, 8).astype(np.float32), "ws1"),
+            nh.from_array(np.zeros(8, np.int8), "wz1"),
+            nh.from_array(np.ones(8, np.float32), "g"), nh.from_array(np.zeros(8, np.float32), "b"),
+            nh.from_array(np.zeros(8, np.float32), "mu"), nh.from_array(np.ones(8, np.float32), "var"),
+            nh.from_array(np.array(0.0, np.float32), "lo"), nh.from_array(np.array(6.0, np.float32), "hi"),
+            nh.from_array(np.array(0.03, np.float32), "s2"), nh.from_array(np.array(0, np.uint8), "z2"),
+            nh.from_array(np.ones((8, 1, 3, 3), np.int8), "wd"), nh.from_array(np.array(0.01, np.float32), "wsd"),
+            nh.from_array((np.arange(16) % 5 - 2).astype(np.int8).reshape(2, 8, 1, 1), "w2"),
+            nh.from_array(np.array(0.1, np.float32), "ws2")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s1", "z1"], ["q1"]),
+             helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"]),
+             helper.make_node("DequantizeLinear", ["w1", "ws1", "wz1"], ["w1f"], axis=0),
+             helper.make_node("Conv", ["d1", "w1f"], ["c1"]),
+             helper.make_node("BatchNormalization", ["c1", "g", "b", "mu", "var"], ["n1"]),
+             helper.make_node("Clip", ["n1", "lo", "hi"], ["r1"]),
+             helper.make_node("QuantizeLinear", ["r1", "s2", "z2"], ["q2"]),
+             helper.make_node("DequantizeLinear", ["q2", "s2", "z2"], ["d2"]),
+             helper.make_node("DequantizeLinear", ["wd", "wsd"], ["wdf"]),
+             helper.make_node("Conv", ["d2", "wdf"], ["c2"], group=8, pads=[1, 1, 1, 1]),
+             helper.make_node("QuantizeLinear", ["c2", "s2", "z2"], ["q3"]),
+             helper.make_node("DequantizeLinear", ["q3", "s2", "z2"], ["d3"]),
+             helper.make_node("DequantizeLinear", ["w2", "ws2"], ["w2f"]),
+             helper.make_node("Conv", ["d3", "w2f"], ["c3"], strides=[2, 2]),
+             helper.make_node("Relu", ["c3"], ["y"])]
+    g = helper.make_graph(nodes, "qdq", [helper.make_tensor_value_info("x", TP.FLOAT, [1, 4, 6, 6])],
+                          [helper.make_tensor_value_info("y", TP.FLOAT, None)], init)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    return put(out, m.SerializeToString(), ".onnx")
 
 
 def constant_input_seeds(out, node_tests, onnx):

@@ -60,6 +60,14 @@ std::string convBlocker(const Node* c) {
   if (c->attrInt("group", 1) != 1) return "grouped or depthwise conv (no int8 kernel)";
   if (c->input(2) && !isConst(c->input(2), DType::F32)) return "its bias is not a float32 constant";
   if (c->inputs.size() > 3) return "it has a fused residual input";
+  // The kernel's band offsets are int32 words: a band of the whole padded input must fit.
+  const Shape& x = c->inputs[0]->type.shape;
+  const Shape& w = c->inputs[1]->type.shape;
+  const std::vector<int64_t> p = c->attrInts("pads", {0, 0, 0, 0}), d = c->attrInts("dilations", {1, 1});
+  if (!c->inputs[0]->type.isStatic() || p.size() != 4 || d.size() != 2) return "not a 2-D conv with static shapes";
+  const double words = ((double)x[1] / 4 + 1) * ((double)x[2] + p[0] + p[2] + (double)w[2] * d[0] + 1) *
+                       ((double)x[3] + p[1] + p[3] + (double)w[3] * d[1] + 48);
+  if (words > (double)(1 << 30)) return "too large for the int8 kernel's band";
   return "";
 }
 
