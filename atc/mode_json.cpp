@@ -33,36 +33,26 @@ json omToJson(const std::string& omPath) {
     throw AtcError("E10041", "Failed to load the model [" + omPath + "]: " + e.what(),
                    "Pass an .om built by this version of atc to --om.");
   }
-  json dec = json::array();
-  if (md.contains("graph") && md["graph"].contains("nodes"))
+  // Per node that records one: the precision decisions, and (QDQ models) the int8 or float32
+  // decision per quantized Conv / MatMul / Gemm (QdqConvFoldPass).
+  auto decisions = [&](const char* attr, const std::vector<std::pair<const char*, const char*>>& fields) {
+    json list = json::array();
+    if (!md.contains("graph") || !md["graph"].contains("nodes")) return list;
     for (auto& n : md["graph"]["nodes"]) {
       const json& a = n.value("attrs", json::object());
-      if (!a.contains("_precision_reason")) continue;
+      if (!a.contains(attr)) continue;
       json d;
       d["name"] = n.value("name", "");
       d["type"] = n.value("type", "");
       if (n.contains("original_names")) d["original_names"] = n["original_names"];
-      d["dtype_in"] = a.value("_dtype_in", "");
-      d["dtype_out"] = a.value("_dtype_out", "");
-      d["impl_mode"] = a.value("_impl_mode", "");
-      d["reason"] = a.value("_precision_reason", "");
-      dec.push_back(d);
+      for (auto& [key, from] : fields) d[key] = a.value(from, "");
+      list.push_back(d);
     }
-  md["precision_decisions"] = dec;
-  // QDQ models: per quantized Conv, the int8 kernel or float32 and why (QdqConvFoldPass).
-  json qdec = json::array();
-  if (md.contains("graph") && md["graph"].contains("nodes"))
-    for (auto& n : md["graph"]["nodes"]) {
-      const json& a = n.value("attrs", json::object());
-      if (!a.contains("_quant_decision")) continue;
-      json d;
-      d["name"] = n.value("name", "");
-      d["type"] = n.value("type", "");
-      if (n.contains("original_names")) d["original_names"] = n["original_names"];
-      d["decision"] = a.value("_quant_decision", "");
-      qdec.push_back(d);
-    }
-  md["quantization_decisions"] = qdec;
+    return list;
+  };
+  md["precision_decisions"] = decisions("_precision_reason", {{"dtype_in", "_dtype_in"}, {"dtype_out", "_dtype_out"},
+                                                              {"impl_mode", "_impl_mode"}, {"reason", "_precision_reason"}});
+  md["quantization_decisions"] = decisions("_quant_decision", {{"decision", "_quant_decision"}});
   return md;
 }
 

@@ -71,29 +71,25 @@ static inline ATCK_INLINE uint32_t q8_quant1(const Q8Quant& q, float x) {
   return (uint32_t)((int32_t)r + q.flip);
 }
 
-static inline ATCK_INLINE q8_u32 q8_quant16(const Q8Quant& q, const float* x) {
-  q8_f32 v = *(const q8_f32u*)x / q8_splatf(q.scale);
+// saturate(rint(x / scale) + zp) of 16 floats (QuantizeLinear), as floats.
+static inline ATCK_INLINE q8_f32 q8_qvalue16(const Q8Quant& q, q8_f32 x) {
+  q8_f32 v = x / q8_splatf(q.scale);
   v = v < q8_splatf(q.vlo) ? q8_splatf(q.vlo) : v;
   v = v > q8_splatf(q.vhi) ? q8_splatf(q.vhi) : v;
   v = (v + q8_splatf(12582912.0f)) - q8_splatf(12582912.0f);
   v = v == v ? v : q8_splatf(0.0f);
   q8_f32 r = v + q8_splatf(q.zp);
   r = r < q8_splatf(q.qlo) ? q8_splatf(q.qlo) : r;
-  r = r > q8_splatf(q.qhi) ? q8_splatf(q.qhi) : r;
-  return (q8_u32)(__builtin_convertvector(r, q8_i32) + q8_splati(q.flip));
+  return r > q8_splatf(q.qhi) ? q8_splatf(q.qhi) : r;
+}
+
+static inline ATCK_INLINE q8_u32 q8_quant16(const Q8Quant& q, const float* x) {
+  return (q8_u32)(__builtin_convertvector(q8_qvalue16(q, *(const q8_f32u*)x), q8_i32) + q8_splati(q.flip));
 }
 
 // QuantizeLinear then DequantizeLinear of 16 floats: (saturate(rint(y / scale) + zp) - zp) * scale.
 static inline ATCK_INLINE q8_f32 q8_fakequant16(const Q8Quant& q, q8_f32 y) {
-  q8_f32 v = y / q8_splatf(q.scale);
-  v = v < q8_splatf(q.vlo) ? q8_splatf(q.vlo) : v;
-  v = v > q8_splatf(q.vhi) ? q8_splatf(q.vhi) : v;
-  v = (v + q8_splatf(12582912.0f)) - q8_splatf(12582912.0f);
-  v = v == v ? v : q8_splatf(0.0f);
-  q8_f32 r = v + q8_splatf(q.zp);
-  r = r < q8_splatf(q.qlo) ? q8_splatf(q.qlo) : r;
-  r = r > q8_splatf(q.qhi) ? q8_splatf(q.qhi) : r;
-  return (r - q8_splatf(q.zp)) * q8_splatf(q.scale);
+  return (q8_qvalue16(q, y) - q8_splatf(q.zp)) * q8_splatf(q.scale);
 }
 
 // The uint8 byte of element i of channel row `src` (nullptr: a channel past C, the zero point).
