@@ -60,17 +60,8 @@ struct Q8Quant {
 };
 
 static inline ATCK_INLINE uint32_t q8_quant1(const Q8Quant& q, float x) {
-  float v = x / q.scale;
-  v = v < q.vlo ? q.vlo : v;
-  v = v > q.vhi ? q.vhi : v;
-  v = (v + 12582912.0f) - 12582912.0f;
-  v = v == v ? v : 0.0f;
-  float r = v + q.zp;
-  r = r < q.qlo ? q.qlo : r;
-  r = r > q.qhi ? q.qhi : r;
-  return (uint32_t)((int32_t)r + q.flip);
+  return (uint32_t)((int32_t)atck_q_value(x / q.scale, q.zp, q.qlo, q.qhi) + q.flip);
 }
-
 // saturate(rint(x / scale) + zp) of 16 floats (QuantizeLinear), as floats.
 static inline ATCK_INLINE q8_f32 q8_qvalue16(const Q8Quant& q, q8_f32 x) {
   q8_f32 v = x / q8_splatf(q.scale);

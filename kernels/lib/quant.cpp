@@ -2,10 +2,7 @@
 // Params: kernels/lib/quant_params.h. The arithmetic follows ONNX's reference: dequantize
 // subtracts the zero point in float32 and multiplies by the scale; quantize divides by the
 // scale in float32, rounds to nearest (ties to even), adds the zero point and saturates.
-#include "kernels/lib/kernel_abi.h"
-#include "kernels/lib/math_dtype.h"
-#include "kernels/lib/math_ops.h"
-#include "kernels/lib/quant_params.h"
+#include "kernels/lib/quant_common.h"
 
 ATC_KERNEL(quant)
 ATC_KERNEL(dynquant)
@@ -19,15 +16,6 @@ static inline ATCK_INLINE void atck_q_range(int64_t dt, float* lo, float* hi) {
     case ATCK_U16: *lo = 0.0f; *hi = 65535.0f; return;
     default: *lo = -2147483648.0f; *hi = 2147483520.0f; return;  // int32: largest float below 2^31
   }
-}
-
-// rint(v) + zp, clamped to [lo, hi]; NaN becomes the zero point (saturate(NaN) is undefined
-// in ONNX; ONNX Runtime gives the zero point too).
-static inline ATCK_INLINE float atck_q_value(float v, float zp, float lo, float hi) {
-  float r = atck_m_rint(v) + zp;
-  r = r < lo ? lo : r;
-  r = r > hi ? hi : r;
-  return r == r ? r : zp;
 }
 
 // Elements [lo, hi) that share one scale and zero point (index sidx).

@@ -16,6 +16,15 @@ static inline ATCK_INLINE int32_t atck_q_ld(const void* p, int64_t dt, int64_t i
   }
 }
 
+// QuantizeLinear's rounding of v = x / scale: rint(v) + zp, clamped to [lo, hi]; NaN becomes
+// the zero point (saturate(NaN) is undefined in ONNX; ONNX Runtime gives the zero point too).
+static inline ATCK_INLINE float atck_q_value(float v, float zp, float lo, float hi) {
+  float r = atck_m_rint(v) + zp;
+  r = r < lo ? lo : r;
+  r = r > hi ? hi : r;
+  return r == r ? r : zp;
+}
+
 // Zero point of an operand at index i of its per-element dimension (0 when absent).
 static inline ATCK_INLINE int32_t atck_q_zp(const int64_t* W, void** bufs, int64_t i) {
   if (W[QW_ZBUF] < 0) return 0;
