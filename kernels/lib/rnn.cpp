@@ -24,6 +24,9 @@ static inline ATCK_INLINE float rnn_dot(const float* a, const float* b, int64_t 
   return s;
 }
 
+// The activations' own small switch rather than the element-wise atck_unary (math_ops.h),
+// whose whole switch inlined at each gate made a 2-layer bidirectional LSTM 3-5% slower
+// (measured, session 9); the formulas are the same.
 static inline ATCK_INLINE float rnn_act(int64_t code, float x, float alpha, float beta) {
   switch (code) {
     case RA_RELU: return x > 0.0f ? x : 0.0f;

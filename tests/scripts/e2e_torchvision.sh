@@ -6,13 +6,8 @@
 set -u
 BIN=$1
 SRC=$2
-if ! /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null; then
-  echo "SKIP: python3-torch / python3-torchvision not installed"
-  exit 0
-fi
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-export ASCEND_CACHE_PATH="$TMP/cache"
+. "$SRC/tests/scripts/lib/torch_e2e.sh"
+torch_e2e_setup "torch, torchvision"
 MODELS="shufflenet_v2_x0_5 mnasnet0_5 efficientnet_b0 regnet_x_400mf encoder"
 /usr/bin/python3 "$SRC/tests/e2e/export_torch_models.py" "$TMP" $MODELS > "$TMP/export.log" 2>&1 || {
   echo "FAIL: export"; tail -20 "$TMP/export.log"; exit 1; }

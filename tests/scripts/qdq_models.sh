@@ -9,13 +9,8 @@
 set -u
 BIN=$1
 SRC=$2
-if ! /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null; then
-  echo "SKIP: python3-torch / python3-torchvision not installed"
-  exit 0
-fi
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-export ASCEND_CACHE_PATH="$TMP/cache"
+. "$SRC/tests/scripts/lib/torch_e2e.sh"
+torch_e2e_setup "torch, torchvision"
 MODELS="cnn encoder resnet18 mobilenet_v2"
 /usr/bin/python3 "$SRC/tests/e2e/make_qdq_models.py" "$TMP" $MODELS > "$TMP/make.log" 2>&1 || {
   echo "FAIL: make_qdq_models.py"; tail -20 "$TMP/make.log"; exit 1; }

@@ -9,13 +9,8 @@
 # Usage: rnn_models.sh BIN_DIR SRC_DIR
 set -u
 BIN=$(cd "$1" && pwd); SRC=$(cd "$2" && pwd)
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  echo "SKIP: python3-torch not installed"
-  exit 0
-fi
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-export ASCEND_CACHE_PATH="$TMP/cache"
+. "$SRC/tests/scripts/lib/torch_e2e.sh"
+torch_e2e_setup "torch"
 /usr/bin/python3 "$SRC/tests/e2e/make_rnn_models.py" "$TMP" > "$TMP/make.log" 2>&1 || {
   echo "FAIL: make_rnn_models.py"; tail -20 "$TMP/make.log"; exit 1; }
 cat > "$TMP/cmp.py" <<'PY'
