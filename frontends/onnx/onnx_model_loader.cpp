@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #include <sys/stat.h>
@@ -198,6 +199,24 @@ bool convertInChild(const onnx::ModelProto& in, int target, onnx::ModelProto* ou
 }
 }  // namespace
 
+// A default-domain node with fewer inputs than its op's schema (at the model's opset) needs:
+// the converter's adapters read the missing inputs (a Div of opset 6 with one input made its
+// broadcast adapter read past the node). Refused before the converter, so the error does not
+// depend on whether that read happens to crash. "" when every node has its inputs.
+static std::string nodeMissingInputs(const onnx::ModelProto& model) {
+  int64_t opset = 0;
+  for (const auto& o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+  for (const auto& n : model.graph().node()) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+    const onnx::OpSchema* s = onnx::OpSchemaRegistry::Schema(n.op_type(), (int)opset, "");
+    if (s && n.input_size() < s->min_input())
+      return "node [" + (n.name().empty() ? n.op_type() : n.name()) + "] (" + n.op_type() + ") has " +
+             std::to_string(n.input_size()) + " input(s); the op needs at least " + std::to_string(s->min_input());
+  }
+  return "";
+}
+
 bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
                      const std::map<std::string, std::vector<int64_t>>& inputShapes,
                      std::string* why) {
@@ -206,6 +225,11 @@ bool tryConvertOpset(onnx::ModelProto* model, int64_t target,
   std::string undefinedOutput = undefinedGraphOutput(model->graph());
   if (!undefinedOutput.empty()) {
     if (why) *why = "the graph output [" + undefinedOutput + "] is not produced by any node, input or initializer";
+    return false;
+  }
+  const std::string missing = nodeMissingInputs(*model);
+  if (!missing.empty()) {
+    if (why) *why = missing;
     return false;
   }
   try {
