@@ -84,7 +84,7 @@ std::vector<std::string> OpRegistry::types() const {
                  "Check the model's attributes and input shapes for this node.");
 }
 
-void inferNode(Graph& g, Node& n) {
+void checkArity(const Node& n) {
   const OpDef* d = OpRegistry::instance().find(n.type);
   if (!d) throw AtcError("E19010", "No parser is registered for op type [" + n.type + "].",
                          "Remove or replace the unsupported operator.");
@@ -99,6 +99,11 @@ void inferNode(Graph& g, Node& n) {
   int nout = (int)n.outputs.size();
   if (nout < d->minOutputs || (d->maxOutputs >= 0 && nout > d->maxOutputs))
     opError(n, "has " + std::to_string(nout) + " outputs");
+}
+
+void inferNode(Graph& g, Node& n) {
+  checkArity(n);
+  const OpDef* d = OpRegistry::instance().find(n.type);
   if (d->infer) d->infer(g, n);
   for (Value* o : n.outputs)
     if (o && !o->type.sizeFits())

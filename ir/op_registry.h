@@ -111,6 +111,9 @@ struct OpRegistrar {
 #define ATC_REGISTER_OP(expr) \
   static ::atc::OpRegistrar ATC_OP_CONCAT(atc_op_registrar_, __LINE__)(expr)
 
+// Throws E19010 for an unregistered op type, E19999 when the node's input/output counts do not
+// fit its op (required inputs absent included). Passes may then index the required inputs.
+void checkArity(const Node& n);
 // Runs the op's inference on one node (checks input/output counts first).
 void inferNode(Graph& g, Node& n);
 // Runs inference on every node in order (graph must be topologically sorted).

@@ -54,6 +54,9 @@ std::vector<Value*> TfCtx::opN(const std::string& type, const std::vector<Value*
   n->attrs = std::move(attrs);
   n->originalNames = {def.name()};
   ++nodesAdded;
+  // A node whose input count does not fit its op (a one-input Mul from a hostile GraphDef) is
+  // refused here: the scope-fusion passes run before inference and index required inputs.
+  checkArity(*n);
   // Types now, when the inputs allow it (converters use ranks); the passes infer again.
   bool ready = true;
   for (Value* v : ins)

@@ -83,6 +83,14 @@ expect_error "a STRING-typed strides attribute" E19999 -- --model="$T/str_stride
 expect_error "constant Gather indices out of range" E19999 -- --model="$T/gather_oor.onnx" --framework=5
 expect_error "a compiler-internal op (QuantizedConv) in a model" E19010 -- --model="$T/internal_op.onnx" --framework=5
 expect_error "a compiler-internal attribute (_cube_wshape) in a model" E10041 -- --model="$T/internal_attr.onnx" --framework=5
+# A TF node with fewer inputs than its op (a one-input Mul inside a tanh-Gelu scope): refused by
+# the converter, not read past the end of its inputs by ScopeGeluPass (a fuzz_tf finding).
+ph='attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } } } }'
+cf() { echo "node { name: \"$1\" op: \"Const\" attr { key: \"dtype\" value { type: DT_FLOAT } } attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: $2 } } } }"; }
+bin() { echo "node { name: \"$1\" op: \"$2\" input: \"$3\" ${4:+input: \"$4\"} }"; }
+{ echo "node { name: \"x\" op: \"Placeholder\" $ph }"; cf c 0.044715; cf k 0.7978845608
+  bin sq Mul x; bin cube Mul sq x; bin c3 Mul c cube; bin add AddV2 x c3; bin u Mul k add; bin t Tanh u; } > "$T/mul1.pbtxt"
+expect_error "a one-input TF Mul in a Gelu scope" E19999 -- --model="$T/mul1.pbtxt" --framework=3 --enable_scope_fusion_passes=ScopeGeluPass
 # A zero batch is no crash: the graph folds to empty outputs and runs.
 rm -rf "$T/z"; mkdir -p "$T/z"
 if (cd "$T/z" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/z/m" --soc_version=native \
