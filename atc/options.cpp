@@ -408,6 +408,7 @@ void parseCache(const CliValues& v, AtcOptions& opts) {
     cache::OpDebugConfig c = cache::parseOpDebugConfig(t);  // E10001 when missing or malformed
     if (!c.hasList) cs.bypassAll = true;
     else cs.recompile = c.list;
+    if (std::find(c.options.begin(), c.options.end(), "oom") != c.options.end()) opts.backend.oomRedzone = kOomRedzoneBytes;
   }
   if (v.given("graph_compiler_cache_dir")) {
     std::string t = trim(v.val("graph_compiler_cache_dir"));
@@ -458,6 +459,8 @@ void parsePassesAndOutput(const CliValues& v, AtcOptions& opts) {
   if (v.given("display_model_info"))
     opts.output.displayModelInfo = checkedValue(v, "display_model_info", {"0", "1"},
                                                 "Use --display_model_info=0 (default) or 1.") == "1";
+  if (v.given("status_check"))
+    opts.backend.statusCheck = checkedValue(v, "status_check", {"0", "1"}, "Use --status_check=0 (default) or 1.") == "1";
   if (v.given("disable_reuse_memory")) {
     std::string d = checkedValue(v, "disable_reuse_memory", {"0", "1"},
                                  "Use --disable_reuse_memory=0 (default: buffers reuse memory) or 1.");

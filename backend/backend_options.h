@@ -6,6 +6,9 @@
 
 namespace atc {
 
+// The red zone on each side of a buffer in an `oom` build: four 512-bit vectors.
+constexpr int64_t kOomRedzoneBytes = 256;
+
 struct BackendOptions {
   int threads = 0;                  // code generation workers (0 = $TE_PARALLEL_COMPILER or the cores)
   bool disableReuseMemory = false;  // --disable_reuse_memory=1: every buffer its own memory, no aliasing
@@ -21,6 +24,11 @@ struct BackendOptions {
   bool releaseConstants = false;
   // --sign_key: the .om gets an empty SIGNATURE partition, signed in place by the driver.
   bool reserveSignature = false;
+  // Checks compiled into the model (docs/debugging.md): --status_check=1 (inf/NaN in each op's
+  // float outputs stops the run) and --op_debug_config oom (red zones of oomRedzone bytes
+  // before and after every arena buffer, checked after each op).
+  bool statusCheck = false;
+  int64_t oomRedzone = 0;
   // Recorded in the model definition.
   std::string cmdline;
   int framework = 5;

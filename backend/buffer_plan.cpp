@@ -8,11 +8,14 @@
 #include "support/diagnostics.h"
 
 namespace atc {
-BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, WeightStore& weights)
+BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, WeightStore& weights,
+                       int64_t redzone)
     : weights_(weights) {
   liveness(g, lowered);
   groupBuffers(g, lowered, reuse);
+  for (auto& pb : groups_) pb.size += 2 * redzone;
   arenaSize_ = planArena(groups_, reuse);
+  for (auto& pb : groups_) pb.offset += redzone, pb.size -= 2 * redzone;
   for (auto& pb : groups_) regions_.push_back({false, pb.offset, pb.size});
 }
 

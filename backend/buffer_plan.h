@@ -23,7 +23,9 @@ class BufferPlan {
   // Plans the arena; marks aliased nodes of `lowered` as skipped. reuse=false: no aliasing
   // and no memory reuse (--disable_reuse_memory=1). Constants are placed in `weights`, which
   // may be shared by the plans of several graphs (the gears of a dynamic model).
-  BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, WeightStore& weights);
+  // redzone > 0 (an `oom` build): each arena buffer is placed with that many free bytes before
+  // and after it (a multiple of 64, so the buffer stays aligned).
+  BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, WeightStore& weights, int64_t redzone = 0);
   // The region index of v: node inputs that are constants read the weights, the rest the arena.
   int regionOf(const Value* v, bool nodeInput = false);
   int workspaceOf(int step) const { return workspace_[step]; }

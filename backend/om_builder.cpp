@@ -252,7 +252,7 @@ void OmBuilder::setDynamic(const std::string& option, const std::string& kind,
 
 void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
   std::vector<LoweredNode> lowered = lowerGraph(g, target_);
-  BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_);
+  BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_, opts_.oomRedzone);
   checkModelMemory(g, bp, opts_);
   json steps = planSteps(lowered, bp, instances_, instanceSym_);
   json plan = graphPlan(g, std::move(steps), bp);
@@ -285,6 +285,8 @@ size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uin
   }
   plans_.clear();
   addTargetToPlan(plan, target_);
+  if (opts_.statusCheck || opts_.oomRedzone)
+    plan["debug"] = {{"status_check", opts_.statusCheck}, {"oom_redzone", opts_.oomRedzone}};
   modelDef_["memory_size"] = arenaSize_;
   modelDef_["weight_size"] = (int64_t)weights_.bytes();
 

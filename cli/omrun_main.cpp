@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <cerrno>
@@ -86,6 +87,7 @@ double percentile(std::vector<double> v, double p) {
 // model's steps through one StepObserverList.
 struct DebugFlags {
   std::string dumpDir, dumpMode, dumpStep, dumpLayer, dumpConfig, profilePath;
+  int exceptionDump = 1;
 };
 
 void addDebugOptions(CLI::App& app, DebugFlags& f) {
@@ -95,6 +97,11 @@ void addDebugOptions(CLI::App& app, DebugFlags& f) {
   app.add_option("--profile", f.profilePath,
                  "per-op profile of the timed --loop runs: a Chrome trace JSON (opens in Perfetto) with a summary "
                  "sorted by total time; the top ops are printed too");
+  app.add_option("--enable_exception_dump", f.exceptionDump,
+                 "1 (default): a kernel that faults or fails a check built into the model stops the run naming the op, "
+                 "and its inputs, outputs and workspace are dumped under $ASCEND_WORK_PATH/extra-info/data-dump "
+                 "(./extra-info/data-dump when unset); 0: off")
+      ->check(CLI::IsMember({0, 1}));
   app.add_option("--dump_mode", f.dumpMode, "output (default), input or all");
   app.add_option("--dump_step", f.dumpStep, "runs to dump, counted over --warmup and --loop from 0: \"0|5|10-20\" (default: all)");
   app.add_option("--dump_layer", f.dumpLayer, "space-separated node names to dump (a fused kernel matches any node it absorbed)");
@@ -130,6 +137,10 @@ Debugging setUpDebugging(const CLI::App& app, Model& m, int warmup, const DebugF
   if (!profilePath.empty()) {
     d.profiler.reset(new atc::rt::StepProfiler(m, warmup));
     d.observers.add(d.profiler.get());
+  }
+  if (f.exceptionDump) {
+    const char* work = std::getenv("ASCEND_WORK_PATH");
+    m.setExceptionDump(std::string(work && *work ? work : ".") + "/extra-info/data-dump");
   }
   if (d.dump && d.profiler)
     std::fprintf(stderr, "[omrun] warning: --profile with --dump: the run times include writing the dump\n");

@@ -15,6 +15,17 @@ class RuntimeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A step of Model::run failed: a fault signal inside its kernel, a write outside its buffers
+// (a model built with `oom`), or inf/NaN in its outputs (a model built with --status_check=1).
+// The message names the op; dumpDir is where its tensors were dumped ("" when not dumped).
+class KernelError : public RuntimeError {
+ public:
+  KernelError(const std::string& msg, size_t step, std::string node, std::string type, std::string dumpDir)
+      : RuntimeError(msg), step(step), node(std::move(node)), type(std::move(type)), dumpDir(std::move(dumpDir)) {}
+  size_t step;
+  std::string node, type, dumpDir;
+};
+
 struct TensorDesc {
   std::string name;
   std::string dtype;        // "float32", "float16", "int64", ... (ir/dtype.h names)
@@ -112,6 +123,15 @@ class Model {
   const std::vector<StepInfo>& steps() const;
   // Not owned; nullptr removes it. Resets the run counter.
   void setStepObserver(StepObserver* observer);
+
+  // Exception dump (docs/debugging.md): with a folder, kernels run guarded against fault
+  // signals and a step that fails (a fault, or a check the model was built with) has its
+  // tensors written under DIR/<model>/<step>_<node>/ before run() throws KernelError. ""
+  // (the default) turns the guard off; the built-in checks still stop the run.
+  void setExceptionDump(const std::string& dir);
+  // The checks compiled into the model: --status_check=1 and the `oom` red-zone size (0: none).
+  bool statusCheck() const;
+  uint64_t oomRedzone() const;
 
   struct Impl;
 

@@ -20,8 +20,9 @@ void makeDirsOrThrow(const std::string& dir) {
   if (!err.empty()) throw RuntimeError("cannot create the dump folder " + dir + ": " + err);
 }
 
-// A node name as a file name: characters other than letters, digits, '.', '-' and '_' become '_'.
-std::string fileStem(const std::string& name) {
+}  // namespace
+
+std::string dumpFileStem(const std::string& name) {
   std::string r;
   for (char ch : name) r += (std::isalnum((unsigned char)ch) || ch == '.' || ch == '-' || ch == '_') ? ch : '_';
   while (!r.empty() && r[0] == '.') r[0] = '_';
@@ -29,6 +30,9 @@ std::string fileStem(const std::string& name) {
   if (r.size() > 160) r = r.substr(0, 160);
   return r;
 }
+
+namespace {
+const auto fileStem = dumpFileStem;
 
 int64_t parseIndex(const std::string& t, const std::string& entry) {
   if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos)

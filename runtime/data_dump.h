@@ -21,6 +21,9 @@ struct DumpConfig {
   std::vector<std::string> layers;  // node names (a fused kernel matches any node it absorbed); empty: all
 };
 
+// A node name as a file name: characters other than letters, digits, '.', '-' and '_' become '_'.
+std::string dumpFileStem(const std::string& name);
+
 // Parses dump_step: indices and ranges separated by '|' (at most 100 entries, as ATC). Throws
 // RuntimeError naming the bad entry.
 std::vector<std::pair<int64_t, int64_t>> parseDumpSteps(const std::string& text);

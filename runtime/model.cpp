@@ -21,6 +21,7 @@
 #include "runtime/om_format.h"
 #include "runtime/om_signature.h"
 #include "runtime/so_loader.h"
+#include "runtime/step_checks.h"
 #include "runtime/thread_pool.h"
 
 namespace atc {
@@ -103,6 +104,8 @@ struct Model::Impl {
     size_t argBegin, argCount;
     std::string symbol;
     std::string label;   // "symbol kernel node" for ATC_PROFILE
+    std::vector<StepSpan> spans;  // per argument: its arena buffer (null: absent or in the weights)
+    StepSpan workspace;           // the workspace argument, when the step is described
     double seconds = 0;  // ATC_PROFILE: total time in this step
   };
   // One plan per gear (a static model: one), over the shared arena, weights and kernels.
@@ -119,6 +122,13 @@ struct Model::Impl {
   StepObserver* observer = nullptr;
   int64_t observedRuns = 0;
   bool profile = false;     // ATC_PROFILE=1: time every step, print a table when unloaded
+  bool statusCheck = false;        // TASK_INFO debug.status_check
+  uint64_t redzone = 0;            // TASK_INFO debug.oom_redzone
+  std::string exceptionDumpDir;    // Model::setExceptionDump
+  FaultRecord fault;
+  bool checked() const { return statusCheck || redzone || !exceptionDumpDir.empty(); }
+  void runSteps(Gear& G, const AtcRt* rt);
+  [[noreturn]] void stepFailed(const Step& s, const StepInfo& info, const std::string& reason);
   std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
   void printProfile() const;
   void load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o, bool weightsInPlace,
@@ -326,6 +336,22 @@ void checkGearsAgree(const std::vector<CheckedPlan>& plans, const std::string& w
   }
 }
 
+// TASK_INFO "debug" (atc --status_check, --op_debug_config oom): every arena buffer of every
+// gear must leave room for its red zones inside the arena.
+void readDebugChecks(const nlohmann::json& plan, const std::vector<CheckedPlan>& checked, uint64_t arenaSize,
+                     const std::string& what, bool* statusCheck, uint64_t* redzone) {
+  if (!plan.contains("debug")) return;
+  const auto& d = plan.at("debug");
+  *statusCheck = d.value("status_check", false);
+  *redzone = d.value("oom_redzone", uint64_t(0));
+  if (*redzone > 4096 || *redzone % 64) throw badPlan(what, "oom red zone of " + std::to_string(*redzone) + " bytes");
+  if (!*redzone) return;
+  for (const CheckedPlan& c : checked)
+    for (const PlanBuffer& b : c.bufs)
+      if (!b.weights && (b.offset < *redzone || b.size > arenaSize - b.offset || arenaSize - b.offset - b.size < *redzone))
+        throw badPlan(what, "a buffer has no room for its oom red zones");
+}
+
 }  // namespace
 
 // Everything a load checks, in order: header, checksum, signature, plan (every gear's),
@@ -366,6 +392,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       checked.push_back(checkPlan(*p, gearArena, wsize, what));
     }
     checkGearsAgree(checked, what);
+    readDebugChecks(plan, checked, arenaSize, what, &statusCheck, &redzone);
     checkCpuFeatures(plan, what, soc);
     uint64_t ksize = 0;
     const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
@@ -399,9 +426,15 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         st.fn = (AtcKernelEntry)so->symbol(st.symbol);
         st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
         st.argBegin = G.args.size();
-        for (int64_t a : c.stepArgs[i]) G.args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
+        for (int64_t a : c.stepArgs[i]) {
+          G.args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
+          bool arena = a >= 0 && !c.bufs[(size_t)a].weights;
+          st.spans.push_back(arena ? StepSpan{ptr((size_t)a), c.bufs[(size_t)a].size} : StepSpan{});
+        }
         st.argCount = G.args.size() - st.argBegin;
         G.infos.push_back(describeStep(s, i, c.stepArgs[i], c.bufs, ptr));
+        size_t described = G.infos.back().inputs.size() + G.infos.back().outputs.size();
+        if (described && described < st.spans.size()) st.workspace = st.spans.back();
         G.steps.push_back(st);
       }
       gears.push_back(std::move(G));
@@ -526,19 +559,8 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   for (size_t i = 0; i < inputs.size(); ++i)
     if (D.inputs[i].bytes && inputs[i] != G.inPtr[i]) std::memcpy(G.inPtr[i], inputs[i], D.inputs[i].bytes);
   const AtcRt* rt = I.pool->rt();
-  if (I.observer) {
-    int64_t run = I.observedRuns++;
-    I.observer->beginRun(run);
-    for (size_t i = 0; i < G.steps.size(); ++i) {
-      auto& s = G.steps[i];
-      I.observer->beforeStep(run, G.infos[i]);
-      auto t0 = std::chrono::steady_clock::now();
-      s.fn(G.args.data() + s.argBegin, rt);
-      double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      s.seconds += sec;
-      I.observer->afterStep(run, G.infos[i], sec);
-    }
-    I.observer->endRun(run);
+  if (I.observer || I.checked()) {
+    I.runSteps(G, rt);
   } else if (I.profile) {
     for (auto& s : G.steps) {
       auto t0 = std::chrono::steady_clock::now();
@@ -551,6 +573,74 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   }
   for (size_t i = 0; i < outputs.size(); ++i)
     if (D.outputs[i].bytes) std::memcpy(outputs[i], G.outPtr[i], D.outputs[i].bytes);
+}
+
+void Model::setExceptionDump(const std::string& dir) { impl_->exceptionDumpDir = dir; }
+bool Model::statusCheck() const { return impl_->statusCheck; }
+uint64_t Model::oomRedzone() const { return impl_->redzone; }
+
+namespace {
+struct EntryCall {
+  AtcKernelEntry fn;
+  void** args;
+  const AtcRt* rt;
+};
+void callEntry(void* ctx, int64_t, int64_t) {
+  auto* c = (EntryCall*)ctx;
+  c->fn(c->args, c->rt);
+}
+}  // namespace
+
+// The steps with an observer (data dump, profiler) and the checks (docs/debugging.md).
+void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
+  int64_t run = observer ? observedRuns++ : 0;
+  if (observer) observer->beginRun(run);
+  bool guard = !exceptionDumpDir.empty();
+  for (size_t i = 0; i < G.steps.size(); ++i) {
+    auto& s = G.steps[i];
+    const StepInfo& info = G.infos[i];
+    if (redzone) fillRedzones(s.spans, redzone);
+    if (observer) observer->beforeStep(run, info);
+    auto t0 = std::chrono::steady_clock::now();
+    if (guard) {
+      fault.clear();
+      pool->setFaultGuard(&fault);
+      EntryCall call{s.fn, G.args.data() + s.argBegin, rt};
+      callGuarded(&callEntry, &call, 0, 1, &fault);
+      pool->setFaultGuard(nullptr);
+      if (int sig = fault.sig.load()) {
+        char addr[32];
+        std::snprintf(addr, sizeof addr, "%#llx", (unsigned long long)fault.addr.load());
+        stepFailed(s, info, std::string("the kernel raised ") + faultSignalName(sig) + " at address " + addr);
+      }
+    } else {
+      s.fn(G.args.data() + s.argBegin, rt);
+    }
+    double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    s.seconds += sec;
+    if (redzone) {
+      std::string bad = checkRedzones(info, s.spans, redzone);
+      if (!bad.empty()) stepFailed(s, info, "oom check: the kernel " + bad);
+    }
+    if (statusCheck) {
+      std::string bad = checkFinite(info);
+      if (!bad.empty()) stepFailed(s, info, bad);
+    }
+    if (observer) observer->afterStep(run, info, sec);
+  }
+  if (observer) observer->endRun(run);
+}
+
+void Model::Impl::stepFailed(const Step& s, const StepInfo& info, const std::string& reason) {
+  std::string msg = "op " + (info.node.empty() ? s.symbol : info.node) + " (type " + (info.type.empty() ? "?" : info.type) +
+                    ", kernel " + info.kernel + ", step " + std::to_string(info.index) + ") failed: " + reason;
+  std::string dumped;
+  if (!exceptionDumpDir.empty()) {
+    std::string err;
+    dumped = writeExceptionDump(exceptionDumpDir, name, info, s.workspace, reason, &err);
+    msg += dumped.empty() ? "; its tensors could not be dumped: " + err : "; its inputs and outputs are dumped in " + dumped;
+  }
+  throw KernelError(msg, info.index, info.node, info.type, dumped);
 }
 
 }  // namespace rt

@@ -36,12 +36,13 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::runChunks(AtcTaskFn fn, void* ctx, int64_t n, int64_t chunk) {
+void ThreadPool::runChunks(AtcTaskFn fn, void* ctx, int64_t n, int64_t chunk, FaultRecord* guard) {
   for (;;) {
     int64_t b = next_.fetch_add(chunk, std::memory_order_relaxed);
     if (b >= n) break;
     int64_t e = std::min(n, b + chunk);
-    fn(ctx, b, e);
+    if (guard) callGuarded(fn, ctx, b, e, guard);
+    else fn(ctx, b, e);
     done_.fetch_add(e - b, std::memory_order_acq_rel);
   }
 }
@@ -49,7 +50,8 @@ void ThreadPool::runChunks(AtcTaskFn fn, void* ctx, int64_t n, int64_t chunk) {
 void ThreadPool::parallelFor(int64_t n, AtcTaskFn fn, void* ctx) {
   if (n <= 0) return;
   if (workers_.empty() || n == 1) {
-    fn(ctx, 0, n);
+    if (guard_) callGuarded(fn, ctx, 0, n, guard_);
+    else fn(ctx, 0, n);
     return;
   }
   int64_t t = threads();
@@ -64,12 +66,13 @@ void ThreadPool::parallelFor(int64_t n, AtcTaskFn fn, void* ctx) {
     ctx_ = ctx;
     n_ = n;
     chunk_ = chunk;
+    jobGuard_ = guard_;
     next_.store(0, std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
     gen_.fetch_add(1, std::memory_order_release);
     if (sleepers_ > 0) cv_.notify_all();
   }
-  runChunks(fn, ctx, n, chunk);
+  runChunks(fn, ctx, n, chunk, guard_);
   int spins = 0;
   while (done_.load(std::memory_order_acquire) < n || inside_.load(std::memory_order_acquire) != 0) {
     if (++spins < 4096) cpuRelax();
@@ -88,6 +91,7 @@ void ThreadPool::workerLoop() {
     AtcTaskFn fn;
     void* ctx;
     int64_t n, chunk;
+    FaultRecord* guard;
     {
       std::unique_lock<std::mutex> lk(mu_);
       if (gen_.load(std::memory_order_acquire) == seen) {
@@ -101,9 +105,10 @@ void ThreadPool::workerLoop() {
       ctx = ctx_;
       n = n_;
       chunk = chunk_;
+      guard = jobGuard_;
       inside_.fetch_add(1, std::memory_order_acq_rel);
     }
-    runChunks(fn, ctx, n, chunk);
+    runChunks(fn, ctx, n, chunk, guard);
     inside_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/atc_rt_abi.h"
+#include "runtime/fault_guard.h"
 
 namespace atc {
 namespace rt {
@@ -23,12 +24,15 @@ class ThreadPool {
   int threads() const { return (int)workers_.size() + 1; }
   // Runs fn(ctx, b, e) over chunks covering [0, n); returns when every chunk is done.
   void parallelFor(int64_t n, AtcTaskFn fn, void* ctx);
+  // With a record set, every chunk of the following jobs runs guarded (runtime/fault_guard.h):
+  // a fault inside one is recorded there and its chunk counts as done. Set between jobs only.
+  void setFaultGuard(FaultRecord* rec) { guard_ = rec; }
   // The AtcRt handed to kernel entries.
   const AtcRt* rt() const { return &rt_; }
 
  private:
   void workerLoop();
-  void runChunks(AtcTaskFn fn, void* ctx, int64_t n, int64_t chunk);
+  void runChunks(AtcTaskFn fn, void* ctx, int64_t n, int64_t chunk, FaultRecord* guard);
 
   std::vector<std::thread> workers_;
   AtcRt rt_;
@@ -41,6 +45,8 @@ class ThreadPool {
   AtcTaskFn fn_ = nullptr;
   void* ctx_ = nullptr;
   int64_t n_ = 0, chunk_ = 1;
+  FaultRecord* guard_ = nullptr;     // set by the caller between jobs
+  FaultRecord* jobGuard_ = nullptr;  // the current job's copy, read by the workers
   std::atomic<int64_t> next_{0};
   std::atomic<int64_t> done_{0};
   std::atomic<int> inside_{0};

@@ -3,7 +3,7 @@
 # --dump_step, --dump_layer, --dump_config) checked against a numpy reference of every layer,
 # and the per-op profile (--profile).
 # Usage: bash debug_cli.sh BIN_DIR SRC_DIR
-BIN=$1
+BIN=$(cd "$1" 2>/dev/null && pwd || echo "$1")
 PY=/usr/bin/python3
 if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
   echo "SKIP: $BIN/atc or $BIN/omrun not built"
@@ -249,6 +249,72 @@ echo '{"dump": [1]}' > "$W/badcfg.json"
 bad_dump "a dump config without a dump object" "has no \"dump\" object" --dump_config="$W/badcfg.json"
 touch "$W/afile"
 bad_dump "a dump path that is a file" "dump folder" --dump="$W/afile"
+
+
+# --status_check=1 on a force_fp16 build (the default precision): an input built to overflow
+# float16 stops the run at the first op that makes an inf, the exception dump holds that op's
+# tensors under $ASCEND_WORK_PATH/extra-info/data-dump, and no output is written.
+$PY - "$W" <<'PYEOF'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto as TP, numpy_helper as nh
+w = sys.argv[1]
+g = helper.make_graph([helper.make_node("Mul", ["x", "k"], ["m"], name="scale"),
+                       helper.make_node("MatMul", ["m", "W"], ["mm"], name="proj"),
+                       helper.make_node("Tanh", ["mm"], ["y"], name="squash")], "ovf",
+                      [helper.make_tensor_value_info("x", TP.FLOAT, [1, 64])], [helper.make_tensor_value_info("y", TP.FLOAT, [1, 64])],
+                      [nh.from_array(np.array([1000.0], np.float32), "k"), nh.from_array(np.eye(64, dtype=np.float32) * 2, "W")])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), w + "/ovf.onnx")
+x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(1, 64)
+np.save(w + "/small.npy", x)
+x[0, 40] = 100.0  # 1e5 after scale: beyond float16's 65504
+np.save(w + "/big.npy", x)
+PYEOF
+"$BIN/atc" --model="$W/ovf.onnx" --framework=5 --output="$W/ovf_sc" --soc_version=native --status_check=1 > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+"$BIN/atc" --model="$W/ovf.onnx" --framework=5 --output="$W/ovf" --soc_version=native > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+if "$BIN/omrun" --model="$W/ovf_sc.om" --input="$W/small.npy" --output="$W/sc_small" > "$W/run.log" 2>&1 && [ -f "$W/sc_small/output_0.npy" ]; then
+  ok "status_check: a finite run passes"
+else
+  ko "status_check: a finite run passes"; cat "$W/run.log"
+fi
+mkdir -p "$W/work"
+ASCEND_WORK_PATH="$W/work" "$BIN/omrun" --model="$W/ovf_sc.om" --input="$W/big.npy" --output="$W/sc_big" > "$W/run.log" 2>&1; rc=$?
+dumpdir=$(ls -d "$W"/work/extra-info/data-dump/ovf/*_cast_m* 2>/dev/null | head -1)
+if [ $rc -eq 1 ] && grep -q "status check: output 0 (m_float16, float16) holds inf at element 40; its inputs are finite" "$W/run.log" &&
+   [ ! -e "$W/sc_big" ] && [ -f "$dumpdir/exception_info.json" ] && [ -f "$dumpdir/input.0.npy" ] &&
+   $PY -c "import numpy as np,sys; a=np.load('$dumpdir/output.0.npy'); sys.exit(0 if a.dtype==np.float16 and np.isinf(a[0,40]) else 1)"; then
+  ok "status_check names the op that overflows float16 and dumps its tensors"
+else
+  ko "status_check names the op that overflows float16 (rc $rc, dump '$dumpdir')"; cat "$W/run.log"
+fi
+rm -rf "$W/work"; mkdir -p "$W/work"
+(cd "$W/work" && "$BIN/omrun" --model="$W/ovf_sc.om" --input="$W/big.npy" --enable_exception_dump=0 > "$W/run.log" 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q "holds inf" "$W/run.log" && [ -z "$(ls "$W/work")" ]; then
+  ok "--enable_exception_dump=0: the run still stops, nothing is dumped"
+else
+  ko "--enable_exception_dump=0 (rc $rc)"; cat "$W/run.log"; ls -R "$W/work"
+fi
+if "$BIN/omrun" --model="$W/ovf.om" --input="$W/big.npy" --output="$W/plain_big" > "$W/run.log" 2>&1; then
+  ok "without --status_check the same input runs (the inf goes unnoticed)"
+else
+  ko "without --status_check the same input runs"; cat "$W/run.log"
+fi
+"$BIN/atc" --model="$W/ovf.onnx" --framework=5 --output="$W/bad" --soc_version=native --status_check=2 > "$W/atc.log" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "^E10001" "$W/atc.log" && [ ! -e "$W/bad.om" ] && ok "--status_check=2 is E10001" || { ko "--status_check=2 (rc $rc)"; cat "$W/atc.log"; }
+
+# --op_debug_config with oom: red zones around every buffer; a correct model runs clean and
+# gives the plain build's outputs bit for bit; the .om differs (a larger arena, the debug
+# section) and the plain build keeps the fast path.
+printf 'op_debug_config = oom\n' > "$W/oom.cfg"
+"$BIN/atc" --model="$W/dbg.onnx" --framework=5 --output="$W/dbg_oom" --soc_version=native \
+  --precision_mode=must_keep_origin_dtype --op_debug_config="$W/oom.cfg" > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+"$BIN/omrun" --model="$W/dbg.om" --input="$W/x.npy" --output="$W/o_plain" > "$W/run.log" 2>&1
+if "$BIN/omrun" --model="$W/dbg_oom.om" --input="$W/x.npy" --output="$W/o_oom" --loop=3 > "$W/run2.log" 2>&1 &&
+   cmp -s "$W/o_plain/output_0.npy" "$W/o_oom/output_0.npy" && ! cmp -s "$W/dbg.om" "$W/dbg_oom.om" &&
+   "$BIN/atc" --mode=6 --om="$W/dbg_oom.om" > /dev/null 2>&1; then
+  ok "an oom build runs clean with the plain build's outputs"
+else
+  ko "an oom build runs clean"; cat "$W/run2.log"
+fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
