@@ -153,7 +153,8 @@ struct GraphCacheEntry {
   std::string key, path;  // empty: no whole-model cache
 };
 GraphCacheEntry graphCacheEntry(const AtcOptions& opts, const TargetProfile& target) {
-  if (opts.output.graphCompilerCacheDir.empty()) return {};
+  // kernel_meta is written while kernels compile: a build that asks for it is never served whole.
+  if (opts.output.graphCompilerCacheDir.empty() || !opts.backend.kernelMetaDir.empty()) return {};
   std::string key = cache::graphCacheKey(opts.import.model, opts.cmdline,
                                          target.triple + "|" + target.cpu + "|" + target.features + "|" + std::to_string(target.vectorBits),
                                          codegenVersionTag() + "; om " + std::to_string(om::kFormatVersion) +

@@ -378,6 +378,7 @@ void parseCache(const CliValues& v, AtcOptions& opts) {
     cs.mode = m == "disable" ? cache::CacheMode::Disable : m == "force" ? cache::CacheMode::Force : cache::CacheMode::Enable;
   }
   std::string dir;
+  bool wantKernelMeta = false;
   if (v.given("op_compiler_cache_dir")) {
     dir = trim(v.val("op_compiler_cache_dir"));
     bool ok = !dir.empty();
@@ -408,7 +409,20 @@ void parseCache(const CliValues& v, AtcOptions& opts) {
     cache::OpDebugConfig c = cache::parseOpDebugConfig(t);  // E10001 when missing or malformed
     if (!c.hasList) cs.bypassAll = true;
     else cs.recompile = c.list;
-    if (std::find(c.options.begin(), c.options.end(), "oom") != c.options.end()) opts.backend.oomRedzone = kOomRedzoneBytes;
+    auto has = [&c](const char* item) { return std::find(c.options.begin(), c.options.end(), item) != c.options.end(); };
+    if (has("oom")) opts.backend.oomRedzone = kOomRedzoneBytes;
+    wantKernelMeta = has("dump_cce") || has("dump_loc");
+  }
+  // kernel_meta (docs/debugging.md): under --debug_dir (default: the current folder), with
+  // every kernel compiled (the cache has no IR or assembly to give).
+  if (wantKernelMeta || opts.backend.opDebugLevel >= 2) {
+    std::string base = v.given("debug_dir") ? trim(v.val("debug_dir")) : ".";
+    if (base.empty()) invalid(base, "debug_dir", "the value is empty.", "Give a folder, or remove --debug_dir.");
+    std::string err = makeDirs(base + "/kernel_meta");
+    if (!err.empty())
+      invalid(base, "debug_dir", "cannot create " + base + "/kernel_meta: " + err + ".", "Give a writable folder.");
+    opts.backend.kernelMetaDir = base + "/kernel_meta";
+    cs.bypassAll = true;
   }
   if (v.given("graph_compiler_cache_dir")) {
     std::string t = trim(v.val("graph_compiler_cache_dir"));

@@ -75,8 +75,8 @@ const std::vector<OptionSpec>& atcOptionTable() {
       // ---- operator compilation and debug
       {"op_compiler_cache_mode", "debug", I, {}, "enable (default), disable, force (wipe this target's kernel cache, then fill it)"},
       {"op_compiler_cache_dir", "debug", I, {}, "kernel cache folder (default $ASCEND_CACHE_PATH, else $HOME/atc_data)"},
-      {"op_debug_level", "debug", I, {}, "0 (default); 1..4 bypass the kernel cache (kernel_meta artefacts: not kept in this version)"},
-      {"debug_dir", "debug", N, {}, "where kernel_meta goes"},
+      {"op_debug_level", "debug", I, {}, "0 (default); 1..4 bypass the kernel cache; 2..4 also write kernel_meta/ under --debug_dir"},
+      {"debug_dir", "debug", I, {}, "where kernel_meta/ goes (default: the current folder) with --op_debug_level=2+ or op_debug_config dump_cce/dump_loc: per kernel its LLVM IR, assembly, object and a JSON of params and source line"},
       {"op_debug_config", "debug", I, {}, "op debug .cfg file: oom (red zones around every buffer, checked after each op), dump_cce/dump_loc (kernel_meta under --debug_dir); without op_debug_list: no kernel cache; with it: the listed ops are recompiled"},
       {"graph_compiler_cache_dir", "debug", I, {}, "existing folder: whole-model build cache"},
       {"op_bank_path", "debug", N, {}, "tuning repository path"},

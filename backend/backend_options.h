@@ -29,6 +29,8 @@ struct BackendOptions {
   // before and after every arena buffer, checked after each op).
   bool statusCheck = false;
   int64_t oomRedzone = 0;
+  // kernel_meta folder (--op_debug_level=2+, op_debug_config dump_cce/dump_loc); "" = none.
+  std::string kernelMetaDir;
   // Recorded in the model definition.
   std::string cmdline;
   int framework = 5;

@@ -292,6 +292,7 @@ size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uin
 
   CodegenOptions co;
   co.workers = opts_.threads;
+  co.kernelMetaDir = opts_.kernelMetaDir;
   configureKernelCache(opts_, co);
   std::vector<uint8_t> cacheHits;
   co.hitsOut = &cacheHits;

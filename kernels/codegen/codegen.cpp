@@ -19,6 +19,9 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/DebugInfo.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/InstIterator.h>
@@ -32,6 +35,7 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Format.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -40,6 +44,8 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
+
+#include <nlohmann/json.hpp>
 
 #include "cache/sha256.h"
 #include "support/diagnostics.h"
@@ -148,6 +154,25 @@ void retarget(llvm::Function& f, const TargetProfile& t) {
   f.removeFnAttr(llvm::Attribute::NoInline);
 }
 
+// kernel_meta keeps the library's line tables: the generated entry and trampoline get an
+// artificial subprogram (at the kernel's task function) so that the code inlined into them
+// keeps its kernels/lib lines in the assembly (.loc) and the verifier accepts the calls.
+void addArtificialScopes(llvm::Module& m, std::initializer_list<llvm::Function*> fns, llvm::Function* task) {
+  llvm::DISubprogram* tsp = task->getSubprogram();
+  if (!tsp) return;
+  llvm::DIBuilder dib(m, false, tsp->getUnit());
+  auto* ty = dib.createSubroutineType(dib.getOrCreateTypeArray({}));
+  for (llvm::Function* f : fns) {
+    auto* sp = dib.createFunction(tsp->getFile(), f->getName(), f->getName(), tsp->getFile(), tsp->getLine(), ty,
+                                  tsp->getLine(), llvm::DINode::FlagArtificial, llvm::DISubprogram::SPFlagDefinition);
+    f->setSubprogram(sp);
+    auto* loc = llvm::DILocation::get(m.getContext(), tsp->getLine(), 0, sp);
+    for (auto& inst : llvm::instructions(*f))
+      if (!inst.getDebugLoc()) inst.setDebugLoc(loc);
+  }
+  dib.finalize();
+}
+
 // One compile worker: its own context, parsed library and target machine.
 class Worker {
  public:
@@ -191,6 +216,15 @@ class Worker {
     if (softHalf_)
       for (const char* f : {"atck_soft_h2f", "atck_soft_f2h"})
         if (llvm::Function* g = lib_->getFunction(f)) roots.push_back(g);
+    // The kernel's source line, from the library's line tables (kernel_meta's JSON).
+    std::string srcFile;
+    unsigned srcLine = 0;
+    if (const llvm::DISubprogram* sp = libTask->getSubprogram()) {
+      std::string dir = sp->getDirectory().str();  // "./kernels/lib" (the bitcode maps the source root to ".")
+      srcFile = (dir.empty() ? "" : dir + "/") + sp->getFilename().str();
+      if (srcFile.rfind("./", 0) == 0) srcFile = srcFile.substr(2);
+      srcLine = sp->getLine();
+    }
     auto keep = reachableGlobals(roots);
     llvm::ValueToValueMapTy vmap;
     std::unique_ptr<llvm::Module> m = llvm::CloneModule(
@@ -259,9 +293,31 @@ class Worker {
     if (auto* used = m->getGlobalVariable("llvm.used")) used->eraseFromParent();
     if (auto* used = m->getGlobalVariable("llvm.compiler.used")) used->eraseFromParent();
 
+    // Line tables stay only for kernel_meta (its .ll and .s map instructions to kernels/lib
+    // lines); otherwise the code is what it was without them and the objects carry none.
+    if (opts_.kernelMetaDir.empty()) llvm::StripDebugInfo(*m);
+    else addArtificialScopes(*m, {tramp, entry}, task);
     if (llvm::verifyModule(*m, &llvm::errs())) cgError("invalid IR for kernel " + ki.kernel);
+    optimize(*m);
+    auto t2 = Clock::now();
+    if (!opts_.kernelMetaDir.empty()) writeIrAndAssembly(ki, *m);
+    std::vector<uint8_t> obj = emit(*m, llvm::CodeGenFileType::ObjectFile);
+    auto t3 = Clock::now();
+    if (timingEnabled()) {
+      auto ms = [](auto a, auto b) {
+        return llvm::format("%.1f", std::chrono::duration<double, std::milli>(b - a).count());
+      };
+      llvm::errs() << "[codegen] " << ki.symbol << " " << ki.kernel << ": clone " << ms(t0, t1)
+                   << " ms, opt " << ms(t1, t2) << " ms, emit " << ms(t2, t3) << " ms\n";
+    }
+    if (!opts_.kernelMetaDir.empty()) writeKernelMetaFiles(ki, entrySymbol, *m, obj, srcFile, srcLine);
+    return obj;
+  }
 
-    // O3 (the pipeline includes the always-inliner and GlobalDCE).
+ private:
+  // The O3 pipeline (it includes the always-inliner and GlobalDCE).
+  void optimize(llvm::Module& mod) {
+    llvm::Module* m = &mod;
     {
       llvm::LoopAnalysisManager lam;
       llvm::FunctionAnalysisManager fam;
@@ -285,28 +341,58 @@ class Worker {
                                         : pb.buildPerModuleDefaultPipeline(lvl);
       mpm.run(*m, mam);
     }
-    auto t2 = Clock::now();
-
-    llvm::SmallVector<char, 0> obj;
-    {
-      llvm::raw_svector_ostream os(obj);
-      llvm::legacy::PassManager pm;
-      if (tm_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-        cgError("the target cannot emit object files");
-      pm.run(*m);
-    }
-    auto t3 = Clock::now();
-    if (timingEnabled()) {
-      auto ms = [](auto a, auto b) {
-        return llvm::format("%.1f", std::chrono::duration<double, std::milli>(b - a).count());
-      };
-      llvm::errs() << "[codegen] " << ki.symbol << " " << ki.kernel << ": clone " << ms(t0, t1)
-                   << " ms, opt " << ms(t1, t2) << " ms, emit " << ms(t2, t3) << " ms\n";
-    }
-    return std::vector<uint8_t>(obj.begin(), obj.end());
   }
 
- private:
+  // Code generation changes the module: emitting twice (kernel_meta's .s, then the object)
+  // works on a copy for the first.
+  std::vector<uint8_t> emit(llvm::Module& m, llvm::CodeGenFileType type) {
+    llvm::SmallVector<char, 0> out;
+    llvm::raw_svector_ostream os(out);
+    llvm::legacy::PassManager pm;
+    if (tm_->addPassesToEmitFile(pm, os, nullptr, type)) cgError("the target cannot emit object files");
+    pm.run(m);
+    return std::vector<uint8_t>(out.begin(), out.end());
+  }
+
+  void writeFile(const std::string& path, const void* data, size_t n) {
+    std::error_code ec;
+    llvm::raw_fd_ostream f(path, ec);
+    if (!ec) f.write((const char*)data, n);
+    if (ec || f.has_error()) cgError("cannot write kernel_meta file " + path);
+  }
+
+  // kernel_meta/<symbol>.ll (the optimised IR) and .s (its assembly, emitted from a copy).
+  void writeIrAndAssembly(const KernelInstance& ki, llvm::Module& m) {
+    std::string ir;
+    llvm::raw_string_ostream os(ir);
+    m.print(os, nullptr);
+    os.flush();
+    const std::string base = opts_.kernelMetaDir + "/" + ki.symbol;
+    writeFile(base + ".ll", ir.data(), ir.size());
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(m);
+    std::vector<uint8_t> text = emit(*copy, llvm::CodeGenFileType::AssemblyFile);
+    writeFile(base + ".s", text.data(), text.size());
+  }
+
+  // kernel_meta/<symbol>.o and .json (docs/debugging.md).
+  void writeKernelMetaFiles(const KernelInstance& ki, const std::string& entry, llvm::Module&,
+                            const std::vector<uint8_t>& obj, const std::string& srcFile, unsigned srcLine) {
+    const std::string base = opts_.kernelMetaDir + "/" + ki.symbol;
+    writeFile(base + ".o", obj.data(), obj.size());
+    nlohmann::json j;
+    j["symbol"] = ki.symbol;
+    j["entry"] = entry;
+    j["kernel"] = ki.kernel;
+    j["params"] = ki.params;
+    j["nodes"] = ki.nodes;
+    j["op_types"] = ki.opTypes;
+    j["source"] = {{"file", srcFile}, {"line", srcLine}, {"function", "atck_" + ki.kernel + "_task"}};
+    j["target"] = {{"name", target_.name}, {"triple", target_.triple}, {"cpu", target_.cpu}, {"features", target_.features}};
+    j["opt_level"] = opts_.optLevel;
+    std::string text = j.dump(2) + "\n";
+    writeFile(base + ".json", text.data(), text.size());
+  }
+
   const TargetProfile& target_;
   const CodegenOptions& opts_;
   llvm::LLVMContext ctx_;

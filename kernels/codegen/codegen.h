@@ -28,6 +28,10 @@ struct CodegenOptions {
   cache::CacheSettings cache;
   // Called (serialised) after each unique kernel is served: (done, total, cache hits).
   std::function<void(size_t, size_t, size_t)> progress;
+  // kernel_meta (docs/debugging.md): when set, an existing folder that receives, per compiled
+  // kernel, <symbol>.ll (optimised IR with line tables), .s, .o and .json (params, nodes,
+  // source line in kernels/lib, target). Set with the cache bypassed: cache hits have none.
+  std::string kernelMetaDir;
   // When set: receives, per input instance (input order), 1 if served from the cache.
   std::vector<uint8_t>* hitsOut = nullptr;
 };

@@ -47,17 +47,23 @@ RangeSpec rangeSpec(const Node& n) {
   if (d[0] == 0) opError(n, "delta must not be 0");
   r.fs = s[0];
   r.fd = d[0];
+  // The element count in a wide type first: a huge or NaN count is an error, not a wrapped
+  // (undefined) conversion.
   if (isFloat(r.dt)) {
-    r.n = (int64_t)std::max(0.0, std::ceil((l[0] - s[0]) / d[0]));
+    double cnt = std::ceil((l[0] - s[0]) / d[0]);
+    if (std::isnan(cnt)) opError(n, "start, limit and delta give no element count (NaN or inf)");
+    if (cnt > 4e18) opError(n, "start, limit and delta give more than 4e18 elements");
+    r.n = (int64_t)std::max(0.0, cnt);
     r.is = paramFromDouble(s[0]);
     r.id = paramFromDouble(d[0]);
   } else {
     int64_t is = n.inputs[0]->constant->intAt(0), il = n.inputs[1]->constant->intAt(0),
             id = n.inputs[2]->constant->intAt(0);
-    int64_t num = il - is;
-    int64_t q = num / id;
+    __int128 num = (__int128)il - is;
+    __int128 q = num / id;
     if (q * id != num && ((num > 0) == (id > 0))) ++q;  // ceil
-    r.n = std::max<int64_t>(0, q);
+    if (q > (__int128)4000000000000000000LL) opError(n, "start, limit and delta give more than 4e18 elements");
+    r.n = q < 0 ? 0 : (int64_t)q;
     r.is = is;
     r.id = id;
   }

@@ -316,5 +316,47 @@ else
   ko "an oom build runs clean"; cat "$W/run2.log"
 fi
 
+
+# kernel_meta: op_debug_config dump_cce/dump_loc (or --op_debug_level=2) with --debug_dir keeps
+# per kernel its optimised IR, assembly with kernels/lib line directives, object and a JSON
+# whose source line is the kernel's task function; the model runs as the plain build does.
+SRC=$(cd "${2:-.}" && pwd)
+printf 'op_debug_config = dump_cce, dump_loc\n' > "$W/cce.cfg"
+mkdir -p "$W/dbgdir"
+"$BIN/atc" --model="$W/dbg.onnx" --framework=5 --output="$W/dbg_meta" --soc_version=native \
+  --precision_mode=must_keep_origin_dtype --op_debug_config="$W/cce.cfg" --debug_dir="$W/dbgdir" > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+"$BIN/omrun" --model="$W/dbg_meta.om" --input="$W/x.npy" --output="$W/o_meta" > "$W/run.log" 2>&1
+if $PY - "$W/dbgdir/kernel_meta" "$SRC" <<'PYEOF' && cmp -s "$W/o_plain/output_0.npy" "$W/o_meta/output_0.npy"
+import sys, json, glob, os
+d, src = sys.argv[1], sys.argv[2]
+js = sorted(glob.glob(d + "/*.json"))
+assert len(js) >= 3, js
+for j in js:
+    m = json.load(open(j))
+    base = j[:-5]
+    for ext in (".ll", ".s", ".o"):
+        assert os.path.getsize(base + ext) > 0, base + ext
+    assert open(base + ".o", "rb").read(4) == b"\x7fELF"
+    assert "define hidden void @" + m["entry"] in open(base + ".ll").read()
+    assert "\t.loc\t" in open(base + ".s").read(), base + ".s has no line directives"
+    f, line = m["source"]["file"], m["source"]["line"]
+    lines = open(os.path.join(src, f)).read().split("\n")
+    assert ("atck_" + m["kernel"] + "_task") in lines[line - 1], (f, line, lines[line - 1])
+    assert m["nodes"] and m["params"] is not None and m["target"]["triple"]
+print(len(js), "kernels")
+PYEOF
+then
+  ok "kernel_meta under --debug_dir: IR, assembly with line directives, object, JSON with the source line"
+else
+  ko "kernel_meta under --debug_dir"; cat "$W/atc.log"
+fi
+mkdir -p "$W/cwd"
+(cd "$W/cwd" && "$BIN/atc" --model="$W/dbg.onnx" --framework=5 --output="$W/cwd/m" --soc_version=native --op_debug_level=2 > "$W/atc.log" 2>&1)
+mkdir -p "$W/cwd1"
+(cd "$W/cwd1" && "$BIN/atc" --model="$W/dbg.onnx" --framework=5 --output="$W/cwd1/m1" --soc_version=native --op_debug_level=1 > "$W/atc1.log" 2>&1)
+[ -f "$W/cwd1/m1.om" ] && [ ! -e "$W/cwd1/kernel_meta" ] && ok "--op_debug_level=1 writes no kernel_meta" || ko "--op_debug_level=1 writes no kernel_meta"
+n=$(ls "$W/cwd/kernel_meta" 2>/dev/null | grep -c '\.json$')
+[ "$n" -ge 4 ] && [ "$(ls "$W/dbgdir")" = kernel_meta ] && ok "--op_debug_level=2: kernel_meta in the current folder ($n kernels)" || { ko "--op_debug_level=2 kernel_meta ($n)"; cat "$W/atc.log"; }
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
