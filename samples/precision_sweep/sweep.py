@@ -11,6 +11,11 @@ implement yet) is recorded as "refused" with atc's error code.
 --bin defaults to the repository's build/bin (found from this file's location).
 A setting is one or more atc options joined by '+' (without the leading --), or
 "ini:<mode>" for an --op_precision_mode file giving <mode> to every op type that has it.
+
+Layer by layer (unless --no_layers): every setting's .om is also run once with omrun --dump
+and compared with a must_keep_origin_dtype build's dump by atc-compare (docs/debugging.md):
+the columns first_drift (the first layer whose cosine is below --cosine_threshold, with its
+cosine) and worst_layer (the layer of lowest cosine) say where a setting loses accuracy.
 """
 import argparse
 import csv
@@ -92,6 +97,37 @@ def run(args, om, work):
     return np.load(os.path.join(outdir, "output_0.npy")), med
 
 
+def dump(args, om, work):
+    """Runs the .om once with --dump; returns the dump folder."""
+    d = om[:-3] + "_dump"
+    cmd = [os.path.join(args.bin, "omrun"), "--model=" + om, "--input=" + args.input, "--dump=" + d, "--loop=1"]
+    p = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("omrun --dump failed (rc %d) on %s:\n%s" % (p.returncode, om, p.stdout.strip()))
+    return d
+
+
+def compare_layers(args, dump_a, dump_b, work, tag):
+    """atc-compare A against the reference B: (first layer below the threshold, worst layer)."""
+    out = os.path.join(work, tag + "_compare")
+    cmd = [os.path.join(args.bin, "atc-compare"), dump_a, dump_b, "--output=" + out,
+           "--cosine_threshold=%g" % args.cosine_threshold]
+    p = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        return "compare failed", ""
+    first, worst, worst_cos = "", "", 2.0
+    with open(os.path.join(out, "compare.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["status"] != "ok":
+                continue
+            cos = float(r["cosine"])
+            if r["first_below_threshold"]:
+                first = "%s (%.7f)" % (r["node"], cos)
+            if not (cos >= worst_cos):  # NaN counts as worst
+                worst, worst_cos = "%s (%.7f)" % (r["node"], cos), cos
+    return first, worst
+
+
 def metrics(y, ref, classifier):
     a = y.astype(np.float64).ravel()
     b = ref.astype(np.float64).ravel()
@@ -117,11 +153,17 @@ def main():
     ap.add_argument("--loop", type=int, default=20)
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--classifier", choices=["auto", "yes", "no"], default="auto")
+    ap.add_argument("--no_layers", action="store_true", help="skip the layer-by-layer compare (atc-compare)")
+    ap.add_argument("--cosine_threshold", type=float, default=0.9999,
+                    help="first_drift: the first layer below this cosine (default %(default)s)")
     args = ap.parse_args()
     for k in ("model", "input", "ref", "bin", "out"):
         setattr(args, k, os.path.abspath(getattr(args, k)))
     name = args.name or os.path.splitext(os.path.basename(args.model))[0]
     settings = args.settings.split(",") if args.settings else default_settings()
+    if not args.no_layers and not os.access(os.path.join(args.bin, "atc-compare"), os.X_OK):
+        print("sweep.py: no atc-compare in %s: the layer columns stay empty" % args.bin, file=sys.stderr)
+        args.no_layers = True
     for tool in ("atc", "omrun"):
         if not os.access(os.path.join(args.bin, tool), os.X_OK):
             sys.exit("sweep.py: no %s in %s: build it first (scripts/quickstart.sh builds build/bin) or pass --bin"
@@ -144,10 +186,17 @@ def main():
 
 def sweep(args, settings, work, ref, classifier):
     rows = []
+    base_dump = None
+    if not args.no_layers:
+        base_om, err, _, tail = build(args, "precision_mode=must_keep_origin_dtype", work)
+        if base_om is None:
+            sys.exit("sweep.py: the float32 reference build failed (%s): %s" % (err, " ".join(tail)))
+        base_dump = dump(args, base_om, work)
     for s in settings:
         om, err, ct, tail = build(args, s, work)
         row = {"setting": s, "status": "ok", "error_code": "", "cosine": "", "max_abs_err": "",
-               "max_rel_err": "", "top1_agree": "", "median_ms": "", "compile_s": "%.1f" % ct}
+               "max_rel_err": "", "top1_agree": "", "median_ms": "", "compile_s": "%.1f" % ct,
+               "first_drift": "", "worst_layer": ""}
         if om is None:
             row["status"], row["error_code"] = "refused", err
             print("%-70s refused %s %s" % (s, err, " ".join(tail)[:120]), flush=True)
@@ -156,14 +205,16 @@ def sweep(args, settings, work, ref, classifier):
             cos, mae, mre, top1 = metrics(y, ref, classifier)
             row.update(cosine="%.7f" % cos, max_abs_err="%.3e" % mae, max_rel_err="%.3e" % mre,
                        top1_agree=("%.3f" % top1) if top1 != "" else "", median_ms="%.3f" % med)
-            print("%-70s cos %.7f maxabs %.3e med %.3f ms" % (s, cos, mae, med), flush=True)
+            if base_dump:
+                row["first_drift"], row["worst_layer"] = compare_layers(args, dump(args, om, work), base_dump, work, slug(s))
+            print("%-70s cos %.7f maxabs %.3e med %.3f ms %s" % (s, cos, mae, med, row["first_drift"]), flush=True)
         rows.append(row)
     return rows
 
 
 def write(args, name, rows):
     cols = ["setting", "status", "error_code", "cosine", "max_abs_err", "max_rel_err", "top1_agree", "median_ms",
-            "compile_s"]
+            "compile_s", "first_drift", "worst_layer"]
     base = os.path.join(args.out, name + "_sweep")
     with open(base + ".csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
@@ -172,6 +223,10 @@ def write(args, name, rows):
     with open(base + ".md", "w") as f:
         f.write("# Precision sweep: %s\n\nReference: %s (fp32). Latency: median of %d omrun runs.\n\n"
                 % (name, os.path.basename(args.ref), args.loop))
+        if not args.no_layers:
+            f.write("Layers: each setting's dump against a must_keep_origin_dtype build's (atc-compare); "
+                    "first_drift: the first layer below cosine %g; worst_layer: the lowest cosine.\n\n"
+                    % args.cosine_threshold)
         f.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
         for r in rows:
             f.write("| " + " | ".join(str(r[c]) for c in cols) + " |\n")

@@ -180,9 +180,12 @@ assert len(rows) == want, "%d rows, expected %d" % (len(rows), want)
 assert all(r["status"] in ("ok", "refused") for r in rows), rows
 assert any(r["status"] == "ok" for r in rows), "no setting built"
 for r in rows:
+    if r["status"] == "ok":  # the layer compare against the float32 build's dump (atc-compare)
+        assert r["worst_layer"] and float(r["worst_layer"].rsplit("(", 1)[1].rstrip(")")) > 0.5, r
     if r["setting"] == "precision_mode=must_keep_origin_dtype":
         assert r["status"] == "ok" and float(r["cosine"]) > 0.99999 and float(r["max_rel_err"]) < 1e-4, r
         assert float(r["median_ms"]) >= 0, r
+        assert r["first_drift"] == "" and r["worst_layer"].endswith("(1.0000000)"), r
 PYEOF
 }
 
