@@ -1,7 +1,8 @@
 #!/bin/bash
-# Debugging tools of omrun (docs/debugging.md): the data dump (--dump, --dump_mode,
-# --dump_step, --dump_layer, --dump_config) checked against a numpy reference of every layer,
-# and the per-op profile (--profile).
+# Debugging tools (docs/debugging.md): the data dump (--dump, --dump_mode, --dump_step,
+# --dump_layer, --dump_config) checked against a numpy reference of every layer, the per-op
+# profile (--profile), --status_check and the exception dump, oom builds, kernel_meta, and
+# atc-compare on fp16 against fp32 dumps of ResNet-18 and BERT-tiny.
 # Usage: bash debug_cli.sh BIN_DIR SRC_DIR
 BIN=$(cd "$1" 2>/dev/null && pwd || echo "$1")
 PY=/usr/bin/python3
@@ -357,6 +358,48 @@ mkdir -p "$W/cwd1"
 [ -f "$W/cwd1/m1.om" ] && [ ! -e "$W/cwd1/kernel_meta" ] && ok "--op_debug_level=1 writes no kernel_meta" || ko "--op_debug_level=1 writes no kernel_meta"
 n=$(ls "$W/cwd/kernel_meta" 2>/dev/null | grep -c '\.json$')
 [ "$n" -ge 4 ] && [ "$(ls "$W/dbgdir")" = kernel_meta ] && ok "--op_debug_level=2: kernel_meta in the current folder ($n kernels)" || { ko "--op_debug_level=2 kernel_meta ($n)"; cat "$W/atc.log"; }
+
+
+# ResNet-18 and BERT-tiny: a force_fp16 build's dump against a must_keep_origin_dtype build's.
+# Every framework node that survives as a tensor in both (the last node of a kernel in each)
+# has exactly one compare row, and the final output's cosine in the CSV is the one computed
+# from the two builds' outputs.
+SHARED="$SRC/../shared/models/onnx"
+for m in resnet18 bert_tiny; do
+  if [ ! -f "$SHARED/$m.onnx" ] || [ ! -x "$BIN/atc-compare" ]; then echo "SKIP: $m (no shared model or atc-compare)"; continue; fi
+  for p in force_fp16 must_keep_origin_dtype; do
+    "$BIN/atc" --model="$SHARED/$m.onnx" --framework=5 --output="$W/${m}_$p" --soc_version=native --precision_mode=$p > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+    "$BIN/omrun" --model="$W/${m}_$p.om" --input="$SHARED/$m.in.npy" --output="$W/${m}_${p}_out" --dump="$W/${m}_${p}_dump" > "$W/run.log" 2>&1 || cat "$W/run.log"
+  done
+  "$BIN/atc-compare" "$W/${m}_force_fp16_dump" "$W/${m}_must_keep_origin_dtype_dump" --output="$W/${m}_cmp" > "$W/cmp.log" 2>&1
+  if $PY - "$SHARED/$m.onnx" "$W/${m}_force_fp16_dump" "$W/${m}_must_keep_origin_dtype_dump" "$W/${m}_cmp/compare.csv" \
+       "$W/${m}_force_fp16_out/output_0.npy" "$W/${m}_must_keep_origin_dtype_out/output_0.npy" <<'PYEOF'
+import sys, json, glob, csv, onnx, numpy as np
+model, da, db, csvp, oa, ob = sys.argv[1:]
+g = onnx.load(model).graph
+framework = {n.name for n in g.node}
+def last_nodes(d):
+    j = json.load(open(glob.glob(d + "/*/dump_map.json")[0]))
+    return {s["fused_from"][-1] for s in j["steps"] if any(o.get("file") for o in s["outputs"])}
+survive = (last_nodes(da) & last_nodes(db)) & framework
+rows = list(csv.DictReader(open(csvp)))
+nodes = [r["node"] for r in rows if r["node"] in framework]
+assert len(nodes) == len(set(nodes)), "a node has two rows"
+missing = survive - set(nodes)
+assert not missing, "no row for %s" % sorted(missing)[:5]
+assert len(survive) >= 10, len(survive)
+a, b = np.load(oa).astype(np.float64).ravel(), np.load(ob).astype(np.float64).ravel()
+want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+out_producer = {o: n.name for n in g.node for o in n.output}[g.output[0].name]
+row = [r for r in rows if r["node"] == out_producer]
+assert row, "no row for the output's producer " + out_producer
+got = float(row[0]["cosine"])
+assert abs(got - want) < 1e-6, (got, want)
+print(len(survive), "nodes, final cosine", got)
+PYEOF
+  then ok "$m: fp16 vs fp32 dump compare has one row per surviving node, final cosine matches the outputs'"
+  else ko "$m: fp16 vs fp32 dump compare"; cat "$W/cmp.log" | tail -5; fi
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
