@@ -90,68 +90,62 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
   }
 }
 
-// The zero-padded band of input rows of one task: HB = (BROWS-1)*SH + (KH-1)*DH + 1 padded rows
-// per input channel of the group (channel ic at ic * BPLANE, row rr at rr * IWP), converted to
-// float32. Rows past the task's last needed row or outside the input are zeros. A padded row is
-// stored as SW column phases (padded column q at (q % SW) * PQ + q / SW), so a strided conv's
-// taps read 16 consecutive floats too. After each channel's rows: zeros up to BPLANE, and 32
-// more after the last, so garbage lanes of the last tiles may read past the end.
+// The zero-padded band of input rows of one task, converted to float32, for each input channel
+// of the group as SH x SW phase planes (space to depth): plane (phR, phC) row i, column j holds
+// padded input row i * SH + phR, column j * SW + phC (one plane for stride 1). A plane has HBR =
+// BROWS - 1 + (KH-1)*DH/SH + 1 rows of PQ = OW + (KW-1)*DW/SW floats; rows past the task's last
+// needed row or outside the input are zeros. Tap (kh, kw) of output (oh, ow) is then at
+// plane((kh*DH)%SH, (kw*DW)%SW) + (oh + kh*DH/SH) * PQ + ow + kw*DW/SW: linear in oh * PQ + ow,
+// so 16 consecutive grid positions are 16 consecutive floats, across output rows too. After
+// each channel's planes: zeros up to BPLANE, and 32 more after the last, so garbage lanes of
+// the last tiles may read past the end.
+static inline ATCK_INLINE int64_t conv_band_hbr(const int64_t* P) {
+  return P[CV_BROWS] + (P[CV_KH] - 1) * P[CV_DH] / P[CV_SH];
+}
+
 static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
-                                              int64_t oh0, int64_t rows, float* band) {
+                                                     int64_t oh0, int64_t rows, float* band) {
   const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
-  const int64_t PH = P[CV_PH], PW = P[CV_PW], IWP = P[CV_IWP], PQ = P[CV_PQ];
-  const int64_t Cg = P[CV_C] / P[CV_G], HB = (P[CV_BROWS] - 1) * SH + (KH - 1) * DH + 1;
-  const int64_t hb = (rows - 1) * SH + (KH - 1) * DH + 1, xdt = P[CV_DTYPE];
-  const int64_t tail = IWP - PW - IW;
+  const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = conv_band_hbr(P), PLANE = HBR * PQ;
+  const int64_t Cg = P[CV_C] / P[CV_G], hb = (rows - 1) * SH + (KH - 1) * DH + 1, xdt = P[CV_DTYPE];
   for (int64_t ic = 0; ic < Cg; ++ic) {
-    for (int64_t rr = 0; rr < HB; ++rr) {
-      float* d = band + ic * P[CV_BPLANE] + rr * IWP;
-      const int64_t ih = oh0 * SH - PH + rr;
-      if (rr >= hb || ih < 0 || ih >= IH) {
-        for (int64_t q = 0; q < IWP; ++q) d[q] = 0.0f;
-        continue;
-      }
-      const int64_t src = inOff + (ic * IH + ih) * IW;
-      if (SW == 1) {
-        for (int64_t q = 0; q < PW; ++q) d[q] = 0.0f;
-        if (xdt == ATCK_F32) {
-          const float* sf = (const float*)X + src;
-          for (int64_t q = 0; q < IW; ++q) d[PW + q] = sf[q];
-        } else {
-          for (int64_t q = 0; q < IW; ++q) d[PW + q] = cube_ldx(X, xdt, src + q);
+    const int64_t src = inOff + ic * IH * IW;
+    for (int64_t phr = 0; phr < SH; ++phr) {
+      for (int64_t phc = 0; phc < SW; ++phc) {
+        float* pl = band + ic * P[CV_BPLANE] + (phr * SW + phc) * PLANE;
+        // Columns j with input column j * SW + phc - PW inside [0, IW).
+        const int64_t jlo = cube_min(PQ, PW > phc ? (PW - phc + SW - 1) / SW : 0);
+        const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - phc + SW - 1) / SW));
+        for (int64_t i = 0; i < HBR; ++i) {
+          float* d = pl + i * PQ;
+          const int64_t rr = i * SH + phr, ih = oh0 * SH - PH + rr;
+          if (rr >= hb || ih < 0 || ih >= IH) {
+            for (int64_t j = 0; j < PQ; ++j) d[j] = 0.0f;
+            continue;
+          }
+          for (int64_t j = 0; j < jlo; ++j) d[j] = 0.0f;
+          const int64_t s0 = src + ih * IW + phc - PW;
+          if (xdt == ATCK_F32) {
+            const float* sf = (const float*)X + s0;
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
+          } else {
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j * SW);
+          }
+          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0.0f;
         }
-        for (int64_t q = 0; q < tail; ++q) d[PW + IW + q] = 0.0f;
-        continue;
-      }
-      for (int64_t ph = 0; ph < SW; ++ph) {  // phase ph: input column j * SW + ph - PW
-        float* dp = d + ph * PQ;
-        const int64_t jlo = cube_min(PQ, PW > ph ? (PW - ph + SW - 1) / SW : 0);
-        const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - ph + SW - 1) / SW));
-        for (int64_t j = 0; j < jlo; ++j) dp[j] = 0.0f;
-        const int64_t s0 = src + ph - PW;
-        if (xdt == ATCK_F32) {
-          const float* sf = (const float*)X + s0;
-          for (int64_t j = jlo; j < jhi; ++j) dp[j] = sf[j * SW];
-        } else {
-          for (int64_t j = jlo; j < jhi; ++j) dp[j] = cube_ldx(X, xdt, s0 + j * SW);
-        }
-        for (int64_t j = jhi; j < PQ; ++j) dp[j] = 0.0f;
       }
     }
+    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
   }
-  for (int64_t ic = 0; ic < Cg; ++ic)
-    for (int64_t q = HB * IWP; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
 }
 
 // Band path (CV_BAND, 1-D/2-D convs other than plain 1x1 ones). Im2col row k = (ic, kh, kw)
-// of output pixel (oh0 + r, ow) is the band float at off[k] + r * SH * IWP + ow, with off[k] =
-// ic * BPLANE + kh * DH * IWP + ((kw * DW) % SW) * PQ + (kw * DW) / SW: for 16 consecutive
-// output columns these are 16 consecutive floats, which the microkernel reads in place
-// (cube_ukernel_off). Mode 1 (stride 1): a tile is 16 consecutive grid positions q = r * IWP + ow
-// and may span output rows; positions with ow >= OW are computed and dropped. Mode 2 (strided):
-// each output row has its own tiles (columns up to OW rounded to 16). Tiles accumulate in an fp32
-// block acc[MB][NQ]; after the last K block each output row is copied out (epilogue, dtype
-// rounding on store).
+// of output pixel (oh0 + r, ow) is the band float at off[k] + r * PQ + ow (conv_band_fill):
+// a tile is 16 consecutive grid positions q = r * PQ + ow, read in place by the microkernel
+// (cube_ukernel_off), and may span output rows; positions with ow >= OW are computed and
+// dropped (a 7-wide output row of a stride-2 conv fills 7 of 8 positions). Tiles accumulate in
+// an fp32 block acc[MB][NQ]; after the last K block each output row is copied out (epilogue,
+// dtype rounding on store).
 static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
   const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
   const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
@@ -159,7 +153,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   const int64_t K = Cg * KH * KW, MP = (M + MR - 1) / MR;
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW;
   const int64_t MB = P[CV_MB], KC = P[CV_KC], MSUB = P[CV_MSUB];
-  const int64_t IWP = P[CV_IWP], PQ = P[CV_PQ], NQ = P[CV_NQ], AP = P[CV_APITCH];
+  const int64_t PQ = P[CV_PQ], NQ = P[CV_NQ];
   const int64_t SW = P[CV_SW], DW = P[CV_DW];
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int hasBias = (int)P[CV_HAS_BIAS];
@@ -175,16 +169,15 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   int32_t* off = (int32_t*)slot;
   float* band = slot + P[CV_BAND_OFF];
   float* acc = slot + P[CV_ACC];
+  const int64_t SH = P[CV_SH], DH = P[CV_DH], PLANE = conv_band_hbr(P) * PQ;
   for (int64_t k = 0; k < K; ++k) {
     const int64_t kw = k % KW, kh = (k / KW) % KH, ic = k / (KW * KH);
-    off[k] = (int32_t)(ic * P[CV_BPLANE] + kh * P[CV_DH] * IWP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
+    off[k] = (int32_t)(ic * P[CV_BPLANE] + (((kh * DH) % SH) * SW + (kw * DW) % SW) * PLANE + (kh * DH) / SH * PQ +
+                       (kw * DW) / SW);
   }
   conv_band_fill(P, bufs[0], (n * C + g * Cg) * P[CV_IH] * P[CV_IW], oh0, rows, band);
-  // Tiles: TR rows of TW grid positions; tile row tr reads the band from tr * BSTEP.
-  const int spanning = P[CV_BAND] == 1;
-  const int64_t TR = spanning ? 1 : rows;
-  const int64_t TW = spanning ? ((rows - 1) * IWP + OW + CUBE_NR - 1) / CUBE_NR * CUBE_NR : AP;
-  const int64_t BSTEP = P[CV_SH] * IWP;
+  // TW grid positions (all output rows of the task) in tiles of 16.
+  const int64_t TW = ((rows - 1) * PQ + OW + CUBE_NR - 1) / CUBE_NR * CUBE_NR;
   const float* W = (const float*)bufs[1];
   const float* Bias = hasBias ? (const float*)bufs[2] + g * M : 0;
   float apanel[CUBE_MR_MAX * 512];
@@ -193,19 +186,16 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
     const int init0 = k0 > 0 ? CUBE_INIT_ACC : (hasBias ? CUBE_INIT_ROWBIAS : CUBE_INIT_ZERO);
     for (int64_t ms = m0; ms < mEnd; ms += MSUB) {
       const int64_t msEnd = cube_min(mEnd, ms + MSUB);
-      for (int64_t tr = 0; tr < TR; ++tr) {
-        for (int64_t j = 0; j < TW; j += CUBE_NR) {
-          for (int64_t m = ms; m < msEnd; m += MR) {
-            const int64_t mr = cube_min(MR, msEnd - m);
-            const float* Ap = apanel;
-            if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / MR) * K + k0) * MR;
-            else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel, MR);
-            float pb[CUBE_MR_MAX];
-            for (int64_t i = 0; i < MR; ++i) pb[i] = Bias && i < mr ? Bias[m + i] : 0.0f;
-            // Rows mr..MR of the accumulator block are padding (acc holds MB = a multiple of MR rows).
-            cube_ukernel_off_mr(MR, kc, Ap, band + tr * BSTEP + j, off + k0, acc + (m - m0) * NQ + tr * AP + j, NQ,
-                                init0, pb);
-          }
+      for (int64_t j = 0; j < TW; j += CUBE_NR) {
+        for (int64_t m = ms; m < msEnd; m += MR) {
+          const int64_t mr = cube_min(MR, msEnd - m);
+          const float* Ap = apanel;
+          if (P[CV_W_PACKED]) Ap = W + ((g * MP + m / MR) * K + k0) * MR;
+          else cube_pack_a_f32(W + g * M * K, K, 1, m, mr, k0, kc, 1.0f, apanel, MR);
+          float pb[CUBE_MR_MAX];
+          for (int64_t i = 0; i < MR; ++i) pb[i] = Bias && i < mr ? Bias[m + i] : 0.0f;
+          // Rows mr..MR of the accumulator block are padding (acc holds MB = a multiple of MR rows).
+          cube_ukernel_off_mr(MR, kc, Ap, band + j, off + k0, acc + (m - m0) * NQ + j, NQ, init0, pb);
         }
       }
     }
@@ -213,7 +203,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   float* Y = (float*)bufs[P[CV_YIDX]];
   for (int64_t m = m0; m < mEnd; ++m) {
     for (int64_t r = 0; r < rows; ++r) {
-      float* a = acc + (m - m0) * NQ + r * AP;
+      float* a = acc + (m - m0) * NQ + r * PQ;
       const int64_t yoff = (n * OC + g * M + m) * NPIX + (oh0 + r) * OW;
       // The epilogue runs on the fp32 row in place (written long before: no store-to-load
       // forwarding to wait for, unlike a reload of the freshly copied output row), then the row

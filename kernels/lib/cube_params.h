@@ -24,14 +24,11 @@ enum CubeConvParam {
   CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
   CV_ODT = CV_EPI + 4,  // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)
   CV_ACC,        // conv, reduced Y or CV_BAND: offset (floats) of the fp32 accumulator in the task slot
-  CV_BAND,       // conv: 0 im2col; 1 band, stride 1 (tiles span output rows); 2 band, strided
-                 // (one row of tiles per output row). Band: B rows read in place from a zero-padded
-                 // band of input rows (no im2col), 1-D/2-D only.
+  CV_BAND,       // conv: 0 im2col; 1 band: B rows read in place from a zero-padded band of
+                 // input rows stored as stride phase planes (no im2col), 1-D/2-D only.
   CV_BROWS,      // band: output rows per task
-  CV_IWP,        // band: floats per padded input row (its SW column phases, CV_PQ floats each)
-  CV_PQ,         // band: floats per column phase of a padded row (stride 1: the padded width)
+  CV_PQ,         // band: floats per row of a phase plane = the grid's row pitch (OW + (KW-1)*DW/SW)
   CV_NQ,         // band: accumulator floats per output channel (multiple of 16)
-  CV_APITCH,     // band: accumulator floats per output row (mode 1: CV_IWP; mode 2: OW rounded to 16)
   CV_BAND_OFF,   // band: offset (floats) of the padded band in the task slot (row offsets at 0)
   CV_BPLANE,     // band: floats per input channel in the band (an odd multiple of 16: spreads L1 sets)
   CV_MR,         // conv: rows of a weight panel and of the microkernel (cube_gemm.h: 6, or 16 on

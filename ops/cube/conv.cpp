@@ -69,25 +69,21 @@ std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
 
 // Band path blocking (kernel conv, CV_BAND; kernels/lib/conv.cpp): output rows per task so that
 // a task covers about NB grid positions, fewer when there would be under 8 tasks; the band's
-// geometry. Mode 1 (stride 1): tiles span output rows of IWP positions. Mode 2 (strided): each
-// output row has ceil(OW/16) tiles. Returns the number of row blocks.
-int64_t bandRows(std::vector<int64_t>& P, int mode, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
+// geometry (phase planes of PQ floats per row; tiles span output rows of PQ grid positions).
+// Returns the number of row blocks.
+int64_t bandRows(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
                  const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NB, int64_t planes) {
   const int64_t OH = out[1], OW = out[2];
-  const int64_t padded = (OW - 1) * s[2] + (k[2] - 1) * dl[2] + 1;  // padded columns read
-  const int64_t PQ = (padded + s[2] - 1) / s[2], IWP = PQ * s[2];
-  const int64_t AP = mode == 1 ? IWP : (OW + 15) / 16 * 16;
-  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(OH, (NB + AP - 1) / AP));
+  const int64_t PQ = OW + (k[2] - 1) * dl[2] / s[2];  // the columns a plane row's taps read
+  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(OH, (NB + PQ - 1) / PQ));
   auto blocks = [&](int64_t r) { return (OH + r - 1) / r; };
-  while (planes * blocks(rows) < 8 && rows > 1 && rows * AP > 64) rows = (rows + 1) / 2;
+  while (planes * blocks(rows) < 8 && rows > 1 && rows * PQ > 64) rows = (rows + 1) / 2;
   rows = (OH + blocks(rows) - 1) / blocks(rows);  // equal blocks
-  int64_t nq = mode == 1 ? ((rows - 1) * IWP + OW + 15) / 16 * 16 : rows * AP;
+  int64_t nq = ((rows - 1) * PQ + OW + 15) / 16 * 16;
   if ((nq / 16) % 2 == 0) nq += 16;  // odd multiple of 16 floats: fewer L1 set conflicts
-  P[CV_BAND] = mode;
+  P[CV_BAND] = 1;
   P[CV_BROWS] = rows;
-  P[CV_IWP] = IWP;
   P[CV_PQ] = PQ;
-  P[CV_APITCH] = AP;
   P[CV_NQ] = nq;
   return blocks(rows);
 }
@@ -193,20 +189,23 @@ KernelCall lowerConv(LowerCtx& c) {
     NB = std::max<int64_t>(64, (NB / 2 + 15) / 16 * 16);
     nblocks = (NPIX + NB - 1) / NB;
   }
-  // Band path: 1-D/2-D; stride 1 (mode 1) or strided with a window wider than 1x1 (mode 2).
-  // 1x1 stride-1 unpadded convs take im2col, a plain copy of the rows there (faster than the band
-  // or reading the input in place: measured, docs/kernels-cube.md).
+  // Band path: 1-D/2-D convs other than plain 1x1 ones, any stride (strided 1x1 convs take
+  // im2col: their band would hold SH*SW times the pixels read). 1x1 stride-1 unpadded convs take
+  // im2col, a plain copy of the rows there (faster than the band or reading the input in place:
+  // measured, docs/kernels-cube.md). Strided windows read phase planes, so their tiles span
+  // output rows like stride 1 (measured on Zen 5, 1 thread, against per-row tiles: ResNet-18 -4%,
+  // ResNet-50 -2%, RegNetY-400MF -1.5%; a 14x14 -> 7x7 stride-2 conv fills 49 of 64 lanes instead
+  // of 7 of 16 per row).
   const bool unit = s[1] == 1 && s[2] == 1;
   const bool plain1x1 = k[1] * k[2] == 1 && unit && g.padBegin == std::vector<int64_t>(g.nd, 0) &&
                         g.padEnd == g.padBegin;
   // The band's row offsets are int32: bands that could reach 2^30 floats take im2col.
   const double bandMax = (double)(d.C / d.G) *
-                         ((double)((out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + 1) *
+                         ((double)((out[1] - 1) * s[1] + (k[1] - 1) * dl[1] + s[1]) *
                               (double)((out[2] - 1) * s[2] + (k[2] - 1) * dl[2] + s[2]) + 16.0);
-  const int mode = plain1x1 || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) || bandMax > (1 << 30) ? 0
-                   : unit ? 1 : (k[1] * k[2] > 1 ? 2 : 0);
-  const bool band = mode != 0;
-  if (band) nblocks = bandRows(P, mode, out, k, s, dl, std::max<int64_t>(NB, 224), d.N * d.G);
+  const bool band = !(plain1x1 || k[0] != 1 || in[0] != 1 || s[0] != 1 || K > (1 << 20) || bandMax > (1 << 30)) &&
+                    (unit || k[1] * k[2] > 1);
+  if (band) nblocks = bandRows(P, out, k, s, dl, std::max<int64_t>(NB, 224), d.N * d.G);
   int64_t mblocks = 1;
   int64_t base = d.N * d.G * nblocks;
   if (base < 8) mblocks = std::min<int64_t>(MP, (8 + base - 1) / base);
@@ -219,9 +218,10 @@ KernelCall lowerConv(LowerCtx& c) {
   P[CV_LDB] = LDB;
   P[CV_SLOT] = KC * LDB;
   if (band) {  // row offsets (K int32), the padded band, the fp32 accumulator [MB][NQ]
-    const int64_t hb = (P[CV_BROWS] - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
+    // SH x SW phase planes of HBR rows of PQ floats per input channel (kernels/lib/conv.cpp).
+    const int64_t hbr = P[CV_BROWS] + (k[1] - 1) * dl[1] / s[1];
     P[CV_BAND_OFF] = (K + 15) / 16 * 16;
-    P[CV_BPLANE] = (hb * P[CV_IWP] + 15) / 16 * 16;
+    P[CV_BPLANE] = (s[1] * s[2] * hbr * P[CV_PQ] + 15) / 16 * 16;
     if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
     P[CV_ACC] = P[CV_BAND_OFF] + d.C / d.G * P[CV_BPLANE] + 32;
     P[CV_SLOT] = P[CV_ACC] + MBp * MR * P[CV_NQ];

@@ -232,10 +232,18 @@ TEST(CubeConv, BandPath) {
   LowerCtx ctx(g, *n);
   KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
   EXPECT_EQ(call.params[CV_BAND], 1);
-  n->attrs["strides"] = std::vector<int64_t>{2, 2};  // strided 3x3: band mode 2
+  n->attrs["strides"] = std::vector<int64_t>{2, 2};  // strided 3x3: the band too (phase planes)
   inferNode(g, *n);
   LowerCtx ctx2(g, *n);
-  EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx2).params[CV_BAND], 2);
+  KernelCall call2 = OpRegistry::instance().find("Conv")->lower(ctx2);
+  EXPECT_EQ(call2.params[CV_BAND], 1);
+  EXPECT_EQ(call2.params[CV_PQ], 5 + 1);  // OW + (KW-1)*DW/SW: the grid's row pitch
+  Node* n1 = g.addNode("Conv", "conv1x1", {g.newConstant("x1", xt), g.newConstant("w1", randTensor({8, 8, 1, 1}, 3))},
+                       {g.newValue("y1")});
+  n1->attrs["strides"] = std::vector<int64_t>{2, 2};  // strided 1x1: im2col
+  inferNode(g, *n1);
+  LowerCtx ctx1(g, *n1);
+  EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx1).params[CV_BAND], 0);
   // A band that could pass 2^30 floats (its row offsets are int32) takes im2col.
   Graph g3;
   Value* xb = g3.newValue("x", TensorType(DType::F32, {1, 64, 8192, 8192}));
@@ -246,8 +254,8 @@ TEST(CubeConv, BandPath) {
   EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx3).params[CV_BAND], 0);
 }
 
-// Strided convs with a window wider than 1x1 take band mode 2 (column phases, a row of tiles
-// per output row); strided 1x1 convs keep im2col.
+// Strided convs with a window wider than 1x1 take the band as stride phase planes (tiles span
+// output rows); strided 1x1 convs keep im2col.
 TEST(CubeConv, BandPathStrided) {
   runConvCase({1, 3, 16, 1, {45, 47}, {7, 7}, {2, 2}, {1, 1}, {3, 3, 3, 3}, true}, 60);    // stem 7x7 s2
   runConvCase({2, 24, 20, 1, {14, 15}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true}, 61);   // 3x3 s2
