@@ -1,5 +1,6 @@
 // ONNX ModelProto -> IR graph. See docs/frontend-onnx.md.
 #include "frontends/onnx/onnx_importer.h"
+#include "frontends/onnx/onnx_attention.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -49,6 +50,7 @@ class OnnxImporter {
     else
       onnxfe::loadModelProto(path_, &model_);
     prepareOpset();
+    onnxfe::expandAttentionNodes(&model_);  // opset 23 Attention -> its function body
     g_ = std::make_unique<Graph>();
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);

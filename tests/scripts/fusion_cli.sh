@@ -52,5 +52,44 @@ printf 'GeluFusionPass:maybe\n' > "$T/badv.cfg"
 run "$T/s0" --fusion_switch_file="$T/badv.cfg" | grep -q E10003 && ok "bad value E10003" || bad "bad value"
 printf '{"Switch":{' > "$T/badj.cfg"
 run "$T/s0" --fusion_switch_file="$T/badj.cfg" | grep -q E10003 && ok "malformed JSON E10003" || bad "malformed JSON"
+# ONNX Attention (opset 23, frontends/onnx/onnx_attention.cpp) expands to its function body,
+# which AttentionFusionPass fuses again; with a float mask the fully-masked-row guard stays and
+# the output still matches numpy.
+/usr/bin/python3 - "$T" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto as TP
+t = sys.argv[1]
+rng = np.random.default_rng(7)
+for name, mask in (("attn23", False), ("attn23_mask", True)):
+    ins = ["Q", "K", "V"] + (["M"] if mask else [])
+    vi = [helper.make_tensor_value_info(x, TP.FLOAT, [2, 4, 32, 16]) for x in "QKV"]
+    if mask: vi.append(helper.make_tensor_value_info("M", TP.FLOAT, [32, 32]))
+    g = helper.make_graph([helper.make_node("Attention", ins, ["Y"], name="attn")], "a", vi,
+                          [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)]); m.ir_version = 10
+    onnx.save(m, "%s/%s.onnx" % (t, name))
+    arrs = [rng.standard_normal((2, 4, 32, 16)).astype(np.float32) for _ in range(3)]
+    if mask:
+        mk = np.where(rng.random((32, 32)) < 0.3, -np.inf, 0).astype(np.float32); mk[5, :] = -np.inf
+        arrs.append(mk)
+    for i, a in enumerate(arrs): np.save("%s/%s_in%d.npy" % (t, name, i), a)
+    q, k, v = arrs[:3]
+    s = q @ k.transpose(0, 1, 3, 2) / 4.0 + (arrs[3] if mask else 0)
+    with np.errstate(invalid="ignore"):
+        p = np.exp(s - s.max(-1, keepdims=True)); p = p / p.sum(-1, keepdims=True)
+    p = np.nan_to_num(p, nan=0.0)  # a fully masked row: zero probabilities
+    np.save("%s/%s_ref.npy" % (t, name), p @ v)
+PY
+for name in attn23 attn23_mask; do
+  mkdir -p "$T/$name" && (cd "$T/$name" && "$BIN/atc" --model="$T/$name.onnx" --framework=5 --output="$T/$name/m" \
+     --soc_version=native --precision_mode=must_keep_origin_dtype > "$T/$name/log" 2>&1)
+  ins=$(ls "$T/${name}"_in*.npy | tr '\n' ',' | sed 's/,$//')
+  "$BIN/omrun" --model="$T/$name/m.om" --input="$ins" --output="$T/$name/out" > /dev/null 2>&1 &&
+    /usr/bin/python3 "$SRC/scripts/compare_npy.py" "$T/$name/out/output_0.npy" "$T/${name}_ref.npy" > /dev/null \
+    && ok "$name: Attention output matches numpy" || bad "$name output"
+done
+/usr/bin/python3 -c "import json,sys; d=json.load(open('$T/attn23/fusion_result.json'))['session_and_graph_id_0_0']['graph_fusion']; sys.exit(0 if int(d['AttentionFusionPass']['effect_times'])==1 else 1)" \
+  && ok "opset-23 Attention without a mask is fused (AttentionFusionPass)" || bad "opset-23 Attention fusion"
+
 echo "$fail failed"
 [ "$fail" -eq 0 ]

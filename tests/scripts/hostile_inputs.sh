@@ -91,6 +91,27 @@ bin() { echo "node { name: \"$1\" op: \"$2\" input: \"$3\" ${4:+input: \"$4\"} }
 { echo "node { name: \"x\" op: \"Placeholder\" $ph }"; cf c 0.044715; cf k 0.7978845608
   bin sq Mul x; bin cube Mul sq x; bin c3 Mul c cube; bin add AddV2 x c3; bin u Mul k add; bin t Tanh u; } > "$T/mul1.pbtxt"
 expect_error "a one-input TF Mul in a Gelu scope" E19999 -- --model="$T/mul1.pbtxt" --framework=3 --enable_scope_fusion_passes=ScopeGeluPass
+# ONNX Attention (opset 23) inputs the expansion cannot honour are refused, not guessed.
+/usr/bin/python3 - "$T" <<'PY'
+import sys, onnx
+from onnx import helper, TensorProto as TP
+t = sys.argv[1]
+def save(name, node, inputs):
+    g = helper.make_graph([node], "a", inputs, [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)])
+    m.ir_version = 10
+    onnx.save(m, t + "/" + name)
+qkv3 = [helper.make_tensor_value_info(x, TP.FLOAT, [1, 16, 96]) for x in "QKV"]
+save("attn_3d_noheads.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y"], name="attn3d"), qkv3)
+qkv4 = [helper.make_tensor_value_info(x, TP.FLOAT, [1, 2, 4, 8]) for x in "QKV"]
+save("attn_nonpad.onnx", helper.make_node("Attention", ["Q", "K", "V", "", "", "", "n"], ["Y"], name="attnpad"),
+     qkv4 + [helper.make_tensor_value_info("n", TP.INT64, [1])])
+save("attn_badmode.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y", "", "", "qk"], name="attnmode",
+     qk_matmul_output_mode=7), qkv4)
+PY
+expect_error "Attention with 3-D inputs and no head counts" E19999 -- --model="$T/attn_3d_noheads.onnx" --framework=5
+expect_error "Attention with nonpad_kv_seqlen" E19999 -- --model="$T/attn_nonpad.onnx" --framework=5
+expect_error "Attention with qk_matmul_output_mode 7" E19999 -- --model="$T/attn_badmode.onnx" --framework=5
 # A zero batch is no crash: the graph folds to empty outputs and runs.
 rm -rf "$T/z"; mkdir -p "$T/z"
 if (cd "$T/z" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/z/m" --soc_version=native \

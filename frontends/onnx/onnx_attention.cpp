@@ -1,0 +1,351 @@
+#include "frontends/onnx/onnx_attention.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "support/diagnostics.h"
+
+namespace atc {
+namespace onnxfe {
+namespace {
+
+bool isDefault(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Element type and rank of a value known from the graph's declarations (-1 when unknown).
+struct Declared {
+  int elemType = 0;
+  int rank = -1;
+  std::vector<int64_t> dims;  // -1: unknown
+};
+
+Declared declared(const onnx::GraphProto& g, const std::string& name) {
+  auto fromType = [](const onnx::TypeProto& t) {
+    Declared d;
+    if (!t.has_tensor_type()) return d;
+    d.elemType = t.tensor_type().elem_type();
+    if (t.tensor_type().has_shape()) {
+      d.rank = t.tensor_type().shape().dim_size();
+      for (const auto& dim : t.tensor_type().shape().dim()) d.dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    }
+    return d;
+  };
+  for (const auto& v : g.input())
+    if (v.name() == name) return fromType(v.type());
+  for (const auto& v : g.value_info())
+    if (v.name() == name) return fromType(v.type());
+  for (const auto& v : g.output())
+    if (v.name() == name) return fromType(v.type());
+  for (const auto& t : g.initializer())
+    if (t.name() == name) return {t.data_type(), t.dims_size(), std::vector<int64_t>(t.dims().begin(), t.dims().end())};
+  return {};
+}
+
+// The function body of one Attention node, built as NodeProtos; values are named
+// "<node>/<part>" so they cannot meet the model's own names.
+class Body {
+ public:
+  explicit Body(std::string prefix) : pre_(std::move(prefix)) {}
+  std::vector<onnx::NodeProto> nodes;
+  int rank = 4;       // of Q, K and V
+  int qElemType = 0;  // Q's element type when the model declares it (0: unknown)
+
+  // x in Q's element type: a Cast when that type is declared (a constant x then folds), else
+  // a CastLike of Q.
+  std::string like(const std::string& x, const std::string& q, const std::string& part) {
+    if (!qElemType) return op("CastLike", {x, q}, part);
+    intAttr(add("Cast", {x}, v(part)), "to", qElemType);
+    return v(part);
+  }
+
+  std::string v(const std::string& part) const { return pre_ + "/" + part; }
+
+  onnx::NodeProto& add(const std::string& type, const std::vector<std::string>& ins, const std::string& out) {
+    nodes.emplace_back();
+    onnx::NodeProto& n = nodes.back();
+    n.set_op_type(type);
+    n.set_name(pre_ + "/" + type + "_" + std::to_string(nodes.size()));
+    for (const auto& i : ins) n.add_input(i);
+    n.add_output(out);
+    return n;
+  }
+  // One op with a fresh output "<node>/<part>"; returns the output's name.
+  std::string op(const std::string& type, const std::vector<std::string>& ins, const std::string& part) {
+    add(type, ins, v(part));
+    return v(part);
+  }
+  std::string shape(const std::string& x, int64_t start, int64_t end, const std::string& part) {
+    onnx::NodeProto& n = add("Shape", {x}, v(part));
+    intAttr(n, "start", start);
+    intAttr(n, "end", end);
+    return v(part);
+  }
+  std::string constInts(const std::vector<int64_t>& vals, const std::string& part, bool scalar = false) {
+    onnx::NodeProto& n = add("Constant", {}, v(part));
+    onnx::TensorProto* t = tensorAttr(n);
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (!scalar) t->add_dims((int64_t)vals.size());
+    for (int64_t x : vals) t->add_int64_data(x);
+    return v(part);
+  }
+  std::string constFloat(float x, const std::string& part) {
+    onnx::NodeProto& n = add("Constant", {}, v(part));
+    onnx::TensorProto* t = tensorAttr(n);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(1);
+    t->add_float_data(x);
+    return v(part);
+  }
+  static void intAttr(onnx::NodeProto& n, const std::string& name, int64_t x) {
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(x);
+  }
+  static void intsAttr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& xs) {
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : xs) a->add_ints(x);
+  }
+
+ private:
+  static onnx::TensorProto* tensorAttr(onnx::NodeProto& n) {
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    return a->mutable_t();
+  }
+  std::string pre_;
+};
+
+struct AttentionAttrs {
+  int64_t isCausal = 0, qHeads = 0, kvHeads = 0, qkMode = 0, softmaxPrecision = 0;
+  bool hasScale = false;
+  float scale = 0, softcap = 0;
+};
+
+AttentionAttrs readAttrs(const onnx::NodeProto& n) {
+  AttentionAttrs a;
+  for (const auto& at : n.attribute()) {
+    const std::string& k = at.name();
+    if (k == "is_causal") a.isCausal = at.i();
+    else if (k == "q_num_heads") a.qHeads = at.i();
+    else if (k == "kv_num_heads") a.kvHeads = at.i();
+    else if (k == "qk_matmul_output_mode") a.qkMode = at.i();
+    else if (k == "softmax_precision") a.softmaxPrecision = at.i();
+    else if (k == "scale") a.hasScale = true, a.scale = at.f();
+    else if (k == "softcap") a.softcap = at.f();
+  }
+  return a;
+}
+
+[[noreturn]] void refuse(const std::string& node, const std::string& why) {
+  throw AtcError("E19999", "Op [" + node + "] of type [Attention] is invalid: " + why,
+                 "Check the node's attributes and inputs against the ONNX Attention specification.");
+}
+
+std::string input(const onnx::NodeProto& n, int i) { return i < n.input_size() ? n.input(i) : std::string(); }
+std::string output(const onnx::NodeProto& n, int i) { return i < n.output_size() ? n.output(i) : std::string(); }
+
+std::string concat(Body& b, const std::vector<std::string>& ins, const std::string& part, int64_t axis = 0) {
+  std::string out = b.op("Concat", ins, part);
+  Body::intAttr(b.nodes.back(), "axis", axis);
+  return out;
+}
+
+// 3-D Q/K/V [batch, seq, heads*size] -> 4-D [batch, heads, seq, size].
+std::string toHeads(Body& b, const std::string& x, const std::string& batch, const std::string& seq,
+                    int64_t heads, const std::string& tag) {
+  std::string shape = concat(b, {batch, seq, b.constInts({heads}, tag + "Heads"), b.v("NegOne")}, tag + "Shape");
+  std::string r = b.op("Reshape", {x, shape}, tag + "Intermediate");
+  onnx::NodeProto& t = b.add("Transpose", {r}, b.v(tag + "Reshaped"));
+  Body::intsAttr(t, "perm", {0, 2, 1, 3});
+  return b.v(tag + "Reshaped");
+}
+
+// Bias [.., q, kv]: the mask (bool -> 0 / -inf), or zeros; the causal triangle added.
+std::string attentionBias(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n, const AttentionAttrs& a,
+                          const std::string& biasShape, const std::string& pastLen) {
+  const std::string mask = input(n, 3);
+  std::string bias;
+  if (!mask.empty()) {
+    Declared d = declared(g, mask);
+    if (d.elemType == 0) refuse(n.name(), "the element type of attn_mask [" + mask + "] is not declared in the model");
+    bias = d.elemType == onnx::TensorProto::BOOL ? b.op("Where", {mask, b.v("ScalarZero"), b.v("FloatNegInf")}, "AttnBias")
+                                                 : mask;
+  } else {
+    bias = b.op("ConstantOfShape", {biasShape}, "AttnBias");
+  }
+  if (!a.isCausal) return bias;
+  std::string zero = b.constInts({0}, "ZeroNoDim", true), one = b.constInts({1}, "OneNoDim", true);
+  std::string seq = b.op("Gather", {biasShape, zero}, "SequenceLength");
+  std::string total = b.op("Gather", {biasShape, one}, "TotalSequenceLength");
+  std::string rows = b.op("Unsqueeze", {b.op("Range", {zero, seq, one}, "RangeRow"), b.v("One1D")}, "RangeRow2D");
+  std::string cols = b.op("Unsqueeze", {b.op("Range", {zero, total, one}, "RangeCol"), b.v("Zero1D")}, "RangeCol2D");
+  std::string tri = b.op("Less", {b.op("Add", {rows, pastLen}, "RangeRow2DPast"), cols}, "BoolMaskTri");
+  std::string triF = b.op("Where", {tri, b.v("FloatNegInf"), b.v("ScalarZero")}, "MaskTri");
+  return b.op("Add", {bias, b.op("CastLike", {triF, bias}, "MaskTriT")}, "AttnBiasCausal");
+}
+
+// K or V [b, kvh, s, d] -> [b, qh, s, d]: each kv head repeated qh/kvh times (grouped-query
+// attention; once when the head counts are equal).
+std::string repeatHeads(Body& b, const std::string& x, const std::string& headSize, const std::string& tag) {
+  std::string un = b.op("Unsqueeze", {x, b.v("Two1D")}, tag + "Unsqueezed");
+  std::string es = concat(b, {b.v("BatchSize"), b.v("KVNumHeads"), b.v("InterleaveDim"), b.v("NewKVSeqLen"), headSize},
+                          tag + "ExpandShape");
+  std::string ex = b.op("Expand", {un, es}, tag + "Expanded");
+  std::string as = concat(b, {b.v("BatchSize"), b.v("QNumHeads"), b.v("NewKVSeqLen"), headSize}, tag + "AttentionShape");
+  return b.op("Reshape", {ex, as}, tag + "AttentionInput");
+}
+
+// Q K^T * scale (+ softcap) (+ bias) -> softmax -> x V, the qk_matmul_output and Y. The scale
+// multiplies the product (the form the attention fusion pass matches; the function body
+// scales Q and K^T by its square root: the same up to rounding). bias "" = none (no mask,
+// not causal: nothing to add and no row can be fully masked).
+void finishAttention(Body& b, const onnx::NodeProto& n, const AttentionAttrs& a, const std::string& q,
+                     const std::string& kIn, const std::string& vIn, const std::string& biasT) {
+  onnx::NodeProto& kt = b.add("Transpose", {kIn}, b.v("KTranspose"));
+  Body::intsAttr(kt, "perm", {0, 1, 3, 2});
+  std::string raw = b.op("MatMul", {q, b.v("KTranspose")}, "QKRaw");
+  std::string qk = b.op("Mul", {raw, b.v("ScaleT")}, "QKAttnWeight");
+  std::string capped = qk;
+  if (a.softcap > 0) {
+    std::string c = b.like(b.constFloat(a.softcap, "Softcap"), q, "SoftcapF");
+    capped = b.op("Mul", {b.op("Tanh", {b.op("Div", {qk, c}, "SoftcapDiv")}, "SoftcapTanh"), c}, "QKAttnSoftcapped");
+  }
+  std::string logits = biasT.empty() ? capped : b.op("Add", {capped, biasT}, "QKAttnWeightSoftcap");
+  std::string smIn = logits;
+  if (a.softmaxPrecision) {
+    onnx::NodeProto& c = b.add("Cast", {logits}, b.v("SoftmaxCast"));
+    Body::intAttr(c, "to", a.softmaxPrecision);
+    smIn = b.v("SoftmaxCast");
+  }
+  Body::intAttr(b.add("Softmax", {smIn}, b.v("AttnWeightSoftmax")), "axis", -1);
+  std::string probs = a.softmaxPrecision ? b.like(b.v("AttnWeightSoftmax"), q, "SoftmaxOut")
+                                         : b.v("AttnWeightSoftmax");
+  std::string safe = probs;
+  if (!biasT.empty()) {  // a row whose every key is masked gets zero probabilities, not NaN
+    std::string rowMax = b.op("ReduceMax", {biasT, b.v("NegOne")}, "BiasRowMax");
+    std::string allMasked =
+        b.op("Equal", {rowMax, b.like(b.v("FloatNegInf"), q, "FloatNegInfT")}, "RowAllMasked");
+    safe = b.op("Where", {allMasked, b.like(b.v("ScalarZero"), q, "ZeroProbT"), probs}, "SoftmaxOutSafe");
+  }
+  if (!output(n, 3).empty()) {
+    const std::string src[4] = {qk, capped, logits, safe};
+    b.add("Identity", {src[a.qkMode]}, output(n, 3));
+  }
+  std::string y = b.op("MatMul", {safe, vIn}, "YPreReshape");
+  if (b.rank == 3) {
+    onnx::NodeProto& t = b.add("Transpose", {y}, b.v("YTranspose"));
+    Body::intsAttr(t, "perm", {0, 2, 1, 3});
+    b.add("Reshape", {b.v("YTranspose"), concat(b, {b.v("Zero1D"), b.v("Zero1D"), b.v("NegOne")}, "YNewShape")},
+          output(n, 0));
+  } else {
+    b.add("Identity", {y}, output(n, 0));
+  }
+}
+
+// Whether Q and K are known to have the same number of heads (no grouped-query repeat).
+bool sameHeads(const onnx::GraphProto& g, const AttentionAttrs& a, int rank, const std::string& Q, const std::string& K) {
+  if (rank == 3) return a.qHeads == a.kvHeads;
+  Declared dq = declared(g, Q), dk = declared(g, K);
+  return dq.dims.size() == 4 && dk.dims.size() == 4 && dq.dims[1] > 0 && dq.dims[1] == dk.dims[1];
+}
+
+void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  const AttentionAttrs a = readAttrs(n);
+  const std::string Q = input(n, 0), K = input(n, 1), V = input(n, 2), pastK = input(n, 4), pastV = input(n, 5);
+  if (Q.empty() || K.empty() || V.empty()) refuse(n.name(), "Q, K and V are required");
+  if (!input(n, 6).empty()) refuse(n.name(), "nonpad_kv_seqlen (opset 24) is not supported");
+  if (pastK.empty() != pastV.empty()) refuse(n.name(), "past_key and past_value must be given together");
+  if (a.qkMode < 0 || a.qkMode > 3) refuse(n.name(), "qk_matmul_output_mode must be 0 to 3");
+  int rank = declared(g, Q).rank;
+  if (rank < 0) rank = a.qHeads > 0 && a.kvHeads > 0 ? 3 : 4;
+  if (rank != 3 && rank != 4) refuse(n.name(), "Q must be 3-D or 4-D");
+  if (rank == 3 && (a.qHeads <= 0 || a.kvHeads <= 0))
+    refuse(n.name(), "3-D inputs need q_num_heads and kv_num_heads (both > 0)");
+  b.rank = rank;
+  b.qElemType = declared(g, Q).elemType;
+  b.shape(Q, 0, 1, "BatchSize");
+  std::string qSeq = b.shape(Q, -2, -1, "QSeqLen"), kvSeq = b.shape(K, -2, -1, "KVSeqLen");
+  b.constInts({-1}, "NegOne");
+  b.constInts({1}, "One1D");
+  b.constInts({0}, "Zero1D");
+  b.constInts({2}, "Two1D");
+  b.constFloat(-std::numeric_limits<float>::infinity(), "FloatNegInf");
+  b.constFloat(0.0f, "ScalarZero");
+  std::string q = Q, k = K, v = V;
+  if (rank == 3) {
+    q = toHeads(b, Q, b.v("BatchSize"), qSeq, a.qHeads, "Q");
+    k = toHeads(b, K, b.v("BatchSize"), kvSeq, a.kvHeads, "K");
+    v = toHeads(b, V, b.v("BatchSize"), kvSeq, a.kvHeads, "V");
+  }
+  b.shape(q, 1, 2, "QNumHeads");
+  b.shape(k, 1, 2, "KVNumHeads");
+  std::string qkSize = b.shape(q, 3, 4, "QKHeadSize"), vSize = b.shape(v, 3, 4, "VHeadSize");
+  // Scale: the attribute or 1/sqrt(head size), applied to the product Q K^T.
+  std::string scale;
+  if (a.hasScale) {
+    scale = b.constFloat(a.scale, "ScaleFactor");
+  } else {
+    onnx::NodeProto& c = b.add("Cast", {qkSize}, b.v("QKHeadSizeF"));
+    Body::intAttr(c, "to", onnx::TensorProto::FLOAT);
+    scale = b.op("Div", {b.constFloat(1.0f, "One1DF"), b.op("Sqrt", {b.v("QKHeadSizeF")}, "SqrtHeadSize")}, "ScaleFactor");
+  }
+  b.like(scale, q, "ScaleT");
+  // The key/value cache.
+  std::string presentK = pastK.empty() ? k : concat(b, {pastK, k}, "PresentKey", 2);
+  std::string presentV = pastV.empty() ? v : concat(b, {pastV, v}, "PresentValue", 2);
+  std::string pastLen = pastK.empty() ? b.v("Zero1D") : b.shape(pastK, -2, -1, "PastKVSeqLen");
+  if (!output(n, 1).empty()) b.add("Identity", {presentK}, output(n, 1));
+  if (!output(n, 2).empty()) b.add("Identity", {presentV}, output(n, 2));
+  b.shape(presentK, -2, -1, "NewKVSeqLen");
+  std::string biasShape = concat(b, {qSeq, b.v("NewKVSeqLen")}, "AttnBiasShape");
+  std::string biasT = input(n, 3).empty() && !a.isCausal
+                          ? std::string()
+                          : b.like(attentionBias(b, g, n, a, biasShape, pastLen), q, "AttnBiasT");
+  // Grouped-query heads: InterleaveDim = qh / kvh when it divides, else 1. Skipped when the
+  // head counts are known equal (the Expand would copy K and V for nothing).
+  if (sameHeads(g, a, rank, Q, K)) {
+    finishAttention(b, n, a, q, presentK, presentV, biasT);
+    return;
+  }
+  std::string gqa1 = b.op("Not", {b.op("Equal", {b.v("QNumHeads"), b.v("KVNumHeads")}, "NGQACond1")}, "GQACond1");
+  std::string gqa2 = b.op("Equal", {b.op("Mod", {b.v("QNumHeads"), b.v("KVNumHeads")}, "RemainderNumHeads"), b.v("Zero1D")},
+                          "GQACond2");
+  b.op("Where", {b.op("And", {gqa1, gqa2}, "GQACond"), b.op("Div", {b.v("QNumHeads"), b.v("KVNumHeads")}, "DivNumHeads"),
+                 b.v("One1D")},
+       "InterleaveDim");
+  std::string kIn = repeatHeads(b, presentK, qkSize, "K"), vIn = repeatHeads(b, presentV, vSize, "V");
+  finishAttention(b, n, a, q, kIn, vIn, biasT);
+}
+
+}  // namespace
+
+int expandAttentionNodes(onnx::ModelProto* model) {
+  onnx::GraphProto* g = model->mutable_graph();
+  bool any = false;
+  for (const auto& n : g->node()) any = any || (n.op_type() == "Attention" && isDefault(n.domain()));
+  if (!any) return 0;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
+  int count = 0;
+  for (int i = 0; i < g->node_size(); ++i) {
+    const onnx::NodeProto& n = g->node(i);
+    if (n.op_type() != "Attention" || !isDefault(n.domain())) {
+      *out.Add() = n;
+      continue;
+    }
+    if (n.output_size() < 1 || n.output(0).empty()) refuse(n.name(), "output Y is required");
+    Body b(n.name().empty() ? "Attention_" + std::to_string(i) : n.name());
+    expandOne(b, *g, n);
+    for (auto& e : b.nodes) *out.Add() = std::move(e);
+    ++count;
+  }
+  g->mutable_node()->Swap(&out);
+  return count;
+}
+
+}  // namespace onnxfe
+}  // namespace atc
