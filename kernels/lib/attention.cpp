@@ -78,7 +78,13 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
           const int64_t mk = P[AT_M_SK];
           for (int64_t j = 0; j < SK; ++j) s[j] += m[j * mk];
         }
-        atck_softmax_row8(s, s, SK);
+        int allMasked = P[AT_ZERO_MASKED] != 0;
+        for (int64_t j = 0; j < SK && allMasked; ++j) allMasked = s[j] == -__builtin_inff();
+        if (allMasked) {
+          for (int64_t j = 0; j < SK; ++j) s[j] = 0.0f;
+        } else {
+          atck_softmax_row8(s, s, SK);
+        }
         float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);
         for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = s[j];
       }

@@ -18,5 +18,7 @@ enum AttentionParam {
   AT_O_OFF, AT_O_SB, AT_O_SH, AT_O_SS, AT_O_SD,
   // Additive mask view [b, h, query, key] (broadcast dims: stride 0).
   AT_M_OFF, AT_M_SB, AT_M_SH, AT_M_SQ, AT_M_SK,
+  AT_ZERO_MASKED,  // 1: a row whose every logit is -inf after the mask gets zero probabilities
+                   // (ONNX Attention's fully-masked-row guard); 0: softmax as is (NaN)
   AT_COUNT
 };

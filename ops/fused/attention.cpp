@@ -7,7 +7,9 @@
 //     element (b, h, s, d) of Q lies at q[offset + b*sb + h*sh + s*ss + d*sd]; K is viewed as
 //     [b, h, key, dim], V as [b, h, key, dv], O (into the output) as [b, h, query, dv];
 //   m_view = [offset, b, h, query, key strides] of the mask (broadcast dims: 0);
-//   out_shape: shape of the output (float32).
+//   out_shape: shape of the output (float32);
+//   zero_masked_rows (int, default 0): 1 gives a query row whose every logit is -inf after the
+//     mask zero probabilities (the guard of ONNX Attention's function body) instead of NaN.
 #include <algorithm>
 
 #include "ir/op_registry.h"
@@ -74,6 +76,7 @@ KernelCall lowerAttention(LowerCtx& c) {
   P[AT_SCALE] = paramFromDouble(n.attrFloat("scale", 1.0));
   P[AT_QIDX] = 0; P[AT_KIDX] = 1; P[AT_VIDX] = 2;
   P[AT_MIDX] = n.input(3) ? 3 : -1;
+  P[AT_ZERO_MASKED] = n.attrInt("zero_masked_rows", 0) != 0 ? 1 : 0;
   P[AT_OIDX] = (int64_t)n.inputs.size();
   const char* views[] = {"q_view", "k_view", "v_view", "o_view", "m_view"};
   const int base[] = {AT_Q_OFF, AT_K_OFF, AT_V_OFF, AT_O_OFF, AT_M_OFF};

@@ -6,6 +6,7 @@
 // (passes/fusion/view_trace.h): the kernel reads the packed QKV projection in place and
 // writes the [batch, seq, heads*dim] result directly; the head nodes left without users go.
 #include <algorithm>
+#include <cmath>
 
 #include "passes/fusion/fusion_util.h"
 #include "passes/fusion/view_trace.h"
@@ -93,6 +94,31 @@ std::vector<int64_t> traceOutputSide(Graph& g, Node* mm2, Value** outp, std::vec
   return ost;
 }
 
+// Softmax -> Where(Equal(ReduceMax(bias, last axis, keepdims), -inf), 0, softmax): the guard of
+// ONNX Attention's function body that gives a row whose every key is masked zero probabilities.
+// Returns the Where node (its sole reader of the softmax) and sets *bias, or null.
+Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias) {
+  Node* w = fu::soleUser(g, sm->outputs[0]);
+  double c;
+  if (!w || w->type != "Where" || w->inputs.size() != 3 || w->inputs[2] != sm->outputs[0] ||
+      !fu::scalarConst(w->inputs[1], &c) || c != 0.0)
+    return nullptr;
+  Node* eq = w->inputs[0]->producer;
+  if (!eq || eq->type != "Equal" || eq->inputs.size() != 2) return nullptr;
+  int k = fu::scalarConst(eq->inputs[1], &c) && c == -INFINITY ? 0 : fu::scalarConst(eq->inputs[0], &c) && c == -INFINITY ? 1 : -1;
+  Node* rm = k < 0 ? nullptr : eq->inputs[k]->producer;
+  if (!rm || rm->type != "ReduceMax" || rm->attrInt("keepdims", 1) != 1 || !rm->inputs[0]->type.isStatic()) return nullptr;
+  std::vector<int64_t> axes = rm->attrInts("axes");
+  if (rm->input(1)) {
+    if (!rm->inputs[1]->isConstant()) return nullptr;
+    axes = rm->inputs[1]->constant->toInts();
+  }
+  const int64_t r = rm->inputs[0]->type.rank();
+  if (axes.size() != 1 || (axes[0] != -1 && axes[0] != r - 1)) return nullptr;
+  *bias = rm->inputs[0];
+  return w;
+}
+
 }  // namespace
 
 bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
@@ -101,8 +127,11 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
   for (auto& up : g.nodes())
     if (up->type == "Softmax") sms.push_back(up.get());
   for (Node* sm : sms) {
-    Node* mm2 = fu::soleUser(g, sm->outputs[0]);
-    if (!mm2 || mm2->type != "MatMul" || mm2->inputs[0] != sm->outputs[0]) continue;
+    Value* guardBias = nullptr;
+    Node* guard = maskedRowGuard(g, sm, &guardBias);
+    Value* probs = guard ? guard->outputs[0] : sm->outputs[0];
+    Node* mm2 = fu::soleUser(g, probs);
+    if (!mm2 || mm2->type != "MatMul" || mm2->inputs[0] != probs) continue;
     // Walk back: [Add mask] <- [Div/Mul scale] <- MatMul.
     std::vector<Node*> chain = {sm};
     Value* x = sm->inputs[0];
@@ -159,6 +188,10 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
       continue;
     }
     std::vector<int64_t> mview;
+    if (guard && mask != guardBias) {
+      reject("the masked-row guard reads another bias than the added mask");
+      continue;
+    }
     if (mask && !maskView(mask, {B, H, SQ, SK}, &mview)) {
       reject("the added mask does not broadcast to the scores or is not float32");
       continue;
@@ -169,6 +202,7 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     // Build the node.
     std::vector<std::string> names;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) names.push_back((*it)->name);
+    if (guard) names.push_back(guard->name);
     names.push_back(mm2->name);
     for (Node* n : tail) names.push_back(n->name);
     std::vector<Node*> heads;  // data-movement nodes feeding Q/K/V, dropped when dead
@@ -178,7 +212,13 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     std::vector<Value*> ins = {q.base, kt.base, v.base};
     if (mask) ins.push_back(mask);
     std::string name = g.uniqueNodeName(mm1->name + "_attention");
+    std::vector<Node*> guardNodes;
+    if (guard) {  // the Where goes; its Equal / ReduceMax go when nothing else reads them
+      Node* eq = guard->inputs[0]->producer;
+      guardNodes = {eq, eq->inputs[0]->producer, eq->inputs[1]->producer};
+    }
     for (Node* n : chain) g.removeNode(n);
+    if (guard) g.removeNode(guard);
     g.removeNode(mm2);
     for (Node* n : tail) g.removeNode(n);
     Node* fa = g.addNode("FusedAttention", name, ins, {out});
@@ -189,9 +229,13 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     fa->attrs["v_view"] = viewAttr(v, false);
     fa->attrs["o_view"] = std::vector<int64_t>{0, o4[0], o4[1], o4[2], o4[3]};
     if (mask) fa->attrs["m_view"] = mview;
+    if (guard) fa->attrs["zero_masked_rows"] = (int64_t)1;
     fa->attrs["out_shape"] = out->type.shape;
     fa->originalNames = names;
     dropDead(g, heads);
+    for (Node*& n : guardNodes)
+      if (n && (n->type != "Equal" && n->type != "ReduceMax")) n = nullptr;  // constants' producers stay
+    dropDead(g, guardNodes);
     ctx.stats.effectTimes++;
     changed = true;
   }
