@@ -96,13 +96,22 @@ std::vector<int64_t> traceOutputSide(Graph& g, Node* mm2, Value** outp, std::vec
 
 // Softmax -> Where(Equal(ReduceMax(bias, last axis, keepdims), -inf), 0, softmax): the guard of
 // ONNX Attention's function body that gives a row whose every key is masked zero probabilities.
-// Returns the Where node (its sole reader of the softmax) and sets *bias, or null.
+// Returns the Where node (its sole reader of the softmax) and sets *bias (null when the
+// condition is a constant false everywhere: the guard is a no-op), or returns null.
 Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias) {
   Node* w = fu::soleUser(g, sm->outputs[0]);
   double c;
   if (!w || w->type != "Where" || w->inputs.size() != 3 || w->inputs[2] != sm->outputs[0] ||
       !fu::scalarConst(w->inputs[1], &c) || c != 0.0)
     return nullptr;
+  // A constant condition (the mask was constant: a causal triangle) that is false everywhere:
+  // no row is fully masked, the guard passes the softmax through.
+  if (const Value* cv = w->inputs[0]; cv->isConstant() && cv->constant->type.dtype == DType::Bool) {
+    for (int64_t i = 0; i < cv->constant->type.numel(); ++i)
+      if (cv->constant->data[(size_t)i]) return nullptr;
+    *bias = nullptr;
+    return w;
+  }
   Node* eq = w->inputs[0]->producer;
   if (!eq || eq->type != "Equal" || eq->inputs.size() != 2) return nullptr;
   int k = fu::scalarConst(eq->inputs[1], &c) && c == -INFINITY ? 0 : fu::scalarConst(eq->inputs[0], &c) && c == -INFINITY ? 1 : -1;
@@ -188,7 +197,7 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
       continue;
     }
     std::vector<int64_t> mview;
-    if (guard && mask != guardBias) {
+    if (guard && guardBias && mask != guardBias) {
       reject("the masked-row guard reads another bias than the added mask");
       continue;
     }
@@ -213,7 +222,7 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     if (mask) ins.push_back(mask);
     std::string name = g.uniqueNodeName(mm1->name + "_attention");
     std::vector<Node*> guardNodes;
-    if (guard) {  // the Where goes; its Equal / ReduceMax go when nothing else reads them
+    if (guardBias) {  // the Where goes; its Equal / ReduceMax go when nothing else reads them
       Node* eq = guard->inputs[0]->producer;
       guardNodes = {eq, eq->inputs[0]->producer, eq->inputs[1]->producer};
     }
@@ -229,7 +238,7 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     fa->attrs["v_view"] = viewAttr(v, false);
     fa->attrs["o_view"] = std::vector<int64_t>{0, o4[0], o4[1], o4[2], o4[3]};
     if (mask) fa->attrs["m_view"] = mview;
-    if (guard) fa->attrs["zero_masked_rows"] = (int64_t)1;
+    if (guardBias) fa->attrs["zero_masked_rows"] = (int64_t)1;
     fa->attrs["out_shape"] = out->type.shape;
     fa->originalNames = names;
     dropDead(g, heads);

@@ -60,11 +60,11 @@ import sys, numpy as np, onnx
 from onnx import helper, TensorProto as TP
 t = sys.argv[1]
 rng = np.random.default_rng(7)
-for name, mask in (("attn23", False), ("attn23_mask", True)):
+for name, mask, causal in (("attn23", False, 0), ("attn23_mask", True, 0), ("attn23_causal", False, 1)):
     ins = ["Q", "K", "V"] + (["M"] if mask else [])
     vi = [helper.make_tensor_value_info(x, TP.FLOAT, [2, 4, 32, 16]) for x in "QKV"]
     if mask: vi.append(helper.make_tensor_value_info("M", TP.FLOAT, [32, 32]))
-    g = helper.make_graph([helper.make_node("Attention", ins, ["Y"], name="attn")], "a", vi,
+    g = helper.make_graph([helper.make_node("Attention", ins, ["Y"], name="attn", is_causal=causal)], "a", vi,
                           [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)]); m.ir_version = 10
     onnx.save(m, "%s/%s.onnx" % (t, name))
@@ -75,12 +75,13 @@ for name, mask in (("attn23", False), ("attn23_mask", True)):
     for i, a in enumerate(arrs): np.save("%s/%s_in%d.npy" % (t, name, i), a)
     q, k, v = arrs[:3]
     s = q @ k.transpose(0, 1, 3, 2) / 4.0 + (arrs[3] if mask else 0)
+    if causal: s = s + np.triu(np.full((32, 32), -np.inf, np.float32), 1)
     with np.errstate(invalid="ignore"):
         p = np.exp(s - s.max(-1, keepdims=True)); p = p / p.sum(-1, keepdims=True)
     p = np.nan_to_num(p, nan=0.0)  # a fully masked row: zero probabilities
     np.save("%s/%s_ref.npy" % (t, name), p @ v)
 PY
-for name in attn23 attn23_mask; do
+for name in attn23 attn23_mask attn23_causal; do
   mkdir -p "$T/$name" && (cd "$T/$name" && "$BIN/atc" --model="$T/$name.onnx" --framework=5 --output="$T/$name/m" \
      --soc_version=native --precision_mode=must_keep_origin_dtype > "$T/$name/log" 2>&1)
   ins=$(ls "$T/${name}"_in*.npy | tr '\n' ',' | sed 's/,$//')
@@ -88,9 +89,10 @@ for name in attn23 attn23_mask; do
     /usr/bin/python3 "$SRC/scripts/compare_npy.py" "$T/$name/out/output_0.npy" "$T/${name}_ref.npy" > /dev/null \
     && ok "$name: Attention output matches numpy" || bad "$name output"
 done
-# Both fuse: the masked one with its fully-masked-row guard (row 5 of the mask is all -inf: the
-# FusedAttention kernel must give it zeros, as the reference does).
-for name in attn23 attn23_mask; do
+# All fuse: the masked one with its fully-masked-row guard (row 5 of the mask is all -inf: the
+# FusedAttention kernel must give it zeros, as the reference does); the causal one with its
+# constant triangle as the mask (the guard's condition folds to false everywhere).
+for name in attn23 attn23_mask attn23_causal; do
   /usr/bin/python3 -c "import json,sys; d=json.load(open('$T/$name/fusion_result.json'))['session_and_graph_id_0_0']['graph_fusion']; sys.exit(0 if int(d['AttentionFusionPass']['effect_times'])==1 else 1)" \
     && ok "$name: opset-23 Attention is fused (AttentionFusionPass)" || bad "$name: opset-23 Attention fusion"
 done
