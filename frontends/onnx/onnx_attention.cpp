@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -330,6 +331,7 @@ int expandAttentionNodes(onnx::ModelProto* model) {
   for (const auto& n : g->node()) any = any || (n.op_type() == "Attention" && isDefault(n.domain()));
   if (!any) return 0;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
+  std::set<std::string> prefixes;  // node names need not be unique; the value names made here must
   int count = 0;
   for (int i = 0; i < g->node_size(); ++i) {
     const onnx::NodeProto& n = g->node(i);
@@ -338,7 +340,9 @@ int expandAttentionNodes(onnx::ModelProto* model) {
       continue;
     }
     if (n.output_size() < 1 || n.output(0).empty()) refuse(n.name(), "output Y is required");
-    Body b(n.name().empty() ? "Attention_" + std::to_string(i) : n.name());
+    std::string prefix = n.name().empty() ? "Attention_" + std::to_string(i) : n.name();
+    if (!prefixes.insert(prefix).second) prefixes.insert(prefix += "_" + std::to_string(i));
+    Body b(prefix);
     expandOne(b, *g, n);
     for (auto& e : b.nodes) *out.Add() = std::move(e);
     ++count;

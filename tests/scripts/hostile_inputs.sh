@@ -106,12 +106,20 @@ save("attn_3d_noheads.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y"
 qkv4 = [helper.make_tensor_value_info(x, TP.FLOAT, [1, 2, 4, 8]) for x in "QKV"]
 save("attn_nonpad.onnx", helper.make_node("Attention", ["Q", "K", "V", "", "", "", "n"], ["Y"], name="attnpad"),
      qkv4 + [helper.make_tensor_value_info("n", TP.INT64, [1])])
+g = helper.make_graph([helper.make_node("Attention", ["Q", "K", "V"], ["Y1"], name="a"),
+                       helper.make_node("Attention", ["Y1", "K", "V"], ["Y"], name="a")], "a", qkv4,
+                      [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)]); m.ir_version = 10
+onnx.save(m, t + "/attn_dup_names.onnx")
 save("attn_badmode.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y", "", "", "qk"], name="attnmode",
      qk_matmul_output_mode=7), qkv4)
 PY
 expect_error "Attention with 3-D inputs and no head counts" E19999 -- --model="$T/attn_3d_noheads.onnx" --framework=5
 expect_error "Attention with nonpad_kv_seqlen" E19999 -- --model="$T/attn_nonpad.onnx" --framework=5
 expect_error "Attention with qk_matmul_output_mode 7" E19999 -- --model="$T/attn_badmode.onnx" --framework=5
+rm -rf "$T/ad"; mkdir -p "$T/ad"
+(cd "$T/ad" && timeout 120 "$BIN/atc" --model="$T/attn_dup_names.onnx" --framework=5 --output="$T/ad/m" --soc_version=native > "$T/log" 2>&1) \
+  && ok "two Attention nodes with one name expand into distinct values" || bad "two Attention nodes with one name" "rc != 0"
 # A zero batch is no crash: the graph folds to empty outputs and runs.
 rm -rf "$T/z"; mkdir -p "$T/z"
 if (cd "$T/z" && timeout 120 "$BIN/atc" --model="$SQ.onnx" --framework=5 --output="$T/z/m" --soc_version=native \
