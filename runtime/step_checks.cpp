@@ -75,7 +75,7 @@ std::string checkRedzones(const StepInfo& s, const std::vector<StepSpan>& spans,
     if (after >= 0)
       return "wrote past the end of its " + argName(s, a) + " of " + std::to_string(sp.size) + " bytes (byte " +
              std::to_string(sp.size + (uint64_t)after) + " changed)";
-    for (uint64_t i = rz; i > 0; --i)
+    for (uint64_t i = 1; i <= rz; ++i)  // the nearest changed byte first
       if (sp.data[-(int64_t)i] != kRedzoneByte)
         return "wrote before the start of its " + argName(s, a) + " (byte -" + std::to_string(i) + " changed)";
   }
