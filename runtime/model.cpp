@@ -629,6 +629,7 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
     if (observer) observer->afterStep(run, info, sec);
   }
   if (observer) observer->endRun(run);
+  if (profile) G.runs++;  // ATC_PROFILE's table (omrun runs here when its exception dump is on)
 }
 
 void Model::Impl::stepFailed(const Step& s, const StepInfo& info, const std::string& reason) {

@@ -63,6 +63,12 @@ if "$BIN/omrun" --model "$W/m.om" --input "$W/x.bin,$W/i.npy" --output "$W/out2"
    $PY -c "import numpy as np; assert (np.load('$W/out2/output_0.npy') == np.arange(6, dtype=np.float32).reshape(2,3).T).all()"; then
   ok "raw .bin input"; else ko "raw .bin input"; fi
 if "$BIN/omrun" --model "$W/m.om" --loop 2 > /dev/null 2>&1; then ok "random inputs"; else ko "random inputs"; fi
+# ATC_PROFILE's per-step table, with omrun's exception dump guard on (the default) and off.
+for e in 1 0; do
+  if ATC_PROFILE=1 "$BIN/omrun" --model "$W/m.om" --loop 3 --enable_exception_dump=$e 2>&1 | grep -q "\[ATC_PROFILE\] .*: 3 runs"; then
+    ok "ATC_PROFILE table (--enable_exception_dump=$e)"
+  else ko "ATC_PROFILE table (--enable_exception_dump=$e)"; fi
+done
 
 # 3. Bad inputs: exit code 1 and a message naming what was expected.
 expect_error() {  # name, expected text, omrun args...
