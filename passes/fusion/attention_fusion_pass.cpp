@@ -102,7 +102,8 @@ Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias) {
   Node* w = fu::soleUser(g, sm->outputs[0]);
   double c;
   if (!w || w->type != "Where" || w->inputs.size() != 3 || w->inputs[2] != sm->outputs[0] ||
-      !fu::scalarConst(w->inputs[1], &c) || c != 0.0)
+      !fu::scalarConst(w->inputs[1], &c) || c != 0.0 || !w->outputs[0]->type.isStatic() ||
+      w->outputs[0]->type.shape != sm->outputs[0]->type.shape)  // the guard must not broadcast
     return nullptr;
   // A constant condition (the mask was constant: a causal triangle) that is false everywhere:
   // no row is fully masked, the guard passes the softmax through.
