@@ -13,6 +13,7 @@
 #include "ir/op_registry.h"
 #include "kernels/codegen/host_cpu.h"
 #include "runtime/atc_runtime.h"
+#include "runtime/step_checks.h"
 
 using namespace atc;
 
@@ -169,4 +170,25 @@ TEST(RuntimeDebugChecks, FaultInAKernelIsAKernelErrorNamingTheOp) {
       EXPECT_TRUE(exists(e.dumpDir + "/exception_info.json")) << e.dumpDir;
     }
   }
+}
+
+// The red-zone check itself: a byte changed after a buffer or before it is reported with the
+// argument it belongs to and the nearest changed byte; untouched red zones pass.
+TEST(RuntimeDebugChecks, RedzonesReportTheArgumentAndTheNearestByte) {
+  constexpr uint64_t rz = 64, n = 40;
+  std::vector<uint8_t> mem(rz + n + rz + rz + n + rz, 0);
+  std::vector<rt::StepSpan> spans = {{mem.data() + rz, n}, {mem.data() + 3 * rz + n, n}};
+  rt::StepInfo s;
+  s.inputs.resize(1);
+  s.outputs.resize(1);
+  s.inputs[0].desc.name = "x";
+  s.outputs[0].desc.name = "y";
+  rt::fillRedzones(spans, rz);
+  EXPECT_EQ(rt::checkRedzones(s, spans, rz), "");
+  spans[1].data[-3] = 1;
+  spans[1].data[-7] = 1;
+  EXPECT_EQ(rt::checkRedzones(s, spans, rz), "wrote before the start of its output 0 (y) (byte -3 changed)");
+  rt::fillRedzones(spans, rz);
+  spans[0].data[n + 5] = 0;
+  EXPECT_EQ(rt::checkRedzones(s, spans, rz), "wrote past the end of its input 0 (x) of 40 bytes (byte 45 changed)");
 }
