@@ -32,7 +32,6 @@ std::string dumpFileStem(const std::string& name) {
 }
 
 namespace {
-const auto fileStem = dumpFileStem;
 
 int64_t parseIndex(const std::string& t, const std::string& entry) {
   if (t.empty() || t.size() > 12 || t.find_first_not_of("0123456789") != std::string::npos)
@@ -117,7 +116,7 @@ DataDump::DataDump(const Model& model, DumpConfig config) : c_(std::move(config)
   bool described = false;
   for (const auto& s : model.steps()) {
     if (!s.outputs.empty() || !s.inputs.empty()) described = true;
-    std::string stem = fileStem(s.node.empty() ? "step" + std::to_string(s.index) : s.node);
+    std::string stem = dumpFileStem(s.node.empty() ? "step" + std::to_string(s.index) : s.node);
     if (!stems.insert(stem).second) stem += ".step" + std::to_string(s.index);
     stems.insert(stem);
     stepBase_[s.index] = stem;
@@ -129,7 +128,7 @@ DataDump::DataDump(const Model& model, DumpConfig config) : c_(std::move(config)
     throw RuntimeError("the model was built by an atc without step descriptions; rebuild it to dump its tensors");
   for (const auto& l : layers_)
     if (!matched.count(l)) unmatched_.push_back(l);
-  modelDir_ = c_.dir + "/" + fileStem(model.name().empty() ? "model" : model.name());
+  modelDir_ = c_.dir + "/" + dumpFileStem(model.name().empty() ? "model" : model.name());
   makeDirsOrThrow(modelDir_);
 }
 

@@ -99,14 +99,10 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
 // so 16 consecutive grid positions are 16 consecutive floats, across output rows too. After
 // each channel's planes: zeros up to BPLANE, and 32 more after the last, so garbage lanes of
 // the last tiles may read past the end.
-static inline ATCK_INLINE int64_t conv_band_hbr(const int64_t* P) {
-  return P[CV_BROWS] + (P[CV_KH] - 1) * P[CV_DH] / P[CV_SH];
-}
-
 static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
                                                      int64_t oh0, int64_t rows, float* band) {
   const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
-  const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = conv_band_hbr(P), PLANE = HBR * PQ;
+  const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = CUBE_CONV_BAND_HBR(P), PLANE = HBR * PQ;
   const int64_t Cg = P[CV_C] / P[CV_G], hb = (rows - 1) * SH + (KH - 1) * DH + 1, xdt = P[CV_DTYPE];
   for (int64_t ic = 0; ic < Cg; ++ic) {
     const int64_t src = inOff + ic * IH * IW;
@@ -169,7 +165,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   int32_t* off = (int32_t*)slot;
   float* band = slot + P[CV_BAND_OFF];
   float* acc = slot + P[CV_ACC];
-  const int64_t SH = P[CV_SH], DH = P[CV_DH], PLANE = conv_band_hbr(P) * PQ;
+  const int64_t SH = P[CV_SH], DH = P[CV_DH], PLANE = CUBE_CONV_BAND_HBR(P) * PQ;
   for (int64_t k = 0; k < K; ++k) {
     const int64_t kw = k % KW, kh = (k / KW) % KH, ic = k / (KW * KH);
     off[k] = (int32_t)(ic * P[CV_BPLANE] + (((kh * DH) % SH) * SW + (kw * DW) % SW) * PLANE + (kh * DH) / SH * PQ +

@@ -36,6 +36,10 @@ enum CubeConvParam {
   CV_COUNT
 };
 
+// conv band: rows of one stride phase plane (kernels/lib/conv.cpp conv_band_fill), BROWS - 1 +
+// (KH-1)*DH/SH + 1, from the params (the lowering sizes the band with it, the kernel fills it).
+#define CUBE_CONV_BAND_HBR(P) ((P)[CV_BROWS] + ((P)[CV_KH] - 1) * (P)[CV_DH] / (P)[CV_SH])
+
 // gemm: batched C[b] = alpha * A[b] x B[b] + beta * Cin (broadcast), f32.
 // Used by MatMul and Gemm. Batch dims (up to 6) with per-operand strides (0 = broadcast).
 enum CubeGemmParam {

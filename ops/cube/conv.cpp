@@ -219,7 +219,7 @@ KernelCall lowerConv(LowerCtx& c) {
   P[CV_SLOT] = KC * LDB;
   if (band) {  // row offsets (K int32), the padded band, the fp32 accumulator [MB][NQ]
     // SH x SW phase planes of HBR rows of PQ floats per input channel (kernels/lib/conv.cpp).
-    const int64_t hbr = P[CV_BROWS] + (k[1] - 1) * dl[1] / s[1];
+    const int64_t hbr = CUBE_CONV_BAND_HBR(P);
     P[CV_BAND_OFF] = (K + 15) / 16 * 16;
     P[CV_BPLANE] = (s[1] * s[2] * hbr * P[CV_PQ] + 15) / 16 * 16;
     if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;

@@ -96,9 +96,10 @@ std::vector<int64_t> traceOutputSide(Graph& g, Node* mm2, Value** outp, std::vec
 
 // Softmax -> Where(Equal(ReduceMax(bias, last axis, keepdims), -inf), 0, softmax): the guard of
 // ONNX Attention's function body that gives a row whose every key is masked zero probabilities.
-// Returns the Where node (its sole reader of the softmax) and sets *bias (null when the
-// condition is a constant false everywhere: the guard is a no-op), or returns null.
-Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias) {
+// Returns the Where node (its sole reader of the softmax) and sets *bias and *checks (its Equal
+// and ReduceMax; both null when the condition is a constant false everywhere: the guard is a
+// no-op), or returns null.
+Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias, std::vector<Node*>* checks) {
   Node* w = fu::soleUser(g, sm->outputs[0]);
   double c;
   if (!w || w->type != "Where" || w->inputs.size() != 3 || w->inputs[2] != sm->outputs[0] ||
@@ -111,6 +112,7 @@ Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias) {
     for (int64_t i = 0; i < cv->constant->type.numel(); ++i)
       if (cv->constant->data[(size_t)i]) return nullptr;
     *bias = nullptr;
+    checks->clear();
     return w;
   }
   Node* eq = w->inputs[0]->producer;
@@ -126,6 +128,7 @@ Node* maskedRowGuard(const Graph& g, Node* sm, Value** bias) {
   const int64_t r = rm->inputs[0]->type.rank();
   if (axes.size() != 1 || (axes[0] != -1 && axes[0] != r - 1)) return nullptr;
   *bias = rm->inputs[0];
+  *checks = {eq, rm};
   return w;
 }
 
@@ -138,7 +141,8 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     if (up->type == "Softmax") sms.push_back(up.get());
   for (Node* sm : sms) {
     Value* guardBias = nullptr;
-    Node* guard = maskedRowGuard(g, sm, &guardBias);
+    std::vector<Node*> guardNodes;  // the guard's Equal and ReduceMax, dropped when left unread
+    Node* guard = maskedRowGuard(g, sm, &guardBias, &guardNodes);
     Value* probs = guard ? guard->outputs[0] : sm->outputs[0];
     Node* mm2 = fu::soleUser(g, probs);
     if (!mm2 || mm2->type != "MatMul" || mm2->inputs[0] != probs) continue;
@@ -222,11 +226,6 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     std::vector<Value*> ins = {q.base, kt.base, v.base};
     if (mask) ins.push_back(mask);
     std::string name = g.uniqueNodeName(mm1->name + "_attention");
-    std::vector<Node*> guardNodes;
-    if (guardBias) {  // the Where goes; its Equal / ReduceMax go when nothing else reads them
-      Node* eq = guard->inputs[0]->producer;
-      guardNodes = {eq, eq->inputs[0]->producer, eq->inputs[1]->producer};
-    }
     for (Node* n : chain) g.removeNode(n);
     if (guard) g.removeNode(guard);
     g.removeNode(mm2);
@@ -243,8 +242,6 @@ bool runAttentionFusionPass(Graph& g, PassContext& ctx) {
     fa->attrs["out_shape"] = out->type.shape;
     fa->originalNames = names;
     dropDead(g, heads);
-    for (Node*& n : guardNodes)
-      if (n && (n->type != "Equal" && n->type != "ReduceMax")) n = nullptr;  // constants' producers stay
     dropDead(g, guardNodes);
     ctx.stats.effectTimes++;
     changed = true;
