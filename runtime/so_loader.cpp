@@ -49,32 +49,53 @@ void checkSharedObject(const uint8_t* data, size_t size) {
   }
 }
 
+// dlopen finds an object that is already loaded by its path name before it looks at the file:
+// a second model loaded from /proc/self/fd/N while the first, loaded from the same path, is
+// still there would silently get the first one's kernels. So the file stays open as long as
+// its object is loaded (no other library can get that number, nor a temporary file that
+// name), and a path some other object already has is never used.
 SharedObject::SharedObject(const uint8_t* data, size_t size) {
   checkSharedObject(data, size);
   std::string path;
   int fd = memfd_create("atc_kernels", MFD_CLOEXEC);
-  std::string tmpFile;
   if (fd >= 0) {
     path = "/proc/self/fd/" + std::to_string(fd);
   } else {  // no memfd (old kernels, sandboxes): a private temporary file
     const char* base = getenv("TMPDIR");
-    tmpFile = std::string(base && *base ? base : "/tmp") + "/atc-kernels-XXXXXX";
-    fd = mkstemp(&tmpFile[0]);
+    tmpFile_ = std::string(base && *base ? base : "/tmp") + "/atc-kernels-XXXXXX";
+    fd = mkstemp(&tmpFile_[0]);
     if (fd < 0) throw RuntimeError("cannot create a file to load the model's kernels from");
-    path = tmpFile;
+    path = tmpFile_;
   }
-  bool ok = writeAll(fd, data, size);
-  if (ok) handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  const char* err = ok ? (handle_ ? nullptr : dlerror()) : "write failed";
-  std::string errText = err ? err : "";
-  ::close(fd);
-  if (!tmpFile.empty()) unlink(tmpFile.c_str());
-  if (!handle_) throw RuntimeError("cannot load the model's kernels: " + errText);
+  fd_ = fd;
+  if (!writeAll(fd, data, size)) {
+    release();
+    throw RuntimeError("cannot load the model's kernels: write failed");
+  }
+  if (void* other = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    dlclose(other);
+    release();
+    throw RuntimeError("cannot load the model's kernels: another library is loaded from " + path);
+  }
+  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) {
+    const char* err = dlerror();
+    std::string errText = err ? err : "";
+    release();
+    throw RuntimeError("cannot load the model's kernels: " + errText);
+  }
 }
 
-SharedObject::~SharedObject() {
+void SharedObject::release() {
   if (handle_) dlclose(handle_);
+  handle_ = nullptr;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!tmpFile_.empty()) unlink(tmpFile_.c_str());
+  tmpFile_.clear();
 }
+
+SharedObject::~SharedObject() { release(); }
 
 void* SharedObject::symbol(const std::string& name) const {
   dlerror();

@@ -1,4 +1,5 @@
-// Loads an ELF shared object from memory (memfd_create + dlopen) and resolves symbols.
+// Loads an ELF shared object from memory (memfd_create + dlopen) and resolves symbols. The
+// memory file stays open while the object is loaded (see so_loader.cpp: dlopen's path match).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,7 +20,10 @@ class SharedObject {
   void* symbol(const std::string& name) const;  // throws RuntimeError if missing
 
  private:
+  void release();
   void* handle_ = nullptr;
+  int fd_ = -1;
+  std::string tmpFile_;  // the temporary file when there is no memfd (removed on release)
 };
 
 }  // namespace rt
