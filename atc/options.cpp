@@ -410,7 +410,7 @@ void parseCache(const CliValues& v, AtcOptions& opts) {
     if (!c.hasList) cs.bypassAll = true;
     else cs.recompile = c.list;
     auto has = [&c](const char* item) { return std::find(c.options.begin(), c.options.end(), item) != c.options.end(); };
-    if (has("oom")) opts.backend.oomRedzone = kOomRedzoneBytes;
+    if (has("oom")) opts.backend.oomRedzone = kOomRedzoneBytes, opts.backend.oomBoundsCheck = true;
     wantKernelMeta = has("dump_cce") || has("dump_loc");
   }
   // kernel_meta (docs/debugging.md): under --debug_dir (default: the current folder), with

@@ -25,9 +25,11 @@ struct BackendOptions {
   // --sign_key: the .om gets an empty SIGNATURE partition, signed in place by the driver.
   bool reserveSignature = false;
   // Checks compiled into the model (docs/debugging.md): --status_check=1 (inf/NaN in each op's
-  // float outputs stops the run) and --op_debug_config oom (red zones of oomRedzone bytes
-  // before and after every arena buffer, checked after each op).
+  // float outputs stops the run) and --op_debug_config oom: every kernel load and store checked
+  // against its buffer's bounds (oomBoundsCheck), and red zones of oomRedzone bytes before and
+  // after every arena buffer, checked after each op (what the compiled checks cannot see).
   bool statusCheck = false;
+  bool oomBoundsCheck = false;
   int64_t oomRedzone = 0;
   // kernel_meta folder (--op_debug_level=2+, op_debug_config dump_cce/dump_loc); "" = none.
   std::string kernelMetaDir;

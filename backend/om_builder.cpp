@@ -73,18 +73,33 @@ using InstanceTable = std::map<std::pair<std::string, std::vector<int64_t>>, std
 
 // The task plan's steps (one per kernel launch) and the unique kernel instances they call
 // (instanceSym: every instance so far, shared by the gears of a dynamic model).
+// An `oom` build (opts.oomBoundsCheck): the kernels of the nodes op_debug_list names (all
+// when there is no list) get bounds checks and are specialised to their buffers' sizes.
 json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<KernelInstance>& instances,
-               InstanceTable& instanceSym) {
+               InstanceTable& instanceSym, const BackendOptions& opts) {
   const int N = (int)lowered.size();
   json steps = json::array();
   for (int i = 0; i < N; ++i) {
     LoweredNode& L = lowered[i];
     if (L.skip) continue;
+    json args = json::array();
+    for (auto* in : L.node->inputs) args.push_back(in ? json(bp.regionOf(in, true)) : json(nullptr));
+    for (auto* o : L.node->outputs) args.push_back(bp.regionOf(o));
+    if (bp.workspaceOf(i) >= 0) args.push_back(bp.workspaceOf(i));
+    const std::vector<std::string>& list = opts.kernelCache.recompile;
+    bool boundsCheck = opts.oomBoundsCheck && (list.empty() || cache::debugListMatches(list, L.node->name, L.node->type));
+    std::vector<int64_t> bufBytes;
+    if (boundsCheck)
+      for (auto& a : args) bufBytes.push_back(a.is_null() ? 0 : bp.regions()[a.get<size_t>()].size);
     auto key = std::make_pair(L.call.kernel, L.call.params);
+    if (boundsCheck) {  // after a marker no params list has
+      key.second.push_back(INT64_MIN);
+      key.second.insert(key.second.end(), bufBytes.begin(), bufBytes.end());
+    }
     auto it = instanceSym.find(key);
     if (it == instanceSym.end()) {
       std::string sym = "k" + std::to_string(instances.size());
-      instances.push_back({L.call.kernel, L.call.params, sym, {}, {}});
+      instances.push_back({L.call.kernel, L.call.params, sym, {}, {}, boundsCheck, bufBytes});
       it = instanceSym.emplace(key, sym).first;
     }
     {  // the nodes an instance serves (op_debug_list, kernel cache hit report)
@@ -92,10 +107,6 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
       ki.nodes.push_back(L.node->name);
       ki.opTypes.push_back(L.node->type);
     }
-    json args = json::array();
-    for (auto* in : L.node->inputs) args.push_back(in ? json(bp.regionOf(in, true)) : json(nullptr));
-    for (auto* o : L.node->outputs) args.push_back(bp.regionOf(o));
-    if (bp.workspaceOf(i) >= 0) args.push_back(bp.workspaceOf(i));
     json s;
     s["symbol"] = it->second;
     s["kernel"] = L.call.kernel;
@@ -254,7 +265,7 @@ void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
   std::vector<LoweredNode> lowered = lowerGraph(g, target_);
   BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_, opts_.oomRedzone);
   checkModelMemory(g, bp, opts_);
-  json steps = planSteps(lowered, bp, instances_, instanceSym_);
+  json steps = planSteps(lowered, bp, instances_, instanceSym_, opts_);
   json plan = graphPlan(g, std::move(steps), bp);
   if (!gearDims.empty()) plan["dims"] = gearDims;
   plans_.push_back(std::move(plan));
@@ -285,8 +296,10 @@ size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uin
   }
   plans_.clear();
   addTargetToPlan(plan, target_);
-  if (opts_.statusCheck || opts_.oomRedzone)
-    plan["debug"] = {{"status_check", opts_.statusCheck}, {"oom_redzone", opts_.oomRedzone}};
+  if (opts_.statusCheck || opts_.oomRedzone || opts_.oomBoundsCheck)
+    plan["debug"] = {{"status_check", opts_.statusCheck},
+                     {"oom_redzone", opts_.oomRedzone},
+                     {"oom_bounds_check", opts_.oomBoundsCheck}};
   modelDef_["memory_size"] = arenaSize_;
   modelDef_["weight_size"] = (int64_t)weights_.bytes();
 

@@ -132,6 +132,7 @@ class Model {
   // The checks compiled into the model: --status_check=1 and the `oom` red-zone size (0: none).
   bool statusCheck() const;
   uint64_t oomRedzone() const;
+  bool oomBoundsCheck() const;  // kernels built with compiled load/store bounds checks
 
   struct Impl;
 

@@ -2,9 +2,12 @@
 
 #include <setjmp.h>
 #include <signal.h>
+#include <ucontext.h>
 
 #include <cstring>
 #include <mutex>
+
+#include "kernels/lib/kernel_abi.h"
 
 namespace atc {
 namespace rt {
@@ -25,11 +28,31 @@ int slotOf(int sig) {
   return -1;
 }
 
+// A failed bounds check of an `oom` build: ud2 with the magic in r11 (kernel_abi.h).
+void readBoundsTrap(FaultRecord* rec, void* uc) {
+#if defined(__x86_64__) && defined(__linux__)
+  const greg_t* r = static_cast<ucontext_t*>(uc)->uc_mcontext.gregs;
+  const uint8_t* ip = reinterpret_cast<const uint8_t*>(r[REG_RIP]);
+  if ((uint64_t)r[REG_R11] != ATCK_OOB_TRAP_MAGIC || ip[0] != 0x0f || ip[1] != 0x0b) return;
+  rec->oobSlot.store((int32_t)(uint32_t)r[REG_RDI]);
+  rec->oobStore.store(((uint64_t)r[REG_RDI] >> 32) & 1);
+  rec->oobOffset.store((int64_t)r[REG_RSI]);
+  rec->oobBytes.store((int64_t)r[REG_RDX]);
+  rec->oobSize.store((int64_t)r[REG_RCX]);
+  rec->oob.store(true);
+#else
+  (void)rec, (void)uc;
+#endif
+}
+
 void onFault(int sig, siginfo_t* si, void* uc) {
   GuardFrame* f = tlsFrame;
   if (f) {
     int expected = 0;
-    if (f->rec->sig.compare_exchange_strong(expected, sig)) f->rec->addr.store((uintptr_t)si->si_addr);
+    if (f->rec->sig.compare_exchange_strong(expected, sig)) {
+      f->rec->addr.store((uintptr_t)si->si_addr);
+      if (sig == SIGILL && uc) readBoundsTrap(f->rec, uc);
+    }
     siglongjmp(f->jb, 1);
   }
   // Not ours: hand it to the previous disposition (a sanitizer's handler, or the default,

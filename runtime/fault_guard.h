@@ -11,10 +11,14 @@ namespace atc {
 namespace rt {
 
 // The first fault seen by the calls that share this record (a step's chunks on every thread).
+// An `oom` build's failed bounds check is a SIGILL whose registers say what it was
+// (kernels/lib/kernel_abi.h: ATCK_OOB_TRAP_MAGIC); oob is then set and the rest filled.
 struct FaultRecord {
   std::atomic<int> sig{0};
   std::atomic<uintptr_t> addr{0};
-  void clear() { sig.store(0), addr.store(0); }
+  std::atomic<bool> oob{false};
+  std::atomic<int64_t> oobSlot{0}, oobStore{0}, oobOffset{0}, oobBytes{0}, oobSize{0};
+  void clear() { sig.store(0), addr.store(0), oob.store(false); }
 };
 
 // Calls fn(ctx, b, e). Returns false when a fault signal interrupted it (recorded in *rec,

@@ -124,9 +124,10 @@ struct Model::Impl {
   bool profile = false;     // ATC_PROFILE=1: time every step, print a table when unloaded
   bool statusCheck = false;        // TASK_INFO debug.status_check
   uint64_t redzone = 0;            // TASK_INFO debug.oom_redzone
+  bool boundsCheck = false;        // TASK_INFO debug.oom_bounds_check: kernels trap on a bad access
   std::string exceptionDumpDir;    // Model::setExceptionDump
   FaultRecord fault;
-  bool checked() const { return statusCheck || redzone || !exceptionDumpDir.empty(); }
+  bool checked() const { return statusCheck || redzone || boundsCheck || !exceptionDumpDir.empty(); }
   void runSteps(Gear& G, const AtcRt* rt);
   [[noreturn]] void stepFailed(const Step& s, const StepInfo& info, const std::string& reason);
   std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
@@ -339,10 +340,11 @@ void checkGearsAgree(const std::vector<CheckedPlan>& plans, const std::string& w
 // TASK_INFO "debug" (atc --status_check, --op_debug_config oom): every arena buffer of every
 // gear must leave room for its red zones inside the arena.
 void readDebugChecks(const nlohmann::json& plan, const std::vector<CheckedPlan>& checked, uint64_t arenaSize,
-                     const std::string& what, bool* statusCheck, uint64_t* redzone) {
+                     const std::string& what, bool* statusCheck, uint64_t* redzone, bool* boundsCheck) {
   if (!plan.contains("debug")) return;
   const auto& d = plan.at("debug");
   *statusCheck = d.value("status_check", false);
+  *boundsCheck = d.value("oom_bounds_check", false);
   *redzone = d.value("oom_redzone", uint64_t(0));
   if (*redzone > 4096 || *redzone % 64) throw badPlan(what, "oom red zone of " + std::to_string(*redzone) + " bytes");
   if (!*redzone) return;
@@ -392,7 +394,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       checked.push_back(checkPlan(*p, gearArena, wsize, what));
     }
     checkGearsAgree(checked, what);
-    readDebugChecks(plan, checked, arenaSize, what, &statusCheck, &redzone);
+    readDebugChecks(plan, checked, arenaSize, what, &statusCheck, &redzone, &boundsCheck);
     checkCpuFeatures(plan, what, soc);
     uint64_t ksize = 0;
     const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
@@ -578,6 +580,7 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
 void Model::setExceptionDump(const std::string& dir) { impl_->exceptionDumpDir = dir; }
 bool Model::statusCheck() const { return impl_->statusCheck; }
 uint64_t Model::oomRedzone() const { return impl_->redzone; }
+bool Model::oomBoundsCheck() const { return impl_->boundsCheck; }
 
 namespace {
 struct EntryCall {
@@ -595,7 +598,7 @@ void callEntry(void* ctx, int64_t, int64_t) {
 void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
   int64_t run = observer ? observedRuns++ : 0;
   if (observer) observer->beginRun(run);
-  bool guard = !exceptionDumpDir.empty();
+  bool guard = !exceptionDumpDir.empty() || boundsCheck;  // a failed bounds check is a trap
   for (size_t i = 0; i < G.steps.size(); ++i) {
     auto& s = G.steps[i];
     const StepInfo& info = G.infos[i];
@@ -608,6 +611,9 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
       EntryCall call{s.fn, G.args.data() + s.argBegin, rt};
       callGuarded(&callEntry, &call, 0, 1, &fault);
       pool->setFaultGuard(nullptr);
+      if (fault.sig.load() && fault.oob.load())
+        stepFailed(s, info, "oom check: the kernel " + describeOutOfBounds(info, fault.oobSlot, fault.oobStore != 0,
+                                                                         fault.oobOffset, fault.oobBytes, fault.oobSize));
       if (int sig = fault.sig.load()) {
         char addr[32];
         std::snprintf(addr, sizeof addr, "%#llx", (unsigned long long)fault.addr.load());

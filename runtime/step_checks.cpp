@@ -1,6 +1,7 @@
 #include "runtime/step_checks.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -26,6 +27,22 @@ std::string argName(const StepInfo& s, size_t a) {
   if (o < s.outputs.size()) return "output " + std::to_string(o) + " (" + s.outputs[o].desc.name + ")";
   return "workspace";
 }
+
+}  // namespace
+
+std::string describeOutOfBounds(const StepInfo& s, int64_t slot, bool store, int64_t off, int64_t bytes, int64_t size) {
+  std::string what = std::string(store ? "stored " : "loaded ") + std::to_string(bytes) + " bytes ";
+  if (slot == -2) return what + "outside its argument table (at byte " + std::to_string(off) + ")";
+  if (slot < 0) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "%#llx", (unsigned long long)off);
+    return what + "at " + addr + ", outside every buffer of the op";
+  }
+  return what + "at byte " + std::to_string(off) + " of its " + argName(s, (size_t)slot) + ", a buffer of " +
+         std::to_string(size) + " bytes";
+}
+
+namespace {
 
 // Position of the first non-finite element of a float tensor, or -1; *what: "inf" / "NaN".
 int64_t firstNonFinite(const StepTensor& t, const char** what) {

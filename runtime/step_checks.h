@@ -1,7 +1,9 @@
 // The checks atc can compile into a model (docs/debugging.md) and the exception dump:
 //  - status check (atc --status_check=1): each step's float outputs are scanned for inf/NaN;
-//  - oom (atc --op_debug_config with `oom`): every arena buffer has red zones before and after
-//    it; the runtime fills those of a step's buffers before the step and checks them after;
+//  - oom (atc --op_debug_config with `oom`): the kernels check each load and store against its
+//    buffer (a failure traps, runtime/fault_guard.h), and every arena buffer has red zones
+//    before and after it; the runtime fills those of a step's buffers before the step and
+//    checks them after;
 //  - exception dump (omrun --enable_exception_dump, Model::setExceptionDump): when a step fails
 //    one of these checks or faults (runtime/fault_guard.h), its inputs, outputs and workspace
 //    are written to a folder before the run stops with a KernelError naming the op.
@@ -26,6 +28,10 @@ struct StepSpan {
 void fillRedzones(const std::vector<StepSpan>& spans, uint64_t rz);
 // "" or what the step wrote outside its buffers: which argument, before or after it, how far.
 std::string checkRedzones(const StepInfo& s, const std::vector<StepSpan>& spans, uint64_t rz);
+// What a failed compiled bounds check (an `oom` build) did: "stored 4 bytes at byte 60 of its
+// output 0 (y), a buffer of 60 bytes". slot: the argument (-1: outside every buffer, off is
+// then the address; -2: the argument table).
+std::string describeOutOfBounds(const StepInfo& s, int64_t slot, bool store, int64_t off, int64_t bytes, int64_t size);
 // "" or the first output of the step holding inf or NaN (float32/16, bfloat16, float64).
 std::string checkFinite(const StepInfo& s);
 

@@ -49,6 +49,7 @@
 
 #include "cache/sha256.h"
 #include "support/diagnostics.h"
+#include "kernels/codegen/bounds_check.h"
 #include "kernels/codegen/lld_link.h"
 
 extern "C" const char atc_kernels_bc_begin[], atc_kernels_bc_end[];
@@ -61,6 +62,7 @@ void initLlvmOnce() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();  // the inline `ud2` of oom bounds checks
   });
 }
 
@@ -297,8 +299,14 @@ class Worker {
     // lines); otherwise the code is what it was without them and the objects carry none.
     if (opts_.kernelMetaDir.empty()) llvm::StripDebugInfo(*m);
     else addArtificialScopes(*m, {tramp, entry}, task);
+    if (ki.boundsCheck) inlineEverything(*m, {entry, tramp});
     if (llvm::verifyModule(*m, &llvm::errs())) cgError("invalid IR for kernel " + ki.kernel);
     optimize(*m);
+    BoundsCheckStats bounds;
+    if (ki.boundsCheck) {
+      bounds = addBoundsChecks(ki, *m, {entrySymbol, "atc_tramp"});
+      if (llvm::verifyModule(*m, &llvm::errs())) cgError("invalid bounds-checked IR for kernel " + ki.kernel);
+    }
     auto t2 = Clock::now();
     if (!opts_.kernelMetaDir.empty()) writeIrAndAssembly(ki, *m);
     std::vector<uint8_t> obj = emit(*m, llvm::CodeGenFileType::ObjectFile);
@@ -310,7 +318,7 @@ class Worker {
       llvm::errs() << "[codegen] " << ki.symbol << " " << ki.kernel << ": clone " << ms(t0, t1)
                    << " ms, opt " << ms(t1, t2) << " ms, emit " << ms(t2, t3) << " ms\n";
     }
-    if (!opts_.kernelMetaDir.empty()) writeKernelMetaFiles(ki, entrySymbol, *m, obj, srcFile, srcLine);
+    if (!opts_.kernelMetaDir.empty()) writeKernelMetaFiles(ki, entrySymbol, obj, srcFile, srcLine, bounds);
     return obj;
   }
 
@@ -341,6 +349,36 @@ class Worker {
                                         : pb.buildPerModuleDefaultPipeline(lvl);
       mpm.run(*m, mam);
     }
+  }
+
+  // `oom`: every function but the two entries is inlined, so that each access is seen where
+  // the buffer table is (bounds_check.h follows addresses back to it within one function).
+  static void inlineEverything(llvm::Module& m, std::initializer_list<llvm::Function*> keep) {
+    for (auto& f : m) {
+      if (f.isDeclaration() || std::find(keep.begin(), keep.end(), &f) != keep.end()) continue;
+      f.removeFnAttr(llvm::Attribute::NoInline);
+      f.removeFnAttr(llvm::Attribute::OptimizeNone);
+      f.addFnAttr(llvm::Attribute::AlwaysInline);
+    }
+  }
+
+  // Instruments both entries (the direct call and the thread pool's trampoline); any other
+  // function left (one the inliner could not inline) has no buffer table: its accesses count
+  // as unchecked.
+  // (By name: the optimiser deletes the trampoline of a kernel that never runs in parallel.)
+  BoundsCheckStats addBoundsChecks(const KernelInstance& ki, llvm::Module& m, std::initializer_list<std::string> entries) {
+    BoundsCheckStats total;
+    for (auto& f : m) {
+      if (f.isDeclaration()) continue;
+      bool isEntry = std::find(entries.begin(), entries.end(), f.getName().str()) != entries.end();
+      llvm::Argument* table = isEntry ? f.getArg(0) : nullptr;
+      BoundsCheckStats s = instrumentBoundsChecks(f, table, table ? ki.bufBytes : std::vector<int64_t>{});
+      total.checked += s.checked, total.anyBuffer += s.anyBuffer, total.unchecked += s.unchecked;
+    }
+    if (timingEnabled())
+      llvm::errs() << "[codegen] " << ki.symbol << " bounds checks: " << total.checked << " checked, " << total.anyBuffer
+                   << " against any buffer, " << total.unchecked << " unchecked\n";
+    return total;
   }
 
   // Code generation changes the module: emitting twice (kernel_meta's .s, then the object)
@@ -375,8 +413,8 @@ class Worker {
   }
 
   // kernel_meta/<symbol>.o and .json (docs/debugging.md).
-  void writeKernelMetaFiles(const KernelInstance& ki, const std::string& entry, llvm::Module&,
-                            const std::vector<uint8_t>& obj, const std::string& srcFile, unsigned srcLine) {
+  void writeKernelMetaFiles(const KernelInstance& ki, const std::string& entry, const std::vector<uint8_t>& obj,
+                            const std::string& srcFile, unsigned srcLine, const BoundsCheckStats& bounds) {
     const std::string base = opts_.kernelMetaDir + "/" + ki.symbol;
     writeFile(base + ".o", obj.data(), obj.size());
     nlohmann::json j;
@@ -389,6 +427,11 @@ class Worker {
     j["source"] = {{"file", srcFile}, {"line", srcLine}, {"function", "atck_" + ki.kernel + "_task"}};
     j["target"] = {{"name", target_.name}, {"triple", target_.triple}, {"cpu", target_.cpu}, {"features", target_.features}};
     j["opt_level"] = opts_.optLevel;
+    if (ki.boundsCheck)
+      j["bounds_check"] = {{"buffer_bytes", ki.bufBytes},
+                           {"checked", bounds.checked},
+                           {"checked_against_any_buffer", bounds.anyBuffer},
+                           {"unchecked", bounds.unchecked}};
     std::string text = j.dump(2) + "\n";
     writeFile(base + ".json", text.data(), text.size());
   }
@@ -422,6 +465,10 @@ std::string kernelCacheKey(const TargetProfile& target, const KernelInstance& ki
                   "\nfeatures=" + target.features + "\nvector_bits=" + std::to_string(target.vectorBits) + "\nopt=" + std::to_string(opts.optLevel) +
                   "\nkernel=" + ki.kernel + "\nparams=";
   for (size_t i = 0; i < ki.params.size(); ++i) d += (i ? "," : "") + std::to_string(ki.params[i]);
+  if (ki.boundsCheck) {
+    d += "\nbounds_check=";
+    for (size_t i = 0; i < ki.bufBytes.size(); ++i) d += (i ? "," : "") + std::to_string(ki.bufBytes[i]);
+  }
   return cache::sha256Hex(d);
 }
 

@@ -19,6 +19,11 @@ struct KernelInstance {
   // The graph nodes this instance serves (names and op types): --op_debug_config's
   // op_debug_list selects instances by them, and cache hits are reported per node.
   std::vector<std::string> nodes, opTypes;
+  // `oom` (docs/debugging.md): every load and store of the kernel is checked against the
+  // bytes of the buffer it addresses, bufBytes: one per argument in the kernel ABI's order
+  // (inputs, outputs, workspace; 0: absent or empty). See bounds_check.h.
+  bool boundsCheck = false;
+  std::vector<int64_t> bufBytes;
 };
 
 struct CodegenOptions {

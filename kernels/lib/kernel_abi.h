@@ -65,6 +65,13 @@ void registerNativeKernel(const NativeKernel& k);
   }
 #endif
 
+// An `oom` build's bounds check that fails (kernels/codegen/bounds_check.h) executes ud2 with
+// r11 = ATCK_OOB_TRAP_MAGIC, rdi = argument slot (low 32 bits, signed; -1: outside every
+// buffer, -2: the argument table) | 1 << 32 for a store, rsi = byte offset into that buffer
+// (slot -1: the address), rdx = bytes accessed, rcx = the buffer's bytes. The runtime's SIGILL
+// handler reads them (runtime/fault_guard.cpp).
+#define ATCK_OOB_TRAP_MAGIC 0x41544321304f4f4dULL
+
 static inline double atck_d(int64_t p) {
   double d;
   memcpy(&d, &p, 8);

@@ -318,6 +318,56 @@ else
 fi
 
 
+# oom on real models: every kernel load and store is checked (kernel_meta's JSON counts them:
+# none left unchecked), no check fires on correct kernels, and the outputs match the reference.
+printf 'op_debug_config = oom, dump_cce\n' > "$W/oom_meta.cfg"
+MODELS="${2:-.}/../shared/models/onnx"
+for m in squeezenet1_1 mobilenet_v2; do
+  [ -f "$MODELS/$m.onnx" ] || { echo "SKIP: $MODELS/$m.onnx missing"; continue; }
+  rm -rf "$W/oom_km" && mkdir -p "$W/oom_km"
+  "$BIN/atc" --model="$MODELS/$m.onnx" --framework=5 --output="$W/${m}_oom" --soc_version=native \
+    --precision_mode=must_keep_origin_dtype --op_debug_config="$W/oom_meta.cfg" --debug_dir="$W/oom_km" > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+  if "$BIN/omrun" --model="$W/${m}_oom.om" --input="$MODELS/$m.in.npy" --output="$W/o_${m}_oom" > "$W/run.log" 2>&1 &&
+     $PY - "$W/oom_km/kernel_meta" "$W/o_${m}_oom/output_0.npy" "$MODELS/$m.out.npy" <<'PYEOF'
+import glob, json, sys, numpy as np
+metas = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/*.json"))]
+assert metas, "no kernel_meta JSON"
+checked = sum(j["bounds_check"]["checked"] for j in metas)
+unchecked = sum(j["bounds_check"]["unchecked"] for j in metas)
+assert all(j["bounds_check"]["checked"] > 0 for j in metas), [j["kernel"] for j in metas if not j["bounds_check"]["checked"]]
+assert unchecked == 0, unchecked
+d = np.abs(np.load(sys.argv[2]) - np.load(sys.argv[3])).max()
+assert d < 1e-3, d
+print(f"{len(metas)} kernels, {checked} accesses checked, max diff {d:.2e}")
+PYEOF
+  then
+    ok "$m built with oom: every access checked, runs clean, matches the reference"
+  else
+    ko "$m built with oom"; cat "$W/run.log"
+  fi
+done
+
+# op_debug_list narrows oom to the ops it names (ATC: "only the operators in the list are
+# compiled with the op_debug_config options"): only the MaxPool's kernel is checked.
+printf 'op_debug_config = oom, dump_cce\nop_debug_list = OpType::MaxPool\n' > "$W/oom_list.cfg"
+rm -rf "$W/oom_km" && mkdir -p "$W/oom_km"
+"$BIN/atc" --model="$W/dbg.onnx" --framework=5 --output="$W/dbg_oom_list" --soc_version=native \
+  --precision_mode=must_keep_origin_dtype --op_debug_config="$W/oom_list.cfg" --debug_dir="$W/oom_km" > "$W/atc.log" 2>&1 || cat "$W/atc.log"
+if "$BIN/omrun" --model="$W/dbg_oom_list.om" --input="$W/x.npy" --output="$W/o_oom_list" > "$W/run.log" 2>&1 &&
+   cmp -s "$W/o_plain/output_0.npy" "$W/o_oom_list/output_0.npy" &&
+   $PY - "$W/oom_km/kernel_meta" <<'PYEOF'
+import glob, json, sys
+metas = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[1] + "/*.json"))]
+checked = sorted(t for j in metas if "bounds_check" in j for t in j["op_types"])
+others = [t for j in metas if "bounds_check" not in j for t in j["op_types"]]
+assert checked == ["MaxPool"] and others, (checked, others)
+PYEOF
+then
+  ok "op_debug_list with oom: only the listed op's kernel is checked"
+else
+  ko "op_debug_list with oom"; cat "$W/run.log"; ls "$W/oom_km/kernel_meta"
+fi
+
 # kernel_meta: op_debug_config dump_cce/dump_loc (or --op_debug_level=2) with --debug_dir keeps
 # per kernel its optimised IR, assembly with kernels/lib line directives, object and a JSON
 # whose source line is the kernel's task function; the model runs as the plain build does.
