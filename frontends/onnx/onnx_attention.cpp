@@ -2,124 +2,15 @@
 
 #include <cmath>
 #include <limits>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "frontends/onnx/onnx_function_body.h"
 #include "support/diagnostics.h"
 
 namespace atc {
 namespace onnxfe {
 namespace {
-
-bool isDefault(const std::string& d) { return d.empty() || d == "ai.onnx"; }
-
-// Element type and rank of a value known from the graph's declarations (-1 when unknown).
-struct Declared {
-  int elemType = 0;
-  int rank = -1;
-  std::vector<int64_t> dims;  // -1: unknown
-};
-
-Declared declared(const onnx::GraphProto& g, const std::string& name) {
-  auto fromType = [](const onnx::TypeProto& t) {
-    Declared d;
-    if (!t.has_tensor_type()) return d;
-    d.elemType = t.tensor_type().elem_type();
-    if (t.tensor_type().has_shape()) {
-      d.rank = t.tensor_type().shape().dim_size();
-      for (const auto& dim : t.tensor_type().shape().dim()) d.dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
-    }
-    return d;
-  };
-  for (const auto& v : g.input())
-    if (v.name() == name) return fromType(v.type());
-  for (const auto& v : g.value_info())
-    if (v.name() == name) return fromType(v.type());
-  for (const auto& v : g.output())
-    if (v.name() == name) return fromType(v.type());
-  for (const auto& t : g.initializer())
-    if (t.name() == name) return {t.data_type(), t.dims_size(), std::vector<int64_t>(t.dims().begin(), t.dims().end())};
-  return {};
-}
-
-// The function body of one Attention node, built as NodeProtos; values are named
-// "<node>/<part>" so they cannot meet the model's own names.
-class Body {
- public:
-  explicit Body(std::string prefix) : pre_(std::move(prefix)) {}
-  std::vector<onnx::NodeProto> nodes;
-  int rank = 4;       // of Q, K and V
-  int qElemType = 0;  // Q's element type when the model declares it (0: unknown)
-
-  // x in Q's element type: a Cast when that type is declared (a constant x then folds), else
-  // a CastLike of Q.
-  std::string like(const std::string& x, const std::string& q, const std::string& part) {
-    if (!qElemType) return op("CastLike", {x, q}, part);
-    intAttr(add("Cast", {x}, v(part)), "to", qElemType);
-    return v(part);
-  }
-
-  std::string v(const std::string& part) const { return pre_ + "/" + part; }
-
-  onnx::NodeProto& add(const std::string& type, const std::vector<std::string>& ins, const std::string& out) {
-    nodes.emplace_back();
-    onnx::NodeProto& n = nodes.back();
-    n.set_op_type(type);
-    n.set_name(pre_ + "/" + type + "_" + std::to_string(nodes.size()));
-    for (const auto& i : ins) n.add_input(i);
-    n.add_output(out);
-    return n;
-  }
-  // One op with a fresh output "<node>/<part>"; returns the output's name.
-  std::string op(const std::string& type, const std::vector<std::string>& ins, const std::string& part) {
-    add(type, ins, v(part));
-    return v(part);
-  }
-  std::string shape(const std::string& x, int64_t start, int64_t end, const std::string& part) {
-    onnx::NodeProto& n = add("Shape", {x}, v(part));
-    intAttr(n, "start", start);
-    intAttr(n, "end", end);
-    return v(part);
-  }
-  std::string constInts(const std::vector<int64_t>& vals, const std::string& part, bool scalar = false) {
-    onnx::NodeProto& n = add("Constant", {}, v(part));
-    onnx::TensorProto* t = tensorAttr(n);
-    t->set_data_type(onnx::TensorProto::INT64);
-    if (!scalar) t->add_dims((int64_t)vals.size());
-    for (int64_t x : vals) t->add_int64_data(x);
-    return v(part);
-  }
-  std::string constFloat(float x, const std::string& part) {
-    onnx::NodeProto& n = add("Constant", {}, v(part));
-    onnx::TensorProto* t = tensorAttr(n);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    t->add_dims(1);
-    t->add_float_data(x);
-    return v(part);
-  }
-  static void intAttr(onnx::NodeProto& n, const std::string& name, int64_t x) {
-    onnx::AttributeProto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(x);
-  }
-  static void intsAttr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& xs) {
-    onnx::AttributeProto* a = n.add_attribute();
-    a->set_name(name);
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t x : xs) a->add_ints(x);
-  }
-
- private:
-  static onnx::TensorProto* tensorAttr(onnx::NodeProto& n) {
-    onnx::AttributeProto* a = n.add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    return a->mutable_t();
-  }
-  std::string pre_;
-};
 
 struct AttentionAttrs {
   int64_t isCausal = 0, qHeads = 0, kvHeads = 0, qkMode = 0, softmaxPrecision = 0;
@@ -147,19 +38,10 @@ AttentionAttrs readAttrs(const onnx::NodeProto& n) {
                  "Check the node's attributes and inputs against the ONNX Attention specification.");
 }
 
-std::string input(const onnx::NodeProto& n, int i) { return i < n.input_size() ? n.input(i) : std::string(); }
-std::string output(const onnx::NodeProto& n, int i) { return i < n.output_size() ? n.output(i) : std::string(); }
-
-std::string concat(Body& b, const std::vector<std::string>& ins, const std::string& part, int64_t axis = 0) {
-  std::string out = b.op("Concat", ins, part);
-  Body::intAttr(b.nodes.back(), "axis", axis);
-  return out;
-}
-
 // 3-D Q/K/V [batch, seq, heads*size] -> 4-D [batch, heads, seq, size].
 std::string toHeads(Body& b, const std::string& x, const std::string& batch, const std::string& seq,
                     int64_t heads, const std::string& tag) {
-  std::string shape = concat(b, {batch, seq, b.constInts({heads}, tag + "Heads"), b.v("NegOne")}, tag + "Shape");
+  std::string shape = b.concat({batch, seq, b.constInts({heads}, tag + "Heads"), b.v("NegOne")}, tag + "Shape");
   std::string r = b.op("Reshape", {x, shape}, tag + "Intermediate");
   onnx::NodeProto& t = b.add("Transpose", {r}, b.v(tag + "Reshaped"));
   Body::intsAttr(t, "perm", {0, 2, 1, 3});
@@ -194,10 +76,10 @@ std::string attentionBias(Body& b, const onnx::GraphProto& g, const onnx::NodePr
 // attention; once when the head counts are equal).
 std::string repeatHeads(Body& b, const std::string& x, const std::string& headSize, const std::string& tag) {
   std::string un = b.op("Unsqueeze", {x, b.v("Two1D")}, tag + "Unsqueezed");
-  std::string es = concat(b, {b.v("BatchSize"), b.v("KVNumHeads"), b.v("InterleaveDim"), b.v("NewKVSeqLen"), headSize},
+  std::string es = b.concat({b.v("BatchSize"), b.v("KVNumHeads"), b.v("InterleaveDim"), b.v("NewKVSeqLen"), headSize},
                           tag + "ExpandShape");
   std::string ex = b.op("Expand", {un, es}, tag + "Expanded");
-  std::string as = concat(b, {b.v("BatchSize"), b.v("QNumHeads"), b.v("NewKVSeqLen"), headSize}, tag + "AttentionShape");
+  std::string as = b.concat({b.v("BatchSize"), b.v("QNumHeads"), b.v("NewKVSeqLen"), headSize}, tag + "AttentionShape");
   return b.op("Reshape", {ex, as}, tag + "AttentionInput");
 }
 
@@ -241,7 +123,7 @@ void finishAttention(Body& b, const onnx::NodeProto& n, const AttentionAttrs& a,
   if (b.rank == 3) {
     onnx::NodeProto& t = b.add("Transpose", {y}, b.v("YTranspose"));
     Body::intsAttr(t, "perm", {0, 2, 1, 3});
-    b.add("Reshape", {b.v("YTranspose"), concat(b, {b.v("Zero1D"), b.v("Zero1D"), b.v("NegOne")}, "YNewShape")},
+    b.add("Reshape", {b.v("YTranspose"), b.concat({b.v("Zero1D"), b.v("Zero1D"), b.v("NegOne")}, "YNewShape")},
           output(n, 0));
   } else {
     b.add("Identity", {y}, output(n, 0));
@@ -297,13 +179,13 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
   }
   b.like(scale, q, "ScaleT");
   // The key/value cache.
-  std::string presentK = pastK.empty() ? k : concat(b, {pastK, k}, "PresentKey", 2);
-  std::string presentV = pastV.empty() ? v : concat(b, {pastV, v}, "PresentValue", 2);
+  std::string presentK = pastK.empty() ? k : b.concat({pastK, k}, "PresentKey", 2);
+  std::string presentV = pastV.empty() ? v : b.concat({pastV, v}, "PresentValue", 2);
   std::string pastLen = pastK.empty() ? b.v("Zero1D") : b.shape(pastK, -2, -1, "PastKVSeqLen");
   if (!output(n, 1).empty()) b.add("Identity", {presentK}, output(n, 1));
   if (!output(n, 2).empty()) b.add("Identity", {presentV}, output(n, 2));
   b.shape(presentK, -2, -1, "NewKVSeqLen");
-  std::string biasShape = concat(b, {qSeq, b.v("NewKVSeqLen")}, "AttnBiasShape");
+  std::string biasShape = b.concat({qSeq, b.v("NewKVSeqLen")}, "AttnBiasShape");
   std::string biasT = input(n, 3).empty() && !a.isCausal
                           ? std::string()
                           : b.like(attentionBias(b, g, n, a, biasShape, pastLen), q, "AttnBiasT");
@@ -326,29 +208,10 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
 }  // namespace
 
 int expandAttentionNodes(onnx::ModelProto* model) {
-  onnx::GraphProto* g = model->mutable_graph();
-  bool any = false;
-  for (const auto& n : g->node()) any = any || (n.op_type() == "Attention" && isDefault(n.domain()));
-  if (!any) return 0;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
-  std::set<std::string> prefixes;  // node names need not be unique; the value names made here must
-  int count = 0;
-  for (int i = 0; i < g->node_size(); ++i) {
-    const onnx::NodeProto& n = g->node(i);
-    if (n.op_type() != "Attention" || !isDefault(n.domain())) {
-      *out.Add() = n;
-      continue;
-    }
+  return expandFunctionNodes(model, "Attention", [](Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
     if (n.output_size() < 1 || n.output(0).empty()) refuse(n.name(), "output Y is required");
-    std::string prefix = n.name().empty() ? "Attention_" + std::to_string(i) : n.name();
-    if (!prefixes.insert(prefix).second) prefixes.insert(prefix += "_" + std::to_string(i));
-    Body b(prefix);
-    expandOne(b, *g, n);
-    for (auto& e : b.nodes) *out.Add() = std::move(e);
-    ++count;
-  }
-  g->mutable_node()->Swap(&out);
-  return count;
+    expandOne(b, g, n);
+  });
 }
 
 }  // namespace onnxfe

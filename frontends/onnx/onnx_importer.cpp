@@ -1,6 +1,7 @@
 // ONNX ModelProto -> IR graph. See docs/frontend-onnx.md.
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/onnx/onnx_attention.h"
+#include "frontends/onnx/onnx_rotary_embedding.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,6 +52,7 @@ class OnnxImporter {
       onnxfe::loadModelProto(path_, &model_);
     prepareOpset();
     onnxfe::expandAttentionNodes(&model_);  // opset 23 Attention -> its function body
+    onnxfe::expandRotaryEmbeddingNodes(&model_);  // opset 23 RotaryEmbedding -> its definition
     g_ = std::make_unique<Graph>();
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);

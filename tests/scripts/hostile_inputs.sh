@@ -113,7 +113,19 @@ m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)]); m.ir_vers
 onnx.save(m, t + "/attn_dup_names.onnx")
 save("attn_badmode.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y", "", "", "qk"], name="attnmode",
      qk_matmul_output_mode=7), qkv4)
+# RotaryEmbedding (opset 23): a 3-D input without num_heads, an odd rotary_embedding_dim, a 5-D input.
+cs = [helper.make_tensor_value_info(x, TP.FLOAT, [50, 4]) for x in ("cos", "sin")] + \
+     [helper.make_tensor_value_info("pos", TP.INT64, [2, 3])]
+save("rope_3d_noheads.onnx", helper.make_node("RotaryEmbedding", ["Q", "cos", "sin", "pos"], ["Y"], name="rope3d"),
+     [helper.make_tensor_value_info("Q", TP.FLOAT, [2, 3, 32])] + cs)
+save("rope_odd.onnx", helper.make_node("RotaryEmbedding", ["Q", "cos", "sin", "pos"], ["Y"], name="ropeodd",
+     rotary_embedding_dim=3), [helper.make_tensor_value_info("Q", TP.FLOAT, [2, 4, 3, 8])] + cs)
+save("rope_5d.onnx", helper.make_node("RotaryEmbedding", ["Q", "cos", "sin", "pos"], ["Y"], name="rope5d"),
+     [helper.make_tensor_value_info("Q", TP.FLOAT, [1, 2, 4, 3, 8])] + cs)
 PY
+expect_error "RotaryEmbedding with a 3-D input and no num_heads" E19999 -- --model="$T/rope_3d_noheads.onnx" --framework=5
+expect_error "RotaryEmbedding with an odd rotary_embedding_dim" E19999 -- --model="$T/rope_odd.onnx" --framework=5
+expect_error "RotaryEmbedding with a 5-D input" E19999 -- --model="$T/rope_5d.onnx" --framework=5
 expect_error "Attention with 3-D inputs and no head counts" E19999 -- --model="$T/attn_3d_noheads.onnx" --framework=5
 expect_error "Attention with nonpad_kv_seqlen" E19999 -- --model="$T/attn_nonpad.onnx" --framework=5
 expect_error "Attention with qk_matmul_output_mode 7" E19999 -- --model="$T/attn_badmode.onnx" --framework=5
