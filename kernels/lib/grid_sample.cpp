@@ -27,13 +27,14 @@ struct GsTaps {
 ATCK_INLINE double gsReflect(double x, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0) return lo;
+  // (k's parity without an integer conversion: k may be far beyond int64's range)
   if (x < lo) {
     const double dx = lo - x, k = atck_m_floor(dx / range), r = dx - k * range;
-    return ((int64_t)k % 2 == 0) ? lo + r : hi - r;
+    return atck_m_floor(k * 0.5) == k * 0.5 ? lo + r : hi - r;
   }
   if (x > hi) {
     const double dx = x - hi, k = atck_m_floor(dx / range), r = dx - k * range;
-    return ((int64_t)k % 2 == 0) ? hi - r : lo + r;
+    return atck_m_floor(k * 0.5) == k * 0.5 ? hi - r : lo + r;
   }
   return x;
 }
@@ -59,6 +60,10 @@ ATCK_INLINE void gsCubic(double t, double* c) {
 // The taps of one dim for normalised coordinate g. Returns false for a NaN coordinate.
 ATCK_INLINE bool gsDimTaps(double g, int64_t size, int64_t mode, int64_t pad, int64_t align, GsTaps* t) {
   if (!(g == g)) return false;
+  // Far outside the grid's [-1, 1] every padding mode has settled (zeros: no tap hits;
+  // border: the edge); bounding g keeps reflection's arithmetic finite.
+  if (g < -1e7) g = -1e7;
+  if (g > 1e7) g = 1e7;
   double x = align ? (g + 1) / 2.0 * (double)(size - 1) : ((g + 1) * (double)size - 1) / 2.0;
   const double lo = align ? 0.0 : -0.5, hi = align ? (double)size - 1 : (double)size - 0.5;
   if (x < lo || x > hi) {

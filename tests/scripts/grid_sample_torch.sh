@@ -50,6 +50,17 @@ graph = helper.make_graph([bad], "gs", [helper.make_tensor_value_info("X", TP.FL
                           [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
 m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)]); m.ir_version = 8
 onnx.save(m, "bad_mode.onnx")
+# Grid points that are not numbers or lie absurdly far away, under every padding mode.
+for pad in ("zeros", "border", "reflection"):
+    node = helper.make_node("GridSample", ["X", "G"], ["Y"], mode="linear", padding_mode=pad)
+    graph = helper.make_graph([node], "gs", [helper.make_tensor_value_info("X", TP.FLOAT, (1, 2, 4, 4)),
+                                             helper.make_tensor_value_info("G", TP.FLOAT, (1, 1, 6, 2))],
+                              [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)]); m.ir_version = 8
+    onnx.save(m, "odd_%s.onnx" % pad)
+np.save("odd.x.npy", rng.standard_normal((1, 2, 4, 4)).astype(np.float32))
+np.save("odd.g.npy", np.array([[[[np.nan, 0], [np.inf, 0], [-np.inf, 0.5], [1e30, -1e30], [3e38, 0.2], [0.1, 0.1]]]],
+                              np.float32))
 PY
 pass=0; fail=0
 while read -r k desc; do
@@ -72,5 +83,17 @@ if [ $rc -ne 0 ] && grep -q "E19999" bad.log && grep -q "mode 'area'" bad.log &&
 else
   echo "FAIL mode 'area' (rc $rc)"; cat bad.log; fail=$((fail + 1))
 fi
+for pad in zeros border reflection; do
+  if "$BIN/atc" --model="odd_$pad.onnx" --framework=5 --output="odd_$pad" --soc_version=native > odd.log 2>&1 &&
+     "$BIN/omrun" --model="odd_$pad.om" --input=odd.x.npy,odd.g.npy --output="odd_$pad.res" > odd.run.log 2>&1 &&
+     /usr/bin/python3 -c "
+import numpy as np, sys
+y = np.load('odd_$pad.res/output_0.npy')[0, :, 0]
+sys.exit(0 if np.isnan(y[:, 0]).all() and np.isfinite(y[:, 1:]).all() else 1)"; then
+    echo "PASS $pad padding: a NaN grid point gives NaN, infinite and huge ones finite values"; pass=$((pass + 1))
+  else
+    echo "FAIL $pad padding with odd grid points"; cat odd.log odd.run.log; fail=$((fail + 1))
+  fi
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
