@@ -1,0 +1,50 @@
+// Kernel "dft": DFT (ops/signal/dft.cpp), float32, one transform per (outer, inner) position
+// along the axis, by the definition (O(N^2), twiddles in double):
+//   Y[k] = scale * sum_{t<N} x[t] exp(sign 2 pi i k t / N), k < nOut,
+// sign -1 forward, +1 inverse (scale 1/N). x[t] is the input for t < nIn, else 0 (dft_length
+// longer than the axis zero-pads; shorter truncates); for a onesided inverse (a half spectrum
+// of nIn bins) x[t] for t >= nIn is conj(x[N - t]) (Hermitian symmetry) and Y is real.
+// Params (never renumber): [0] outer, [1] inner, [2] nIn, [3] N, [4] nOut, [5] input
+// components (1 real, 2 complex), [6] output components, [7] inverse, [8] onesided inverse,
+// [9] index of Y in bufs (the node's input count: dft_length and axis are inputs too).
+// bufs: X [outer, nIn, inner, cin], ..., Y [outer, nOut, inner, cout].
+#include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/math_ops.h"
+
+ATC_KERNEL(dft)
+
+int64_t atck_dft_ntasks(const int64_t* P) { return P[0] * P[1]; }
+
+void atck_dft_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t inner = P[1], nIn = P[2], N = P[3], nOut = P[4], cin = P[5], cout = P[6];
+  const bool inverse = P[7] != 0, hermitian = P[8] != 0;
+  const double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / (double)N : 1.0;
+  const double step = 2.0 * 3.14159265358979323846 / (double)N;
+  const float* X = (const float*)bufs[0];
+  float* Y = (float*)bufs[P[9]];
+  for (int64_t task = begin; task < end; ++task) {
+    const int64_t o = task / inner, i = task % inner;
+    const float* x = X + (o * nIn * inner + i) * cin;
+    float* y = Y + (o * nOut * inner + i) * cout;
+    for (int64_t k = 0; k < nOut; ++k) {
+      double re = 0, im = 0;
+      for (int64_t t = 0; t < N; ++t) {
+        double xr = 0, xi = 0;
+        if (t < nIn) {
+          xr = x[t * inner * cin];
+          xi = cin == 2 ? x[t * inner * cin + 1] : 0.0;
+        } else if (hermitian && N - t < nIn) {
+          xr = x[(N - t) * inner * cin];
+          xi = cin == 2 ? -x[(N - t) * inner * cin + 1] : 0.0;
+        } else {
+          continue;
+        }
+        const double a = sign * step * (double)((k * t) % N), c = cos(a), s = sin(a);
+        re += xr * c - xi * s;
+        im += xr * s + xi * c;
+      }
+      y[k * inner * cout] = (float)(re * scale);
+      if (cout == 2) y[k * inner * cout + 1] = (float)(im * scale);
+    }
+  }
+}
