@@ -321,6 +321,8 @@ def main():
     tmp_root = tempfile.mkdtemp(prefix="atc_conformance_")
     # The kernel cache is on by default: keep it in the temporary folder, not $HOME/atc_data.
     os.environ.setdefault("ASCEND_CACHE_PATH", os.path.join(tmp_root, "atc_cache"))
+    # omrun's exception dump of a failing case goes there too, not into the current folder.
+    os.environ["ASCEND_WORK_PATH"] = os.path.join(tmp_root, "work")
     results = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
