@@ -611,7 +611,7 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
       EntryCall call{s.fn, G.args.data() + s.argBegin, rt};
       callGuarded(&callEntry, &call, 0, 1, &fault);
       pool->setFaultGuard(nullptr);
-      if (fault.sig.load() && fault.oob.load())
+      if (fault.oob.load())  // set only with the signal that carried it
         stepFailed(s, info, "oom check: the kernel " + describeOutOfBounds(info, fault.oobSlot, fault.oobStore != 0,
                                                                          fault.oobOffset, fault.oobBytes, fault.oobSize));
       if (int sig = fault.sig.load()) {

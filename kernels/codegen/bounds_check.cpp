@@ -131,6 +131,12 @@ class Instrumenter {
         out.addSlot(kTableSlot);
         continue;
       }
+      // An argument of an entry is the runtime's (rt); of any other function (one the inliner
+      // left) it may be a buffer: unknown there.
+      if (isa<Argument>(o) && !table_) {
+        out.unknown = true;
+        continue;
+      }
       if (isa<AllocaInst>(o) || isa<GlobalValue>(o) || isa<Argument>(o) || isa<ConstantPointerNull>(o) ||
           isa<UndefValue>(o)) {
         out.other = true;

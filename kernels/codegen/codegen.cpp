@@ -463,12 +463,13 @@ std::string codegenVersionTag() {
 std::string kernelCacheKey(const TargetProfile& target, const KernelInstance& ki, const CodegenOptions& opts) {
   std::string d = "atc-kernel/1\n" + codegenVersionTag() + "\ntriple=" + target.triple + "\ncpu=" + target.cpu +
                   "\nfeatures=" + target.features + "\nvector_bits=" + std::to_string(target.vectorBits) + "\nopt=" + std::to_string(opts.optLevel) +
-                  "\nkernel=" + ki.kernel + "\nparams=";
-  for (size_t i = 0; i < ki.params.size(); ++i) d += (i ? "," : "") + std::to_string(ki.params[i]);
-  if (ki.boundsCheck) {
-    d += "\nbounds_check=";
-    for (size_t i = 0; i < ki.bufBytes.size(); ++i) d += (i ? "," : "") + std::to_string(ki.bufBytes[i]);
-  }
+                  "\nkernel=" + ki.kernel;
+  auto ints = [&d](const char* name, const std::vector<int64_t>& v) {
+    d += std::string("\n") + name + "=";
+    for (size_t i = 0; i < v.size(); ++i) d += (i ? "," : "") + std::to_string(v[i]);
+  };
+  ints("params", ki.params);
+  if (ki.boundsCheck) ints("bounds_check", ki.bufBytes);
   return cache::sha256Hex(d);
 }
 

@@ -119,11 +119,15 @@ void atck_grid_sample_task(const int64_t* P, void** bufs, int64_t begin, int64_t
       bool finite = true;
       for (int64_t i = 0; i < r; ++i)  // grid component r-1-i runs along spatial dim i
         finite = gsDimTaps((double)G[(n * O + p) * r + (r - 1 - i)], D[i], mode, pad, align, &taps[i]) && finite;
+      if (!finite) {
+        for (int64_t c = 0; c < C; ++c) Y[(n * C + c) * O + p] = __builtin_nanf("");
+        continue;
+      }
+      const int64_t n0 = taps[0].n, n1 = taps[1].n, n2 = r == 3 ? taps[2].n : 1;
       for (int64_t c = 0; c < C; ++c) {
         const float* x = X + (n * C + c) * plane;
         double acc = 0;
-        const int64_t n0 = taps[0].n, n1 = taps[1].n, n2 = r == 3 ? taps[2].n : 1;
-        for (int64_t a = 0; a < n0 && finite; ++a)
+        for (int64_t a = 0; a < n0; ++a)
           for (int64_t b = 0; b < n1; ++b)
             for (int64_t e = 0; e < n2; ++e) {
               const int64_t i0 = taps[0].idx[a], i1 = taps[1].idx[b], i2 = r == 3 ? taps[2].idx[e] : 0;
@@ -132,7 +136,7 @@ void atck_grid_sample_task(const int64_t* P, void** bufs, int64_t begin, int64_t
               const int64_t off = r == 3 ? (i0 * D[1] + i1) * D[2] + i2 : i0 * D[1] + i1;
               acc += w * (double)x[off];
             }
-        Y[(n * C + c) * O + p] = finite ? (float)acc : __builtin_nanf("");
+        Y[(n * C + c) * O + p] = (float)acc;
       }
     }
   }
