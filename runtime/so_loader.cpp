@@ -68,21 +68,19 @@ SharedObject::SharedObject(const uint8_t* data, size_t size) {
     path = tmpFile_;
   }
   fd_ = fd;
-  if (!writeAll(fd, data, size)) {
+  auto fail = [this](const std::string& why) {
     release();
-    throw RuntimeError("cannot load the model's kernels: write failed");
-  }
+    throw RuntimeError("cannot load the model's kernels: " + why);
+  };
+  if (!writeAll(fd, data, size)) fail("write failed");
   if (void* other = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
     dlclose(other);
-    release();
-    throw RuntimeError("cannot load the model's kernels: another library is loaded from " + path);
+    fail("another library is loaded from " + path);
   }
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     const char* err = dlerror();
-    std::string errText = err ? err : "";
-    release();
-    throw RuntimeError("cannot load the model's kernels: " + errText);
+    fail(err ? err : "dlopen failed");
   }
 }
 
