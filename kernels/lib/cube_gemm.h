@@ -483,7 +483,7 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
   ATCK_ROWS_LOOP
   for (int64_t i = 0; i < mr; ++i) {
     const float* c = acc + i * lda;
-    const float* r = R ? R + i * ldy : 0;
+    const float* r = ri >= 0 ? R + i * ldy : 0;  // ri is a constant: no null select left (oom checks)
     const int64_t o = yoff + i * ldy;
     if (nr == CUBE_NR && cube_epi_in_regs(E)) {  // full row, epilogue in a register
       cube_store16_dt(ydt, Y, o, cube_epi16(E, atck_ld16(c), ri >= 0 ? r : 0), CUBE_NR);

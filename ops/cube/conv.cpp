@@ -2,6 +2,7 @@
 // auto_pad, optional bias. Lowers to kernel conv (implicit GEMM, weights pre-packed when
 // constant) or conv_dw (depthwise 1-D/2-D). See docs/kernels-cube.md.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include "ir/op_registry.h"
@@ -115,6 +116,105 @@ bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K, int64_t MR) {
   return true;
 }
 
+// The channel-major path (CV_OCM, kernels/lib/conv_ocm.h), 512-bit targets only: 64 output
+// channels per vector tile and any 6 output pixels per broadcast tile, so small maps fill their
+// lanes (a 7x7 map: 49 of 54 lanes, against 49 of 64 for 16-pixel tiles). Taken when its lane
+// use, times the better load-to-FMA ratio of its microkernel (265 against 250 GFLOP/s alone on
+// Zen 5), beats the pixel-major path's: `pixLanes` is the share of useful pixel lanes there.
+// Needs constant weights, and either the band (any window) or a 1x1 unpadded conv on a float32
+// input (read in place).
+bool ocmPays(int64_t M, int64_t K, int64_t MR, double pixLanes) {
+  const double chNew = (double)M / (double)(((M + 63) / 64) * 64);
+  const double chOld = (double)M / (double)(((M + MR - 1) / MR) * MR);
+  // The store transposes 16x16 blocks: noticeable only when K is small.
+  const double newEff = chNew * (1.0 - 8.0 / (double)K), oldEff = 0.94 * chOld * pixLanes;
+  if (const char* e = std::getenv("ATC_CONV_OCM")) return e[0] == '1';
+  return K >= 64 && newEff > oldEff * 1.02;
+}
+
+// Blocking of the channel-major path: K blocks of <= 128 (a 32 KB weight sub-panel stays in L1
+// across the pixel tiles), pixel blocks of ~256 (band: whole output rows), channel blocks of
+// 64-channel panels until there are 8 tasks; the slot holds off[K], gq[pixels], the band and
+// the accumulator [panels][ROWS][64].
+void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
+             const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NG, int64_t M, int64_t K,
+             int64_t Cg, bool band) {
+  const int64_t MP = (M + 63) / 64, NPIX = out[1] * out[2];
+  const int64_t nk = (K + 127) / 128, KC = (K + nk - 1) / nk;
+  int64_t nblocks, npmax;
+  if (band) {
+    nblocks = bandRows(P, out, k, s, dl, 256, NG * MP);
+    npmax = P[CV_BROWS] * out[2];
+  } else {
+    nblocks = (NPIX + 255) / 256;
+    npmax = (NPIX + nblocks - 1) / nblocks;
+    nblocks = (NPIX + npmax - 1) / npmax;
+    P[CV_NB] = npmax;
+  }
+  const int64_t base = NG * nblocks;
+  int64_t mblocks = base < 8 ? std::min<int64_t>(MP, (8 + base - 1) / base) : 1;
+  const int64_t MBp = (MP + mblocks - 1) / mblocks;
+  mblocks = (MP + MBp - 1) / MBp;
+  P[CV_OCM] = 1;
+  P[CV_MB] = MBp * 64;
+  P[CV_KC] = KC;
+  P[CV_MSUB] = 64;
+  P[CV_MBLOCKS] = mblocks;
+  P[CV_NBLOCKS] = nblocks;
+  P[CV_OCM_ROWS] = (npmax + 15) / 16 * 16;
+  P[CV_OCM_GQ] = (K + 15) / 16 * 16;
+  int64_t next = P[CV_OCM_GQ] + P[CV_OCM_ROWS];
+  if (band) {
+    const int64_t hbr = CUBE_CONV_BAND_HBR(P);
+    P[CV_BAND_OFF] = next;
+    P[CV_BPLANE] = (s[1] * s[2] * hbr * P[CV_PQ] + 15) / 16 * 16;
+    if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
+    next = P[CV_BAND_OFF] + Cg * P[CV_BPLANE] + 32;
+  }
+  P[CV_ACC] = next;
+  P[CV_SLOT] = next + MBp * 64 * P[CV_OCM_ROWS];
+}
+
+// Lowers to the channel-major path (planOcm; weights packed in 64-channel panels).
+KernelCall lowerConvOcm(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_t M, int64_t K, int64_t Cg, bool band,
+                        const std::vector<int64_t>& out, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
+                        const std::vector<int64_t>& dl) {
+  planOcm(P, out, k, s, dl, NG, M, K, Cg, band);
+  if (!packConvWeights(c, P[CV_G], M, K, 64)) opError(c.node, "internal: channel-major conv needs constant weights");
+  P[CV_W_PACKED] = 1;
+  KernelCall kc{"conv", P};
+  kc.workspaceBytes = NG * P[CV_MBLOCKS] * P[CV_NBLOCKS] * P[CV_SLOT] * 4 + 64;
+  return kc;
+}
+
+// Depthwise conv (kernel conv_dw): bands of output rows whose padded input rows fit in 32 KB;
+// constant f16/bf16 weights are widened to f32 here.
+KernelCall lowerConvDepthwise(LowerCtx& c, std::vector<int64_t>& P, int64_t NC, const std::vector<int64_t>& out,
+                              const std::vector<int64_t>& k, const std::vector<int64_t>& s,
+                              const std::vector<int64_t>& dl) {
+  if (c.node.inputs[1]->type.dtype != DType::F32) {
+    const Tensor& wt = *c.node.inputs[1]->constant;
+    auto w32 = std::make_shared<Tensor>(TensorType(DType::F32, wt.type.shape));
+    std::vector<float> src = cubeFloats(wt);
+    std::copy(src.begin(), src.end(), w32->as<float>());
+    c.replaceConstInput(1, w32);
+  }
+  int64_t owp = (out[2] + 15) / 16 * 16;
+  P[CV_PADW] = (owp - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
+  // Rows stored as s[2] column phases (kernels/lib/conv.cpp): s[2] * ceil(PADW / s[2]) floats.
+  const int64_t rowFloats = (P[CV_PADW] + s[2] - 1) / s[2] * s[2];
+  // Bands of CV_MB output rows whose padded input rows (CV_PADH) fit in 32 KB.
+  auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
+  int64_t ohb = out[1];
+  while (ohb > 1 && bandRows(ohb) * rowFloats * 4 > 32768) ohb = (ohb + 1) / 2;
+  P[CV_MB] = ohb;
+  P[CV_PADH] = bandRows(ohb);
+  P[CV_SLOT] = (P[CV_PADH] * rowFloats + 15) / 16 * 16;
+  KernelCall kc{"conv_dw", P};
+  kc.workspaceBytes = NC * P[CV_SLOT] * 4 + 64;
+  return kc;
+}
+
 KernelCall lowerConv(LowerCtx& c) {
   Node& n = c.node;
   ConvDims d = convDims(n);
@@ -146,27 +246,7 @@ KernelCall lowerConv(LowerCtx& c) {
   // to f32 here.
   if ((n.inputs[1]->type.dtype == DType::F32 || n.inputs[1]->isConstant()) && !n.hasAttr("_cube_wshape") &&
       d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 && k[0] == 1) {
-    if (n.inputs[1]->type.dtype != DType::F32) {
-      const Tensor& wt = *n.inputs[1]->constant;
-      auto w32 = std::make_shared<Tensor>(TensorType(DType::F32, wt.type.shape));
-      std::vector<float> src = cubeFloats(wt);
-      std::copy(src.begin(), src.end(), w32->as<float>());
-      c.replaceConstInput(1, w32);
-    }
-    int64_t owp = (out[2] + 15) / 16 * 16;
-    P[CV_PADW] = (owp - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
-    // Rows stored as s[2] column phases (kernels/lib/conv.cpp): s[2] * ceil(PADW / s[2]) floats.
-    const int64_t rowFloats = (P[CV_PADW] + s[2] - 1) / s[2] * s[2];
-    // Bands of CV_MB output rows whose padded input rows (CV_PADH) fit in 32 KB.
-    auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
-    int64_t ohb = out[1];
-    while (ohb > 1 && bandRows(ohb) * rowFloats * 4 > 32768) ohb = (ohb + 1) / 2;
-    P[CV_MB] = ohb;
-    P[CV_PADH] = bandRows(ohb);
-    P[CV_SLOT] = (P[CV_PADH] * rowFloats + 15) / 16 * 16;
-    KernelCall kc{"conv_dw", P};
-    kc.workspaceBytes = d.N * d.C * P[CV_SLOT] * 4 + 64;
-    return kc;
+    return lowerConvDepthwise(c, P, d.N * d.C, out, k, s, dl);
   }
 
   const int64_t M = d.OC / d.G, K = d.C / d.G * k[0] * k[1] * k[2];
@@ -230,6 +310,13 @@ KernelCall lowerConv(LowerCtx& c) {
     P[CV_SLOT] += MBp * MR * NB;
   }
 
+  // The channel-major path, where it fills more lanes (ocmPays).
+  const bool inPlace1x1 = k[1] * k[2] == 1 && g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin;
+  const bool ocmOk = MR == 16 && n.inputs[1]->isConstant() && k[0] == 1 && in[0] == 1 && s[0] == 1 &&
+                     (band || (inPlace1x1 && xdt == DType::F32 && (double)(d.C / d.G) * in[1] * in[2] < (1 << 30)));
+  const double lanes = band ? (double)NPIX / (double)(((P[CV_BROWS] - 1) * P[CV_PQ] + out[2] + 15) / 16 * 16 * nblocks)
+                            : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
+  if (ocmOk && ocmPays(M, K, MR, lanes)) return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl);
   P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = d.N * d.G * mblocks * nblocks * P[CV_SLOT] * 4 + 64;

@@ -1,0 +1,62 @@
+// The band of the conv kernel's band paths (kernels/lib/conv.cpp, conv_ocm.h): a task's input
+// rows, zero-padded and converted to float32, stored as stride phase planes so that every
+// im2col row is read in place at a fixed offset. See docs/kernels-cube.md.
+#pragma once
+#include "kernels/lib/cube_gemm.h"
+#include "kernels/lib/cube_params.h"
+
+// The zero-padded band of input rows of one task, converted to float32, for each input channel
+// of the group as SH x SW phase planes (space to depth): plane (phR, phC) row i, column j holds
+// padded input row i * SH + phR, column j * SW + phC (one plane for stride 1). A plane has HBR =
+// BROWS - 1 + (KH-1)*DH/SH + 1 rows of PQ = OW + (KW-1)*DW/SW floats; rows past the task's last
+// needed row or outside the input are zeros. Tap (kh, kw) of output (oh, ow) is then at
+// plane((kh*DH)%SH, (kw*DW)%SW) + (oh + kh*DH/SH) * PQ + ow + kw*DW/SW: linear in oh * PQ + ow,
+// so 16 consecutive grid positions are 16 consecutive floats, across output rows too. After
+// each channel's planes: zeros up to BPLANE, and 32 more after the last, so garbage lanes of
+// the last tiles may read past the end.
+static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
+                                                     int64_t oh0, int64_t rows, float* band) {
+  const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
+  const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = CUBE_CONV_BAND_HBR(P), PLANE = HBR * PQ;
+  const int64_t Cg = P[CV_C] / P[CV_G], hb = (rows - 1) * SH + (KH - 1) * DH + 1, xdt = P[CV_DTYPE];
+  for (int64_t ic = 0; ic < Cg; ++ic) {
+    const int64_t src = inOff + ic * IH * IW;
+    for (int64_t phr = 0; phr < SH; ++phr) {
+      for (int64_t phc = 0; phc < SW; ++phc) {
+        float* pl = band + ic * P[CV_BPLANE] + (phr * SW + phc) * PLANE;
+        // Columns j with input column j * SW + phc - PW inside [0, IW).
+        const int64_t jlo = cube_min(PQ, PW > phc ? (PW - phc + SW - 1) / SW : 0);
+        const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - phc + SW - 1) / SW));
+        for (int64_t i = 0; i < HBR; ++i) {
+          float* d = pl + i * PQ;
+          const int64_t rr = i * SH + phr, ih = oh0 * SH - PH + rr;
+          if (rr >= hb || ih < 0 || ih >= IH) {
+            for (int64_t j = 0; j < PQ; ++j) d[j] = 0.0f;
+            continue;
+          }
+          for (int64_t j = 0; j < jlo; ++j) d[j] = 0.0f;
+          const int64_t s0 = src + ih * IW + phc - PW;
+          if (xdt == ATCK_F32) {
+            const float* sf = (const float*)X + s0;
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
+          } else {
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j * SW);
+          }
+          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0.0f;
+        }
+      }
+    }
+    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
+  }
+}
+
+// off[k] for k < K: where im2col row k = (ic, kh, kw) starts in the band (conv_band_fill).
+static inline ATCK_INLINE void conv_band_offsets(const int64_t* P, int64_t K, int32_t* off) {
+  const int64_t KH = P[CV_KH], KW = P[CV_KW], SH = P[CV_SH], SW = P[CV_SW], DH = P[CV_DH], DW = P[CV_DW];
+  const int64_t PQ = P[CV_PQ], PLANE = CUBE_CONV_BAND_HBR(P) * PQ;
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t kw = k % KW, kh = (k / KW) % KH, ic = k / (KW * KH);
+    off[k] = (int32_t)(ic * P[CV_BPLANE] + (((kh * DH) % SH) * SW + (kw * DW) % SW) * PLANE + (kh * DH) / SH * PQ +
+                       (kw * DW) / SW);
+  }
+}

@@ -1,0 +1,93 @@
+// The channel-major path of the conv kernel (CV_OCM, 512-bit targets; chosen by the lowering
+// where it fills more lanes than the pixel-major tiles: small maps such as 7x7 and 14x14).
+// Y^T[pixels][M] = col^T x W^T per group: 64 output channels per weight panel are the vector
+// operand (cube_ukoc_t), 6 output pixels per tile the broadcast operand, read in place from
+// the band of padded input rows (CV_BAND, conv_band.h) or, for 1x1 convs on float32 inputs,
+// from X itself (pixel (oh, ow) of channel ic at ic * IH * IW + oh * SH * IW + ow * SW).
+// Tiles accumulate in acc[panel][CV_OCM_ROWS pixels][64] in the task slot over the K blocks;
+// the finished block is transposed 16x16 at a time into channel rows and stored with the
+// epilogue (cube_store_dt: residual, activation, float16/bfloat16 rounding).
+// Task = (n, group, block of CV_MB channels, block of pixels: CV_BROWS output rows for the band,
+// CV_NB pixels otherwise). Slot: off[K] (int32), gq[pixels] (int32, at CV_OCM_GQ), the band
+// (CV_BAND_OFF, band only), acc (CV_ACC).
+#pragma once
+#include "kernels/lib/conv_band.h"
+#include "kernels/lib/cube_ukoc.h"
+
+static inline ATCK_INLINE void conv_ocm_store(const int64_t* P, void** bufs, const float* acc, int64_t yoff,
+                                              int64_t mr, int64_t np) {
+  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
+  const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
+  // mr channels (<= 64) of one panel; acc: [ROWS][64].
+  for (int64_t c = 0; c < mr; c += 16) {
+    for (int64_t p = 0; p < np; p += 16) {
+      float t[256] __attribute__((aligned(64)));
+      cube_transpose16(acc + p * CUBE_OC_NR + c, CUBE_OC_NR, t);
+      cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], yoff + c * NPIX + p, NPIX, t, 16, cube_min(16, mr - c),
+                    cube_min(16, np - p));
+    }
+  }
+}
+
+static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
+  const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
+  const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
+  const int64_t K = Cg * KH * KW, MP = (M + CUBE_OC_NR - 1) / CUBE_OC_NR;
+  const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW, IHW = P[CV_IH] * P[CV_IW];
+  const int64_t MB = P[CV_MB], KC = P[CV_KC], ROWS = P[CV_OCM_ROWS];
+  int64_t t = task;
+  const int64_t nb = t % P[CV_NBLOCKS];
+  t /= P[CV_NBLOCKS];
+  const int64_t mb = t % P[CV_MBLOCKS];
+  t /= P[CV_MBLOCKS];
+  const int64_t g = t % G, n = t / G;
+  const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
+  int32_t* off = (int32_t*)slot;
+  int32_t* gq = (int32_t*)(slot + P[CV_OCM_GQ]);
+  float* acc = slot + P[CV_ACC];
+  const int64_t inOff = (n * C + g * Cg) * IHW;
+  const float* B;
+  int64_t p0, np;
+  if (P[CV_BAND]) {
+    const int64_t oh0 = nb * P[CV_BROWS], rows = cube_min(P[CV_BROWS], OH - oh0);
+    p0 = oh0 * OW;
+    np = rows * OW;
+    if (rows <= 0 || m0 >= mEnd) return;
+    float* band = slot + P[CV_BAND_OFF];
+    conv_band_offsets(P, K, off);
+    conv_band_fill(P, bufs[0], inOff, oh0, rows, band);
+    for (int64_t p = 0; p < np; ++p) gq[p] = (int32_t)(p / OW * P[CV_PQ] + p % OW);
+    B = band;
+  } else {  // 1x1, unpadded, float32 X read in place
+    p0 = nb * P[CV_NB];
+    np = cube_min(P[CV_NB], NPIX - p0);
+    if (np <= 0 || m0 >= mEnd) return;
+    for (int64_t k = 0; k < K; ++k) off[k] = (int32_t)(k * IHW);
+    for (int64_t p = 0; p < np; ++p) {
+      const int64_t oh = (p0 + p) / OW, ow = (p0 + p) % OW;
+      gq[p] = (int32_t)(oh * P[CV_SH] * P[CV_IW] + ow * P[CV_SW]);
+    }
+    B = (const float*)bufs[0] + inOff;
+  }
+  const float* W = (const float*)bufs[1];
+  const float* Bias = P[CV_HAS_BIAS] ? (const float*)bufs[2] + g * M : 0;
+  for (int64_t k0 = 0; k0 < K; k0 += KC) {
+    const int64_t kc = cube_min(KC, K - k0);
+    for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR) {
+      CubeOcInit init;
+      for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
+      if (Bias && k0 == 0) {
+        float pb[CUBE_OC_NR] __attribute__((aligned(64)));
+        for (int64_t i = 0; i < CUBE_OC_NR; ++i) pb[i] = m + i < M ? Bias[m + i] : 0.0f;
+        for (int v = 0; v < 4; ++v) init.v[v] = atck_ld16(pb + v * 16);
+      }
+      const float* Wp = W + ((g * MP + m / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
+      float* a = acc + (m - m0) * ROWS;
+      for (int64_t p = 0; p < np; p += CUBE_OC_PR)
+        cube_ukoc(cube_min(CUBE_OC_PR, np - p), kc, Wp, B, off + k0, gq + p, a + p * CUBE_OC_NR, k0 > 0, init);
+    }
+  }
+  for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR)
+    conv_ocm_store(P, bufs, acc + (m - m0) * ROWS, (n * OC + g * M + m) * NPIX + p0, cube_min(CUBE_OC_NR, mEnd - m),
+                   np);
+}

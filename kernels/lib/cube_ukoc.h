@@ -1,0 +1,89 @@
+// The channel-major ("OC-major") microkernel of the 512-bit conv path (kernels/lib/conv_ocm.h,
+// docs/kernels-cube.md): output channels are the vector operand, output pixels the broadcast one.
+//
+// C[PR x 64] (= init or +=) sum over k of  B[off[k] + gq[i]] (pixel i, broadcast) * W[k][0..64)
+//   W: a packed weight panel, K rows of 64 output channels ([k][64], the conv's 64-row panels)
+//   B: the pixel operand read in place: pixel i of im2col row k is B[off[k] + gq[i]] (a band of
+//      padded input rows, or the input itself for 1x1 convs)
+//   C: PR rows (pixels) of 64 floats (channels), row i at C + i * 64
+// A full tile (PR = 6) holds 24 accumulators; per k it loads 4 weight vectors and 6 pixel
+// values for 24 FMAs (the 16x16 tile needs 17 loads for 16 FMAs), and a tile's pixels are any 6
+// outputs, so a 7x7 map wastes 5 of 54 lanes instead of 15 of 64. Measured alone with its
+// operands in L1 (Zen 5): 265 GFLOP/s of a 275 peak; a 7-pixel tile (28 accumulators + 4
+// weights + 1 broadcast > 32 registers) spills and runs at 222.
+#pragma once
+#include "kernels/lib/cube_gemm.h"
+
+#define CUBE_OC_NR 64  // output channels per panel (4 vectors of 16)
+#define CUBE_OC_PR 6   // pixels per full tile
+
+// The initial value of a tile's 64 channels (bias or zeros), passed by value: a load from the
+// caller's stack merged with the accumulator loads would leave the oom bounds checks an
+// address of two origins (kernels/codegen/bounds_check.cpp).
+struct CubeOcInit {
+  atck_v16f v[4];
+};
+
+template <int PR>
+static inline ATCK_INLINE void cube_ukoc_t(int64_t K, const float* ATCK_RESTRICT W, const float* ATCK_RESTRICT B,
+                                           const int32_t* ATCK_RESTRICT off, const int32_t* ATCK_RESTRICT gq,
+                                           float* ATCK_RESTRICT C, int accumulate, CubeOcInit init) {
+  atck_v16f c[PR][4];
+  if (accumulate) {
+    for (int i = 0; i < PR; ++i)
+      for (int v = 0; v < 4; ++v) c[i][v] = atck_ld16(C + i * CUBE_OC_NR + v * 16);
+  } else {
+    for (int v = 0; v < 4; ++v)
+      for (int i = 0; i < PR; ++i) c[i][v] = init.v[v];
+  }
+  int64_t q[PR];
+  for (int i = 0; i < PR; ++i) q[i] = gq[i];
+  for (int64_t k = 0; k < K; ++k) {
+    const float* w = W + k * CUBE_OC_NR;
+    const atck_v16f w0 = atck_ld16(w), w1 = atck_ld16(w + 16), w2 = atck_ld16(w + 32), w3 = atck_ld16(w + 48);
+    const float* b = B + off[k];
+    for (int i = 0; i < PR; ++i) {
+      const atck_v16f a = atck_splat16(b[q[i]]);
+      c[i][0] += a * w0;
+      c[i][1] += a * w1;
+      c[i][2] += a * w2;
+      c[i][3] += a * w3;
+    }
+  }
+  for (int i = 0; i < PR; ++i)
+    for (int v = 0; v < 4; ++v) atck_st16(C + i * CUBE_OC_NR + v * 16, c[i][v]);
+}
+
+// A tile of pr (1..6) pixels: the full tile or a ragged last one with fewer accumulators.
+static inline ATCK_INLINE void cube_ukoc(int64_t pr, int64_t K, const float* W, const float* B, const int32_t* off,
+                                         const int32_t* gq, float* C, int accumulate, CubeOcInit init) {
+  switch (pr) {
+    case 6: cube_ukoc_t<6>(K, W, B, off, gq, C, accumulate, init); break;
+    case 5: cube_ukoc_t<5>(K, W, B, off, gq, C, accumulate, init); break;
+    case 4: cube_ukoc_t<4>(K, W, B, off, gq, C, accumulate, init); break;
+    case 3: cube_ukoc_t<3>(K, W, B, off, gq, C, accumulate, init); break;
+    case 2: cube_ukoc_t<2>(K, W, B, off, gq, C, accumulate, init); break;
+    default: cube_ukoc_t<1>(K, W, B, off, gq, C, accumulate, init); break;
+  }
+}
+
+// One round of the 16x16 transpose: rows i and i + 8 interleaved (lo / hi halves). Four rounds
+// rotate the 8-bit (row, column) index by four bits: a transpose, in 64 two-source shuffles.
+static inline ATCK_INLINE void cube_zip16(const atck_v16f* s, atck_v16f* d) {
+  for (int i = 0; i < 8; ++i) {
+    d[2 * i] = __builtin_shufflevector(s[i], s[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    d[2 * i + 1] =
+        __builtin_shufflevector(s[i], s[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  }
+}
+
+// dst[j * 16 + i] = src[i * lds + j] for i, j < 16.
+static inline ATCK_INLINE void cube_transpose16(const float* src, int64_t lds, float* dst) {
+  atck_v16f a[16], b[16];
+  for (int i = 0; i < 16; ++i) a[i] = atck_ld16(src + i * lds);
+  cube_zip16(a, b);
+  cube_zip16(b, a);
+  cube_zip16(a, b);
+  cube_zip16(b, a);
+  for (int i = 0; i < 16; ++i) atck_st16(dst + i * 16, a[i]);
+}
