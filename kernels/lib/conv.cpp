@@ -261,6 +261,72 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
 // stride SW > 1 each padded row is stored as SW phases (columns q = j * SW + ph at
 // [ph][j]), so every tap reads 16 contiguous floats instead of a strided gather (measured:
 // MobileNetV2's 112x112x96 stride-2 layer 1.99 -> 0.2 ms).
+// conv_dw, the output rows [oh0, oh0 + ohn) of one plane from its padded band, for epilogues
+// computed in a register: RG rows x CG 16-lane chunks at a time, so the KHxKW taps feed RG*CG
+// independent accumulators (one chunk alone is a chain of dependent FMAs: 9 x 4 cycles of latency
+// for 9 FMAs). Rows of 16 or more outputs are covered by whole chunks, the last one overlapping
+// its neighbour (OW - 16), so every store is a full vector; narrower rows store 16 lanes too, the
+// lanes past the row landing in the next rows before they are written (same task, rows in
+// order), except where the 16 lanes would leave the plane. Missing rows and chunks of a group repeat the last ones.
+template <int CG, int RG>
+static inline ATCK_INLINE void conv_dw_rows(const int64_t* P, void** bufs, const float* pad, const float* w, float b,
+                                            int64_t task, int64_t oh0, int64_t ohn) {
+  const int64_t OH = P[CV_OH], OW = P[CV_OW], KH = P[CV_KH], KW = P[CV_KW], SH = P[CV_SH], SW = P[CV_SW];
+  const int64_t DH = P[CV_DH], DW = P[CV_DW], PQ = (P[CV_PADW] + SW - 1) / SW, RS = PQ * SW;
+  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32, ri = P[CV_EPI + 3] - 1;
+  const int64_t nch = OW >= 16 ? (OW + 15) / 16 : 1;
+  for (int64_t oh = oh0; oh < oh0 + ohn; oh += RG)
+    for (int64_t c0 = 0; c0 < nch; c0 += CG) {
+      int64_t row[RG], col[CG];
+      for (int r = 0; r < RG; ++r) row[r] = cube_min(oh + r, oh0 + ohn - 1);
+      for (int j = 0; j < CG; ++j) col[j] = OW >= 16 ? cube_min(cube_min(c0 + j, nch - 1) * 16, OW - 16) : 0;
+      atck_v16f acc[RG][CG];
+      for (int r = 0; r < RG; ++r)
+        for (int j = 0; j < CG; ++j) acc[r][j] = atck_splat16(b);
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const atck_v16f wv = atck_splat16(w[kh * KW + kw]);
+          const int64_t tap = kh * DH * RS + ((kw * DW) % SW) * PQ + (kw * DW) / SW;
+          for (int r = 0; r < RG; ++r) {
+            const float* rp = pad + (row[r] - oh0) * SH * RS + tap;
+            for (int j = 0; j < CG; ++j) acc[r][j] += wv * atck_ld16(rp + col[j]);
+          }
+        }
+      for (int r = 0; r < RG; ++r)
+        for (int j = 0; j < CG; ++j) {
+          const int64_t yoff = (task * OH + row[r]) * OW + col[j];
+          // A narrow row's 16 lanes must end inside the plane (a 7-wide row's reach the row after next).
+          const int64_t nv = OW >= 16 || row[r] * OW + 16 <= OH * OW ? 16 : OW;
+          const float* R = ri >= 0 ? (const float*)bufs[ri] + yoff : 0;
+          float rt[16];
+          if (ri >= 0 && nv < 16) {  // the plane's last narrow rows: their residual may end the buffer
+            for (int l = 0; l < 16; ++l) rt[l] = 0.0f;
+            cube_copy_f32(rt, R, nv);
+            R = rt;
+          }
+          cube_store16_dt(ydt, bufs[P[CV_YIDX]], yoff, cube_epi16(P + CV_EPI, acc[r][j], R), nv);
+        }
+    }
+}
+
+// Row groups by the row's chunk count, 8 accumulators on 512-bit targets (CV_MR 16), 4 otherwise
+// (16 ymm registers).
+static inline ATCK_INLINE void conv_dw_band(const int64_t* P, void** bufs, const float* pad, const float* w, float b,
+                                            int64_t task, int64_t oh0, int64_t ohn) {
+  const int64_t OW = P[CV_OW], nch = OW >= 16 ? (OW + 15) / 16 : 1;
+  const int wide = P[CV_MR] == CUBE_MR_WIDE;
+  if (nch >= 3) {
+    if (wide) conv_dw_rows<4, 2>(P, bufs, pad, w, b, task, oh0, ohn);
+    else conv_dw_rows<4, 1>(P, bufs, pad, w, b, task, oh0, ohn);
+  } else if (nch == 2) {
+    if (wide) conv_dw_rows<2, 4>(P, bufs, pad, w, b, task, oh0, ohn);
+    else conv_dw_rows<2, 2>(P, bufs, pad, w, b, task, oh0, ohn);
+  } else {
+    if (wide) conv_dw_rows<1, 8>(P, bufs, pad, w, b, task, oh0, ohn);
+    else conv_dw_rows<1, 4>(P, bufs, pad, w, b, task, oh0, ohn);
+  }
+}
+
 ATC_KERNEL(conv_dw)
 
 int64_t atck_conv_dw_ntasks(const int64_t* P) { return P[CV_N] * P[CV_C]; }
@@ -302,9 +368,8 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
       int64_t lo = cube_min(PW, PADW), hi = cube_min(PW + IW, PADW);
       if (SW == 1) {
         for (int64_t q = 0; q < lo; ++q) d[q] = 0.0f;
-        if (xdt == ATCK_F32) {
-          const float* sf = (const float*)bufs[0] + s;
-          for (int64_t q = lo; q < hi; ++q) d[q] = sf[q];
+        if (xdt == ATCK_F32) {  // vector moves (a plain loop stayed scalar: d and sf may alias)
+          if (hi > lo) cube_copy_f32(d + lo, (const float*)bufs[0] + s + lo, hi - lo);
         } else {
           for (int64_t q = lo; q < hi; ++q) d[q] = cube_ldx(bufs[0], xdt, s + q);
         }
@@ -333,6 +398,10 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
           for (int64_t j = j0; j < j1; ++j) d[ph * PQ + j] = cube_ldx(bufs[0], xdt, s + j * SW + ph);
       }
     }
+    if (cube_epi_in_regs(P + CV_EPI)) {
+      conv_dw_band(P, bufs, pad, w, b, task, oh0, ohn);
+      continue;
+    }
     for (int64_t oh = oh0; oh < oh0 + ohn; ++oh) {
       float* o = out ? out + oh * OW : 0;
       for (int64_t ow0 = 0; ow0 < OW; ow0 += 16) {
@@ -349,19 +418,6 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
         const int64_t nv = cube_min(16, OW - ow0);
         const int64_t yoff = task * OH * OW + oh * OW + ow0;
         const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
-        if (cube_epi_in_regs(P + CV_EPI)) {  // epilogue in the register, then nv values stored
-          // Lanes >= nv are computed from the zero-padded tile and dropped. A ragged residual is
-          // read through a zeroed copy (its row may end the buffer).
-          const float* Rv = R;
-          float rt[16];
-          if (R && nv < 16) {
-            for (int l = 0; l < 16; ++l) rt[l] = 0.0f;
-            cube_copy_f32(rt, R, nv);
-            Rv = rt;
-          }
-          cube_store16_dt(ydt, bufs[P[CV_YIDX]], yoff, cube_epi16(P + CV_EPI, av, Rv), nv);
-          continue;
-        }
         float acc[16];
         atck_st16(acc, av);
         if (!o) {

@@ -38,7 +38,9 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
           const int64_t s0 = src + ih * IW + phc - PW;
           if (xdt == ATCK_F32) {
             const float* sf = (const float*)X + s0;
-            for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
+            if (SW == 1) cube_copy_f32(d + jlo, sf + jlo, jhi - jlo);  // vector moves
+            else
+              for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
           } else {
             for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j * SW);
           }

@@ -210,6 +210,7 @@ KernelCall lowerConvDepthwise(LowerCtx& c, std::vector<int64_t>& P, int64_t NC, 
   P[CV_MB] = ohb;
   P[CV_PADH] = bandRows(ohb);
   P[CV_SLOT] = (P[CV_PADH] * rowFloats + 15) / 16 * 16;
+  P[CV_MR] = c.cubeRows == 16 ? 16 : 6;  // accumulators per row group (kernels/lib/conv.cpp conv_dw_band)
   KernelCall kc{"conv_dw", P};
   kc.workspaceBytes = NC * P[CV_SLOT] * 4 + 64;
   return kc;

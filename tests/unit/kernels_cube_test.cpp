@@ -44,6 +44,11 @@ TEST(CubeConv, Conv2DGroupsAndDepthwise) {
   runConvCase({1, 3, 3, 3, {130, 70}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true}, 15);     // dw s2, 2 bands
   runConvCase({1, 2, 2, 2, {150, 300}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 16);    // dw, 8 bands
   runConvCase({1, 2, 2, 2, {61, 90}, {5, 5}, {3, 3}, {2, 2}, {4, 0, 1, 3}, false}, 17);     // dw s3 dil 2
+  // Rows narrower than 16 outputs (stored 16 lanes at a time into the rows after them): 7x7,
+  // 3-wide, and a stride-2 conv down to 7x7, over many planes.
+  runConvCase({1, 40, 40, 40, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 18);
+  runConvCase({2, 24, 24, 24, {5, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false}, 19);
+  runConvCase({1, 16, 16, 16, {13, 13}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true}, 23);
 }
 
 TEST(CubeConv, Conv1DAnd3D) {
@@ -319,6 +324,59 @@ TEST(CubeGemm, TransposesAlphaBetaC) {
   runGemm(30, 40, 50, false, false, 1.0, 1.0, &c1, 8);
   Shape c1000 = {1000};
   runGemm(1, 1000, 512, false, true, 1.0, 1.0, &c1000, 9);  // ResNet classifier shape
+}
+
+// Products of at most 4 rows with a constant B take gemm_rows (kernels/lib/matmul.cpp): B's
+// panels streamed 4 at a time. Ragged column groups (N = 1000, 37, 70), M = 1..4, a column bias,
+// alpha, a fused ReLU; A packed (constant, through evalNodeNative) and read in place (raw).
+TEST(CubeGemm, FewRowsPackedB) {
+  uint32_t seed = 90;
+  for (int64_t M : {1, 2, 3, 4})
+    for (int64_t N : {1000, 37, 70})
+      for (int relu = 0; relu < 2; ++relu) {
+        SCOPED_TRACE("M " + std::to_string(M) + " N " + std::to_string(N) + " relu " + std::to_string(relu));
+        const int64_t K = M == 1 ? 300 : 19;
+        auto at = randTensor({M, K}, seed++), bt = randTensor({N, K}, seed++), ct = randTensor({N}, seed++);
+        std::vector<float> want(M * N);
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t j = 0; j < N; ++j) {
+            double acc = 0;
+            for (int64_t k = 0; k < K; ++k) acc += (double)at->as<float>()[m * K + k] * bt->as<float>()[j * K + k];
+            acc = 0.5 * acc + ct->as<float>()[j];
+            want[m * N + j] = (float)(relu && acc < 0 ? 0.0 : acc);
+          }
+        for (int rows : {6, 16}) {
+          Graph g;
+          Node* n = g.addNode("Gemm", "gemm", {g.newConstant("a", at), g.newConstant("b", bt), g.newConstant("c", ct)},
+                              {g.newValue("y")});
+          n->attrs["transB"] = int64_t(1);
+          n->attrs["alpha"] = 0.5;
+          if (relu) n->attrs["_epi_act"] = int64_t(1);
+          inferNode(g, *n);
+          auto r = evalNodeNative(g, *n, rows);
+          expectClose(r[0]->as<float>(), want, 1e-4, "few rows, A packed");
+          // A read in place: the lowering packed B (input 1 now holds its panels).
+          Graph g2;
+          Node* n2 = g2.addNode("Gemm", "gemm", {g2.newConstant("a", at), g2.newConstant("b", bt), g2.newConstant("c", ct)},
+                                {g2.newValue("y")});
+          n2->attrs = n->attrs;
+          n2->attrs.erase("_cube_apacked");
+          n2->attrs.erase("_cube_bpacked");
+          inferNode(g2, *n2);
+          LowerCtx ctx(g2, *n2);
+          ctx.cubeRows = rows;
+          KernelCall call = OpRegistry::instance().find("Gemm")->lower(ctx);
+          ASSERT_EQ(call.params[GM_B_PACKED], 1);
+          call.params[GM_A_PACKED] = 0;
+          call.params[GM_ALPHA] = paramFromDouble(0.5);
+          std::vector<float> y(M * N);
+          std::vector<uint8_t> ws(call.workspaceBytes + 64);
+          std::vector<void*> bufs = {at->data.data(), const_cast<uint8_t*>(n2->inputs[1]->constant->data.data()), ct->data.data(), y.data(),
+                                     ws.data()};
+          runNativeKernel(*findNativeKernel("gemm"), call.params.data(), bufs.data());
+          expectClose(y.data(), want, 1e-4, "few rows, A in place");
+        }
+      }
 }
 
 TEST(CubeMatMul, RejectsBadShapes) {
