@@ -329,7 +329,11 @@ static inline ATCK_INLINE void conv_dw_band(const int64_t* P, void** bufs, const
 
 ATC_KERNEL(conv_dw)
 
-int64_t atck_conv_dw_ntasks(const int64_t* P) { return P[CV_N] * P[CV_C]; }
+// CV_NB planes per task (0 reads as 1): tasks share nothing, and a task's planes reuse its
+// workspace slot, so the slots the kernel touches stay few (cache-resident).
+static inline ATCK_INLINE int64_t conv_dw_ppt(const int64_t* P) { return P[CV_NB] > 0 ? P[CV_NB] : 1; }
+
+int64_t atck_conv_dw_ntasks(const int64_t* P) { return (P[CV_N] * P[CV_C] + conv_dw_ppt(P) - 1) / conv_dw_ppt(P); }
 
 void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t C = P[CV_C];
@@ -345,13 +349,15 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
   const float* Bias = hasBias ? (const float*)bufs[2] : 0;
   float* Y = (float*)bufs[P[CV_YIDX]];
   float* ws = cube_align(bufs[P[CV_YIDX] + 1]);
-  for (int64_t task = begin; task < end; ++task) {
+  const int64_t PPT = conv_dw_ppt(P), NC = P[CV_N] * C;
+  for (int64_t tk = begin; tk < end; ++tk)
+  for (int64_t task = tk * PPT; task < cube_min(NC, (tk + 1) * PPT); ++task) {  // task: the plane (n, c)
     const int64_t c = task % C;
     const int64_t inOff = task * IH * IW;
     float* out = ydt == ATCK_F32 ? Y + task * OH * OW : 0;
     const float* w = Wt + c * KH * KW;
     const float b = hasBias ? Bias[c] : 0.0f;
-    float* pad = ws + task * P[CV_SLOT];
+    float* pad = ws + tk * P[CV_SLOT];
     for (int64_t oh0 = 0; oh0 < OH; oh0 += OHB) {
     const int64_t ohn = cube_min(OHB, OH - oh0);
     // Padded copy of the band's input rows: column q of padded row r0 + rr = in[r0 + rr - PH][q - PW]

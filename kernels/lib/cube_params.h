@@ -85,5 +85,10 @@ enum CubePoolParam {
   PL_PLANES_PER_TASK,
   PL_YIDX,         // index of the output in bufs
   PL_ED, PL_EH, PL_EW,  // end pads (count_include_pad divisor)
+  PL_BAND,         // 1: the vectorised 2-D path (kernels/lib/pool_band.h): max / average, no
+                   // indices; the params below size its padded band (workspace: bufs[PL_YIDX + 1])
+  PL_PADW,         // band: padded input row width (floats) covering ceil(OW / 16) * 16 outputs
+  PL_BROWS,        // band: output rows per band
+  PL_SLOT,         // band: workspace floats per task
   PL_COUNT
 };

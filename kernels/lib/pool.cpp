@@ -2,11 +2,13 @@
 // Also used for the global pools (window = whole plane). f32 and f16 (fp32 arithmetic).
 // Params: CubePoolParam (cube_params.h). bufs: X, Y, [Indices (int64)].
 // Windows entirely inside the input take a branch-free path (trip counts are constants
-// once the params are baked in, so it unrolls).
+// once the params are baked in, so it unrolls); 2-D max / average pools without Indices take the
+// vectorised band path (pool_band.h).
 #include <math.h>
 
 #include "kernels/lib/cube_params.h"
 #include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/pool_band.h"
 #include "kernels/lib/vec_math.h"
 
 ATC_KERNEL(pool)
@@ -22,16 +24,6 @@ static inline ATCK_INLINE float pool_ld(const void* p, int64_t i, int64_t dt) {
 static inline ATCK_INLINE void pool_st(void* p, int64_t i, float v, int64_t dt) {
   if (dt == ATCK_F16) ((uint16_t*)p)[i] = atck_f2h(v);
   else ((float*)p)[i] = v;
-}
-
-// Number of taps k in [0, K) with lo <= s + k*d < hi.
-static inline ATCK_INLINE int64_t pool_taps(int64_t s, int64_t K, int64_t d, int64_t lo, int64_t hi) {
-  int64_t c = 0;
-  for (int64_t k = 0; k < K; ++k) {
-    int64_t x = s + k * d;
-    c += (x >= lo && x < hi) ? 1 : 0;
-  }
-  return c;
 }
 
 void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
@@ -52,6 +44,12 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   int64_t pl0 = begin * P[PL_PLANES_PER_TASK];
   int64_t pl1 = end * P[PL_PLANES_PER_TASK];
   if (pl1 > NC) pl1 = NC;
+  if (P[PL_BAND]) {
+    for (int64_t task = begin; task < end; ++task)
+      pool_band_planes(P, bufs, task, task * P[PL_PLANES_PER_TASK],
+                       cube_min(NC, (task + 1) * P[PL_PLANES_PER_TASK]));
+    return;
+  }
   // Global max / average pool (the window is the whole unpadded plane): a contiguous reduction in
   // four 16-lane accumulators. The scalar loop below is one dependent add per element (a
   // 56x56x144 GlobalAveragePool took 0.2 ms). Sums are reassociated (float rounding differs

@@ -211,8 +211,9 @@ KernelCall lowerConvDepthwise(LowerCtx& c, std::vector<int64_t>& P, int64_t NC, 
   P[CV_PADH] = bandRows(ohb);
   P[CV_SLOT] = (P[CV_PADH] * rowFloats + 15) / 16 * 16;
   P[CV_MR] = c.cubeRows == 16 ? 16 : 6;  // accumulators per row group (kernels/lib/conv.cpp conv_dw_band)
+  P[CV_NB] = planesPerTask(NC, P[CV_SLOT] * 4);
   KernelCall kc{"conv_dw", P};
-  kc.workspaceBytes = NC * P[CV_SLOT] * 4 + 64;
+  kc.workspaceBytes = (NC + P[CV_NB] - 1) / P[CV_NB] * P[CV_SLOT] * 4 + 64;
   return kc;
 }
 

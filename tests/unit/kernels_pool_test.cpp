@@ -7,6 +7,8 @@
 #include "ops/native_eval.h"
 #include "support/diagnostics.h"
 #include "ir/op_registry.h"
+#include "kernels/lib/cube_params.h"
+#include "kernels/lib/native_registry.h"
 
 using namespace atc;
 
@@ -229,4 +231,77 @@ TEST(Pool, RejectsMissingKernelShape) {
   Value* x = g.newValue("x", TensorType(DType::F32, {1, 3, 8, 8}));
   Node* n = g.addNode("MaxPool", "p", {x}, {g.newValue("y")});
   EXPECT_THROW(inferNode(g, *n), AtcError);
+}
+
+// The vectorised band path (kernels/lib/pool_band.h) against the scalar loops of the same
+// kernel (PL_BAND = 0): bit-identical outputs for max and average pools, wide rows (overlapping
+// last chunk), narrow ones (full-vector stores into the next rows), row strides, dilations,
+// ceil_mode, count_include_pad, windows wholly in the padding, float16, several planes per task.
+TEST(Pool, BandPathMatchesScalar) {
+  struct C {
+    std::string op;
+    Shape x;
+    std::vector<int64_t> k, s, d, pads;
+    bool ceil, countPad;
+    DType dt;
+  };
+  const C cases[] = {
+      {"MaxPool", {1, 6, 40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, DType::F32},
+      {"MaxPool", {1, 130, 7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, DType::F32},
+      {"MaxPool", {2, 5, 29, 30}, {3, 3}, {2, 1}, {1, 1}, {0, 0, 0, 0}, true, false, DType::F32},
+      {"MaxPool", {1, 4, 23, 50}, {2, 3}, {3, 1}, {2, 2}, {1, 2, 2, 1}, false, false, DType::F16},
+      {"MaxPool", {1, 3, 5, 3}, {5, 5}, {1, 1}, {1, 1}, {4, 4, 4, 4}, false, false, DType::F32},
+      {"MaxPool", {1, 3, 33}, {3}, {1}, {2}, {1, 1}, true, false, DType::F32},
+      {"AveragePool", {1, 6, 40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, DType::F32},
+      {"AveragePool", {1, 70, 14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, true, DType::F32},
+      {"AveragePool", {2, 3, 17, 19}, {3, 2}, {3, 1}, {1, 1}, {1, 0, 1, 1}, true, true, DType::F32},
+      {"AveragePool", {2, 3, 17, 19}, {3, 2}, {3, 1}, {1, 1}, {1, 0, 1, 1}, true, false, DType::F16},
+      {"AveragePool", {1, 2, 4, 4}, {3, 3}, {2, 1}, {1, 1}, {2, 2, 2, 2}, true, false, DType::F32},
+  };
+  uint32_t seed = 500;
+  for (const C& c : cases) {
+    SCOPED_TRACE(c.op + " seed " + std::to_string(seed));
+    auto xt = std::make_shared<Tensor>(TensorType(c.dt, c.x));
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+    for (int64_t i = 0; i < xt->type.numel(); ++i) storeAs(*xt, i, u(rng), c.dt);
+    Graph g;
+    Node* n = g.addNode(c.op, "pool", {g.newConstant("x", xt)}, {g.newValue("y")});
+    n->attrs["kernel_shape"] = c.k;
+    n->attrs["strides"] = c.s;
+    if (c.op == "MaxPool") n->attrs["dilations"] = c.d;
+    n->attrs["pads"] = c.pads;
+    if (c.ceil) n->attrs["ceil_mode"] = int64_t(1);
+    if (c.countPad) n->attrs["count_include_pad"] = int64_t(1);
+    inferNode(g, *n);
+    LowerCtx ctx(g, *n);
+    KernelCall call = OpRegistry::instance().find(c.op)->lower(ctx);
+    ASSERT_EQ(call.params[PL_BAND], 1);
+    // A column stride keeps the scalar loops.
+    if (c.s.back() == 1) {
+      Graph g2;
+      Node* n2 = g2.addNode(c.op, "pool", {g2.newConstant("x", xt)}, {g2.newValue("y")});
+      n2->attrs = n->attrs;
+      std::vector<int64_t> s2 = c.s;
+      s2.back() = 2;
+      n2->attrs["strides"] = s2;
+      inferNode(g2, *n2);
+      LowerCtx ctx2(g2, *n2);
+      EXPECT_EQ(OpRegistry::instance().find(c.op)->lower(ctx2).params[PL_BAND], 0);
+    }
+    const size_t ybytes = (size_t)n->outputs[0]->type.byteSize();
+    std::vector<std::vector<uint8_t>> ys;
+    for (int band = 1; band >= 0; --band) {
+      std::vector<int64_t> P = call.params;
+      P[PL_BAND] = band;
+      std::vector<uint8_t> y(ybytes + 64, 0xA5), ws(call.workspaceBytes + 64);
+      std::vector<void*> bufs = {xt->data.data(), y.data(), ws.data()};
+      runNativeKernel(*findNativeKernel("pool"), P.data(), bufs.data());
+      for (size_t i = ybytes; i < y.size(); ++i) ASSERT_EQ(y[i], 0xA5) << "written past the output";
+      ys.push_back(y);
+    }
+    EXPECT_TRUE(ys[0] == ys[1]) << "band path differs from the scalar path";
+  }
+  runPool({"MaxPool", {1, 130, 7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}}, 520);
+  runPool({"AveragePool", {1, 6, 40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, true}, 521);
 }
