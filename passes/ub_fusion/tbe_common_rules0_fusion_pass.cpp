@@ -1,6 +1,7 @@
 // TbeCommonRules0FusionPass: a Conv / MatMul / Gemm followed by a residual Add (a tensor of
 // the output's shape) and/or an activation (Relu, Clip, LeakyRelu, Sigmoid, Tanh, Gelu,
-// HardSigmoid, HardSwish, and Sigmoid-Mul = Swish/SiLU) becomes one cube kernel whose
+// HardSigmoid, HardSwish, Sigmoid-Mul = Swish/SiLU, HardSigmoid-Mul = hard-swish) becomes one
+// cube kernel whose
 // epilogue runs on each finished tile
 // (kernels/lib/cube_gemm.h cube_epilogue). The node keeps its type and gets attributes
 // _epi_act/_epi_alpha/_epi_beta and the residual as input 3 (_epi_res = 3).
@@ -14,15 +15,25 @@
 namespace atc {
 namespace {
 
+// HardSigmoid with the hard-swish constants: alpha = 1/6 (as float), beta = 0.5.
+bool isHardSwishGate(const Node& s) {
+  return s.type == "HardSigmoid" && (float)s.attrFloat("alpha", 0.2) == (float)(1.0 / 6.0) &&
+         (float)s.attrFloat("beta", 0.5) == 0.5f;
+}
+
 // Swish / SiLU as exported by PyTorch: w -> Sigmoid(w) = s -> Mul(w, s), where w is used by
-// exactly those two nodes and s only by the Mul. The two nodes in *sig, *mul.
-bool swishOf(const Graph& g, Value* w, Node** sig, Node** mul) {
+// exactly those two nodes and s only by the Mul; and hard-swish as PyTorch exports it below
+// opset 14, the same with HardSigmoid(alpha 1/6, beta 0.5) (the epilogue's x * clamp(x / 6 + 0.5,
+// 0, 1): MobileNetV3). The two nodes in *sig, *mul; *code the epilogue.
+bool swishOf(const Graph& g, Value* w, Node** sig, Node** mul, int64_t* code) {
   if (!w || g.isGraphOutput(w)) return false;
   auto us = g.users(w);
   if (us.size() != 2) return false;
-  Node* s = us[0]->type == "Sigmoid" ? us[0] : us[1];
+  auto gate = [](const Node* n) { return n->type == "Sigmoid" || isHardSwishGate(*n); };
+  Node* s = gate(us[0]) ? us[0] : us[1];
   Node* m = s == us[0] ? us[1] : us[0];
-  if (s->type != "Sigmoid" || m->type != "Mul" || s->inputs.size() != 1) return false;
+  if (!gate(s) || m->type != "Mul" || s->inputs.size() != 1) return false;
+  *code = s->type == "Sigmoid" ? ATCK_E_SILU : ATCK_E_HARDSWISH;
   if (fu::otherInput(m, w) != s->outputs[0] || !fu::soleUserIs(g, s->outputs[0], m)) return false;
   if (implKeepsOwnKernel(*s) || implKeepsOwnKernel(*m) || !(m->outputs[0]->type == w->type)) return false;
   *sig = s;
@@ -59,8 +70,7 @@ bool runTbeCommonRules0FusionPass(Graph& g, PassContext& ctx) {
     Node *sig = nullptr, *mul = nullptr;
     if (u && activationOf(*u, &code, &a, &b)) {
       absorbed.push_back(u);
-    } else if (swishOf(g, w, &sig, &mul)) {
-      code = ATCK_E_SILU;
+    } else if (swishOf(g, w, &sig, &mul, &code)) {
       absorbed.push_back(sig);
       absorbed.push_back(mul);
     } else {
