@@ -70,6 +70,8 @@ enum CubeGemmParam {
   GM_MR,         // rows of an A panel and of the microkernel (6, or 16 on 512-bit targets; 0 reads as 6)
   GM_PACK_A,     // 1: pack a non-constant A even where it could be read in place (its MR rows would
                  // share a few L1 sets; set by the lowering)
+  GM_WIDE,       // 1: B packed in 64-column panels [ceil(N/64)][K][64], 6x64 tiles (gemm_wide_task in
+                 // kernels/lib/matmul.cpp): float32 A read in place, float32 Y, alpha 1, no C but a column bias
   GM_COUNT
 };
 

@@ -24,24 +24,24 @@ struct CubeOcInit {
   atck_v16f v[4];
 };
 
-template <int PR>
-static inline ATCK_INLINE void cube_ukoc_t(int64_t K, const float* ATCK_RESTRICT W, const float* ATCK_RESTRICT B,
-                                           const int32_t* ATCK_RESTRICT off, const int32_t* ATCK_RESTRICT gq,
-                                           float* ATCK_RESTRICT C, int accumulate, CubeOcInit init) {
+// The tile with pixel (row) i of k at arow(k)[q[i]]; C rows ldc floats apart.
+template <int PR, class ARow>
+static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, ARow arow, const int64_t* q0,
+                                              float* ATCK_RESTRICT C, int64_t ldc, int accumulate, CubeOcInit init) {
   atck_v16f c[PR][4];
   if (accumulate) {
     for (int i = 0; i < PR; ++i)
-      for (int v = 0; v < 4; ++v) c[i][v] = atck_ld16(C + i * CUBE_OC_NR + v * 16);
+      for (int v = 0; v < 4; ++v) c[i][v] = atck_ld16(C + i * ldc + v * 16);
   } else {
     for (int v = 0; v < 4; ++v)
       for (int i = 0; i < PR; ++i) c[i][v] = init.v[v];
   }
   int64_t q[PR];
-  for (int i = 0; i < PR; ++i) q[i] = gq[i];
+  for (int i = 0; i < PR; ++i) q[i] = q0[i];
   for (int64_t k = 0; k < K; ++k) {
     const float* w = W + k * CUBE_OC_NR;
     const atck_v16f w0 = atck_ld16(w), w1 = atck_ld16(w + 16), w2 = atck_ld16(w + 32), w3 = atck_ld16(w + 48);
-    const float* b = B + off[k];
+    const float* b = arow(k);
     for (int i = 0; i < PR; ++i) {
       const atck_v16f a = atck_splat16(b[q[i]]);
       c[i][0] += a * w0;
@@ -51,20 +51,29 @@ static inline ATCK_INLINE void cube_ukoc_t(int64_t K, const float* ATCK_RESTRICT
     }
   }
   for (int i = 0; i < PR; ++i)
-    for (int v = 0; v < 4; ++v) atck_st16(C + i * CUBE_OC_NR + v * 16, c[i][v]);
+    for (int v = 0; v < 4; ++v) atck_st16(C + i * ldc + v * 16, c[i][v]);
 }
 
-// A tile of pr (1..6) pixels: the full tile or a ragged last one with fewer accumulators.
+// A tile of pr (1..6) rows: the full tile or a ragged last one with fewer accumulators.
+template <class ARow>
+static inline ATCK_INLINE void cube_ukoc_any(int64_t pr, int64_t K, const float* W, ARow arow, const int64_t* q,
+                                             float* C, int64_t ldc, int accumulate, CubeOcInit init) {
+  switch (pr) {
+    case 6: cube_ukoc_rows<6>(K, W, arow, q, C, ldc, accumulate, init); break;
+    case 5: cube_ukoc_rows<5>(K, W, arow, q, C, ldc, accumulate, init); break;
+    case 4: cube_ukoc_rows<4>(K, W, arow, q, C, ldc, accumulate, init); break;
+    case 3: cube_ukoc_rows<3>(K, W, arow, q, C, ldc, accumulate, init); break;
+    case 2: cube_ukoc_rows<2>(K, W, arow, q, C, ldc, accumulate, init); break;
+    default: cube_ukoc_rows<1>(K, W, arow, q, C, ldc, accumulate, init); break;
+  }
+}
+
+// The conv path's tile: pixel i of im2col row k at B[off[k] + gq[i]], C rows 64 floats apart.
 static inline ATCK_INLINE void cube_ukoc(int64_t pr, int64_t K, const float* W, const float* B, const int32_t* off,
                                          const int32_t* gq, float* C, int accumulate, CubeOcInit init) {
-  switch (pr) {
-    case 6: cube_ukoc_t<6>(K, W, B, off, gq, C, accumulate, init); break;
-    case 5: cube_ukoc_t<5>(K, W, B, off, gq, C, accumulate, init); break;
-    case 4: cube_ukoc_t<4>(K, W, B, off, gq, C, accumulate, init); break;
-    case 3: cube_ukoc_t<3>(K, W, B, off, gq, C, accumulate, init); break;
-    case 2: cube_ukoc_t<2>(K, W, B, off, gq, C, accumulate, init); break;
-    default: cube_ukoc_t<1>(K, W, B, off, gq, C, accumulate, init); break;
-  }
+  int64_t q[CUBE_OC_PR];
+  for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = i < pr ? gq[i] : 0;
+  cube_ukoc_any(pr, K, W, [&](int64_t k) ATCK_INLINE { return B + off[k]; }, q, C, CUBE_OC_NR, accumulate, init);
 }
 
 // One round of the 16x16 transpose: rows i and i + 8 interleaved (lo / hi halves). Four rounds

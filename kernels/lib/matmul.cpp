@@ -12,6 +12,7 @@
 // bufs: A, B, [Cin], Y, workspace.
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
+#include "kernels/lib/cube_ukoc.h"
 
 ATC_KERNEL(gemm)
 
@@ -80,6 +81,55 @@ static inline ATCK_INLINE void gemm_rows(const int64_t* P, void** bufs, int64_t 
   }
 }
 
+// GM_WIDE (512-bit targets, constant B): 6 rows x 64 columns per tile (cube_ukoc_rows: 4 B vectors
+// and 6 A broadcasts per k for 24 FMAs, where the 16x16 tile loads 17 values for 16 FMAs), the
+// tiles written straight into Y (row stride N) and accumulated there over K blocks of GM_KC; the
+// epilogue runs on each finished tile. A ragged last panel (N not a multiple of 64) goes through
+// a 6x64 tile on the stack.
+static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, int64_t aOff, int64_t yb, int64_t m0,
+                                              int64_t mEnd, int64_t n0, int64_t nEnd) {
+  const int64_t N = P[GM_N], K = P[GM_K], KC = P[GM_KC], ARS = P[GM_A_RS], ACS = P[GM_A_CS];
+  const float* A = (const float*)bufs[0] + aOff;
+  const float* B = (const float*)bufs[1];
+  const float* bias = P[GM_HAS_C] ? (const float*)bufs[2] : 0;
+  float* Ybase = (float*)bufs[P[GM_YIDX]];
+  float* Y = Ybase + yb;
+  for (int64_t k0 = 0; k0 < K; k0 += KC) {
+    const int64_t kc = cube_min(KC, K - k0);
+    const int last = k0 + kc >= K;
+    auto arow = [&](int64_t k) ATCK_INLINE { return A + (k0 + k) * ACS; };
+    for (int64_t n = n0; n < nEnd; n += CUBE_OC_NR) {
+      const int64_t nr = cube_min(CUBE_OC_NR, nEnd - n);
+      const float* Wp = B + ((n / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
+      CubeOcInit init;
+      for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
+      if (bias && k0 == 0) {
+        float pb[CUBE_OC_NR] __attribute__((aligned(64)));
+        for (int64_t i = 0; i < CUBE_OC_NR; ++i) pb[i] = i < nr ? bias[n + i] : 0.0f;
+        for (int v = 0; v < 4; ++v) init.v[v] = atck_ld16(pb + v * 16);
+      }
+      for (int64_t m = m0; m < mEnd; m += CUBE_OC_PR) {
+        const int64_t pr = cube_min(CUBE_OC_PR, mEnd - m);
+        int64_t q[CUBE_OC_PR];
+        for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = (m + (i < pr ? i : 0)) * ARS;
+        float* Yt = Y + m * N + n;
+        if (nr == CUBE_OC_NR) {
+          cube_ukoc_any(pr, kc, Wp, arow, q, Yt, N, k0 > 0, init);
+        } else {
+          float t[CUBE_OC_PR * CUBE_OC_NR] __attribute__((aligned(64)));
+          if (k0 > 0)
+            for (int64_t i = 0; i < pr; ++i) cube_copy_f32(t + i * CUBE_OC_NR, Yt + i * N, nr);
+          cube_ukoc_any(pr, kc, Wp, arow, q, t, CUBE_OC_NR, k0 > 0, init);
+          for (int64_t i = 0; i < pr; ++i) cube_copy_f32(Yt + i * N, t + i * CUBE_OC_NR, nr);
+        }
+        if (last)
+          for (int64_t c = 0; c < nr; c += CUBE_NR)
+            cube_epilogue(P + GM_EPI, bufs, Ybase, Yt + c, N, pr, cube_min(CUBE_NR, nr - c));
+      }
+    }
+  }
+}
+
 void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t M = P[GM_M], N = P[GM_N], K = P[GM_K];
   const int64_t MB = P[GM_MB], NB = P[GM_NB], KC = P[GM_KC];
@@ -106,7 +156,10 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   // of 4 KB apart all fall into one set; ViT's K = 3072, rows 12 KB apart: 115 GFLOP/s in
   // place, 170 packed).
   // At most 4 rows, B packed, no C other than a column bias: gemm_rows.
-  const int rowsPath = P[GM_B_PACKED] && M <= 4 && (!hasC || colBias);
+  const int rowsPath = P[GM_B_PACKED] && M <= 4 && (!hasC || colBias) && !P[GM_WIDE];
+  // The 6x64 tiles (GM_WIDE; the lowering checked the rest) with B packed by the lowering in
+  // 64-column panels (a test may run the same params on an unpacked B: the tiles below then).
+  const int widePath = P[GM_WIDE] && P[GM_B_PACKED] && !P[GM_A_PACKED] && P[GM_NB] % CUBE_OC_NR == 0;
   const int directA = !P[GM_A_PACKED] && !P[GM_PACK_A] && adt == ATCK_F32 && ACS == 1 && alpha == 1.0f;
   for (int64_t task = begin; task < end; ++task) {
     int64_t t = task;
@@ -134,6 +187,10 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     if (m0 >= mEnd || n0 >= nEnd) continue;
     if (rowsPath) {
       gemm_rows(P, bufs, aOff, b * M * N, m0, mEnd, n0, nEnd);
+      continue;
+    }
+    if (widePath) {
+      gemm_wide_task(P, bufs, aOff, b * M * N, m0, mEnd, n0, nEnd);
       continue;
     }
     float* wsA = ws + task * P[GM_SLOT];

@@ -47,14 +47,14 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
 }
 
 // Packs constant operand i (0: A, 1: B) into panels of `width` rows (A: [MP][K][MR] with alpha
-// folded in, MR = the target's microkernel rows; B: [NP][K][16]), once per node: later
+// folded in, MR = the target's microkernel rows; B: [NP][K][bWidth], 16 or 64 for GM_WIDE), once per node: later
 // lowerings see _cube_apacked/_cube_bpacked. Nodes that read the same constant with the same
 // geometry share one packed copy.
-inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR) {
+inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR, int64_t bWidth = 16) {
   Node& n = c.node;
   const std::string flag = i == 0 ? "_cube_apacked" : "_cube_bpacked";
   if (n.hasAttr(flag)) return;
-  const int64_t rows = i == 0 ? s.M : s.N, width = i == 0 ? MR : 16;
+  const int64_t rows = i == 0 ? s.M : s.N, width = i == 0 ? MR : bWidth;
   const int64_t rs = i == 0 ? s.aRs : s.bCs, ks = i == 0 ? s.aCs : s.bRs;  // strides of a row and of k
   const double alpha = i == 0 ? (double)s.alpha : 1.0;
   char how[160];
@@ -141,6 +141,26 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   int64_t MB = std::max<int64_t>(MR, mbOf(mblocks)), NB = std::max<int64_t>(16, nbOf(nblocks));
   mblocks = std::max<int64_t>(1, (s.M + MB - 1) / MB);
   nblocks = std::max<int64_t>(1, (s.N + NB - 1) / NB);
+  // The 6x64 tiles (GM_WIDE, kernels/lib/matmul.cpp gemm_wide_task) on 512-bit targets: a constant
+  // B (packed in 64-column panels), a float32 A read in place, float32 Y, alpha 1, no C but a
+  // column bias. Blocks: K of <= 128 (the 32 KB B sub-panel stays in L1 across the row tiles),
+  // rows a multiple of 48 (6-row tiles; 16 for the other tiles), columns of 64, >= 16 tasks.
+  const bool wide = c.cubeRows == 16 && s.M > 4 && s.N > 0 && s.K > 0 && bBatchInv && s.alpha == 1.0 &&
+                    (n.hasAttr("_cube_bpacked") || n.inputs[1]->isConstant()) && !n.inputs[0]->isConstant() &&
+                    !n.hasAttr("_cube_apacked") && n.inputs[0]->type.dtype == DType::F32 && ydt == DType::F32 &&
+                    (!s.hasC || (s.cRs == 0 && s.cCs == 1 && s.beta == 1.0));
+  if (wide) {
+    nk = (K + 127) / 128;
+    KC = (K + nk - 1) / nk;
+    MB = std::min<int64_t>(96, (s.M + 47) / 48 * 48);
+    NB = std::min<int64_t>(256, (s.N + 63) / 64 * 64);
+    auto tasks = [&] { return nbatch * ((s.M + MB - 1) / MB) * ((s.N + NB - 1) / NB); };
+    while (tasks() < 16 && NB > 64) NB = std::max<int64_t>(64, NB / 2 / 64 * 64);
+    if (tasks() < 16) MB = 48;
+    mblocks = (s.M + MB - 1) / MB;
+    nblocks = (s.N + NB - 1) / NB;
+    P[GM_WIDE] = 1;
+  }
   P[GM_MB] = MB; P[GM_NB] = NB; P[GM_KC] = KC;
   P[GM_MBLOCKS] = mblocks; P[GM_NBLOCKS] = nblocks;
   P[GM_SLOT] = (MB * KC + KC * 16 + 15) / 16 * 16;
@@ -155,7 +175,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     P[GM_A_PACKED] = 1;
   }
   if (n.hasAttr("_cube_bpacked") || (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0)) {
-    packGemmOperand(c, s, 1, MR);
+    packGemmOperand(c, s, 1, MR, wide ? 64 : 16);
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A

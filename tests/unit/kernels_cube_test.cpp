@@ -379,6 +379,63 @@ TEST(CubeGemm, FewRowsPackedB) {
       }
 }
 
+// The 6x64 tiles of 512-bit targets (GM_WIDE, gemm_wide_task) on a non-constant A: ragged rows
+// (37 = 6 x 6 + 1) and columns (200 = 3 x 64 + 8), K blocks (300 > 128), a batch folded into M, a
+// column bias with a fused ReLU, a residual; against float64 references.
+TEST(CubeGemm, WideTiles) {
+  struct C { Shape a; int64_t N; bool bias, relu, res; };
+  const C cases[] = {{{37, 300}, 200, true, true, false},
+                     {{6, 16}, 64, false, false, false},
+                     {{50, 129}, 130, true, false, true},
+                     {{2, 3, 17, 19}, 70, false, true, false}};
+  uint32_t seed = 700;
+  for (const C& cc : cases) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const int64_t K = cc.a.back(), N = cc.N;
+    int64_t M = 1;
+    for (size_t i = 0; i + 1 < cc.a.size(); ++i) M *= cc.a[i];
+    auto at = randTensor(cc.a, seed++), bt = randTensor({K, N}, seed++), ct = randTensor({N}, seed++);
+    Shape ys = cc.a;
+    ys.back() = N;
+    auto rt = randTensor(ys, seed++);
+    std::vector<float> want(M * N);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = cc.bias ? ct->as<float>()[j] : 0.0;
+        for (int64_t k = 0; k < K; ++k) acc += (double)at->as<float>()[m * K + k] * bt->as<float>()[k * N + j];
+        if (cc.res) acc += rt->as<float>()[m * N + j];
+        want[m * N + j] = (float)(cc.relu && acc < 0 ? 0.0 : acc);
+      }
+    Graph g;
+    Value* a = g.newValue("a", TensorType(DType::F32, cc.a));
+    std::vector<Value*> ins = {a, g.newConstant("b", bt)};
+    ins.push_back(cc.bias ? g.newConstant("c", ct) : nullptr);
+    if (cc.res) ins.push_back(g.newValue("r", TensorType(DType::F32, ys)));
+    Node* n = g.addNode("MatMul", "mm", ins, {g.newValue("y")});
+    if (cc.relu) n->attrs["_epi_act"] = int64_t(1);
+    if (cc.res) n->attrs["_epi_res"] = int64_t(3);
+    inferNode(g, *n);
+    LowerCtx ctx(g, *n);
+    ctx.cubeRows = 16;
+    KernelCall call = OpRegistry::instance().find("MatMul")->lower(ctx);
+    ASSERT_EQ(call.params[GM_WIDE], 1);
+    ASSERT_EQ(call.params[GM_B_PACKED], 1);
+    std::vector<float> y(M * N);
+    std::vector<uint8_t> ws(call.workspaceBytes + 64);
+    std::vector<void*> bufs = {at->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
+                               cc.bias ? ct->data.data() : nullptr};
+    if (cc.res) bufs.push_back(rt->data.data());
+    bufs.push_back(y.data());
+    bufs.push_back(ws.data());
+    ASSERT_EQ((int64_t)bufs.size() - 2, call.params[GM_YIDX]);
+    runNativeKernel(*findNativeKernel("gemm"), call.params.data(), bufs.data());
+    expectClose(y.data(), want, 1e-4, "6x64 tiles");
+    // The 256-bit family keeps its own tiles.
+    LowerCtx ctx6(g, *n);
+    EXPECT_EQ(OpRegistry::instance().find("MatMul")->lower(ctx6).params[GM_WIDE], 0);
+  }
+}
+
 TEST(CubeMatMul, RejectsBadShapes) {
   Graph g;
   Value* a = g.newValue("a", TensorType(DType::F32, {3, 4}));
