@@ -1,42 +1,56 @@
 // attention: fused multi-head scaled dot-product attention (AttentionFusionPass).
 // Per (batch, head, block of QB query rows), all in cache:
 //   S = scale * Q_blk K^T (+ mask)   Q block packed into 6-row panels (scale folded in),
-//                                    K^T packed once per head as 16-column rows [D][Skp]
+//                                    K^T packed once per head as rows [D][Skp] (Skp: SK padded
+//                                    to 16 columns, or 64 for the 6x64 tiles of AT_WIDE)
 //   P = softmax(S) per row           atck_softmax_row8 (vec_math.h), then stored into 6-row
 //                                    panels for the next product
 //   O_blk = P V                      V rows read in place when contiguous, else packed
-// with the 6x16 cube microkernel (cube_gemm.h). Q, K, V, O and the mask are strided views
+// with the 6x16 cube microkernel (cube_gemm.h), or on 512-bit targets (AT_WIDE) the 6x64 one
+// (cube_ukoc.h: 64 columns in 4 zmm registers, where 6x16 uses 8-lane vectors). Q, K, V, O and the mask are strided views
 // (kernels/lib/attention_params.h), so the QKV split and the head transposes cost nothing.
 // Work items (b, h, q-block) are shared out over at most AT_NTASKS tasks, each with its own
 // workspace slot; a task reuses its packed K^T / V while consecutive items stay on one head.
 // bufs: inputs (q, k, v, mask as indexed by the params), output, workspace.
 #include "kernels/lib/attention_params.h"
 #include "kernels/lib/cube_gemm.h"
+#include "kernels/lib/cube_ukoc.h"
 #include "kernels/lib/vec_math.h"
 
 ATC_KERNEL(attention)
 
 int64_t atck_attention_ntasks(const int64_t* P) { return P[AT_NTASKS]; }
 
-static inline ATCK_INLINE int64_t at_r16(int64_t x) { return (x + 15) / 16 * 16; }
+// Column padding of K^T, S, V and O: 16, or 64 for the 6x64 tiles (AT_WIDE).
+static inline ATCK_INLINE int64_t at_pad(const int64_t* P, int64_t x) {
+  const int64_t w = P[AT_WIDE] ? CUBE_OC_NR : CUBE_NR;
+  return (x + w - 1) / w * w;
+}
 
 void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t H = P[AT_H], SQ = P[AT_SQ], SK = P[AT_SK], D = P[AT_D], DV = P[AT_DV];
   const int64_t QB = P[AT_QB], NQB = (SQ + QB - 1) / QB, NITEMS = P[AT_NITEMS], NT = P[AT_NTASKS];
-  const int64_t SKP = at_r16(SK), DVP = at_r16(DV), NPAN = QB / CUBE_MR;
+  const int64_t SKP = at_pad(P, SK), DVP = at_pad(P, DV), NPAN = QB / CUBE_MR, WIDE = P[AT_WIDE];
   const float scale = (float)atck_d(P[AT_SCALE]);
   const float* Q = (const float*)bufs[P[AT_QIDX]] + P[AT_Q_OFF];
   const float* K = (const float*)bufs[P[AT_KIDX]] + P[AT_K_OFF];
   const float* V = (const float*)bufs[P[AT_VIDX]] + P[AT_V_OFF];
   const float* M = P[AT_MIDX] >= 0 ? (const float*)bufs[P[AT_MIDX]] + P[AT_M_OFF] : 0;
   float* O = (float*)bufs[P[AT_OIDX]] + P[AT_O_OFF];
-  // V rows usable in place: unit dim stride and whole 16-column tiles.
-  const int vDirect = P[AT_V_SD] == 1 && DV % CUBE_NR == 0;
-  const int oDirect = P[AT_O_SD] == 1;
+  // V rows usable in place: unit dim stride and whole tiles (16 or 64 columns); O likewise.
+  // The 6x64 tiles read 4 cache lines per k row: rows a multiple of 1 KB apart (a 768-float
+  // QKV row, a 256-float K^T row) fall into a few L1 sets and thrash (ViT's attention ran 1.6x
+  // slower), so they pack V always and give K^T rows an odd multiple of 16 floats.
+  const int vDirect = P[AT_V_SD] == 1 && DV == DVP && !WIDE;
+  const int64_t KTS = WIDE && (SKP / 16) % 2 == 0 ? SKP + 16 : SKP;  // K^T row stride
+  const int oDirect = P[AT_O_SD] == 1 && (!WIDE || DV == DVP);
+  CubeOcInit zero;
+  for (int v = 0; v < 4; ++v) zero.v[v] = atck_splat16(0.0f);
+  const int64_t q6[CUBE_OC_PR] = {0, 1, 2, 3, 4, 5};
   for (int64_t task = begin; task < end; ++task) {
     float* ws = cube_align(bufs[P[AT_OIDX] + 1]) + task * P[AT_SLOT];
-    float* Kt = ws;                       // [D][SKP]
-    float* Qp = Kt + D * SKP;             // NPAN x [D][6]
+    float* Kt = ws;                       // [D][KTS]
+    float* Qp = Kt + D * KTS;             // NPAN x [D][6]
     float* S = Qp + NPAN * D * CUBE_MR;   // [QB][SKP]
     float* Pp = S + QB * SKP;             // NPAN x [SK][6]
     float* Vp = Pp + NPAN * SK * CUBE_MR; // [SK][DVP] (when packed)
@@ -51,10 +65,23 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
       float* Oh = O + b * P[AT_O_SB] + h * P[AT_O_SH];
       const int64_t KSS = P[AT_K_SS], KSD = P[AT_K_SD], VSS = P[AT_V_SS], VSD = P[AT_V_SD];
       if (packedHead != bh) {
+        // K^T: 16x16 blocks transposed in registers where K's rows are contiguous (a plain loop
+        // became scattered stores: a quarter of ViT's attention time), the rest one by one.
+        int64_t j16 = 0, d16 = 0;
+        if (KSD == 1) {
+          j16 = SK / 16 * 16;
+          d16 = D / 16 * 16;
+          for (int64_t j = 0; j < j16; j += 16)
+            for (int64_t d = 0; d < d16; d += 16) {
+              float t[256] __attribute__((aligned(64)));
+              cube_transpose16(Kh + j * KSS + d, KSS, t);
+              for (int r = 0; r < 16; ++r) atck_st16(Kt + (d + r) * KTS + j, atck_ld16(t + r * 16));
+            }
+        }
         for (int64_t j = 0; j < SK; ++j)
-          for (int64_t d = 0; d < D; ++d) Kt[d * SKP + j] = Kh[j * KSS + d * KSD];
+          for (int64_t d = j < j16 ? d16 : 0; d < D; ++d) Kt[d * KTS + j] = Kh[j * KSS + d * KSD];
         for (int64_t d = 0; d < D; ++d)
-          for (int64_t j = SK; j < SKP; ++j) Kt[d * SKP + j] = 0.0f;
+          for (int64_t j = SK; j < KTS; ++j) Kt[d * KTS + j] = 0.0f;
         if (!vDirect)
           for (int64_t j = 0; j < SK; ++j)
             for (int64_t d = 0; d < DVP; ++d) Vp[j * DVP + d] = d < DV ? Vh[j * VSS + d * VSD] : 0.0f;
@@ -67,8 +94,14 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
         const int64_t mr = cube_min(CUBE_MR, qn - p * CUBE_MR);
         float* qp = Qp + p * D * CUBE_MR;
         cube_pack_a_f32(Qh, P[AT_Q_SS], P[AT_Q_SD], q0 + p * CUBE_MR, mr, 0, D, scale, qp);
+        if (WIDE) {
+          auto arow = [&](int64_t k) ATCK_INLINE { return qp + k * CUBE_MR; };
+          for (int64_t n = 0; n < SKP; n += CUBE_OC_NR)
+            cube_ukoc_any(mr, D, Kt + n, KTS, arow, q6, S + p * CUBE_MR * SKP + n, SKP, 0, zero);
+          continue;
+        }
         for (int64_t n = 0; n < SKP; n += CUBE_NR)
-          cube_tile(D, qp, Kt + n, SKP, S + p * CUBE_MR * SKP + n, SKP, mr, CUBE_NR, CUBE_INIT_ZERO, 0);
+          cube_tile(D, qp, Kt + n, KTS, S + p * CUBE_MR * SKP + n, SKP, mr, CUBE_NR, CUBE_INIT_ZERO, 0);
       }
       // P = softmax(S (+ mask)) row by row, stored k-major into the 6-row panels.
       for (int64_t i = 0; i < qn; ++i) {
@@ -97,6 +130,17 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
       const int64_t ldv = vDirect ? VSS : DVP;
       for (int64_t p = 0; p < npan; ++p) {
         const int64_t mr = cube_min(CUBE_MR, qn - p * CUBE_MR);
+        if (WIDE) {
+          auto arow = [&](int64_t k) ATCK_INLINE { return Pp + p * SK * CUBE_MR + k * CUBE_MR; };
+          for (int64_t n = 0; n < DVP; n += CUBE_OC_NR) {
+            if (oDirect)
+              cube_ukoc_any(mr, SK, Vb + n, ldv, arow, q6, Oh + (q0 + p * CUBE_MR) * P[AT_O_SS] + n, P[AT_O_SS], 0,
+                            zero);
+            else
+              cube_ukoc_any(mr, SK, Vb + n, ldv, arow, q6, Ot + p * CUBE_MR * DVP + n, DVP, 0, zero);
+          }
+          continue;
+        }
         for (int64_t n = 0; n < DV; n += CUBE_NR) {
           const int64_t nr = cube_min(CUBE_NR, DV - n);
           if (oDirect)

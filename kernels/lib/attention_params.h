@@ -20,5 +20,7 @@ enum AttentionParam {
   AT_M_OFF, AT_M_SB, AT_M_SH, AT_M_SQ, AT_M_SK,
   AT_ZERO_MASKED,  // 1: a row whose every logit is -inf after the mask gets zero probabilities
                    // (ONNX Attention's fully-masked-row guard); 0: softmax as is (NaN)
+  AT_WIDE,         // 1 (512-bit targets): both products in 6x64 tiles (cube_ukoc.h), K^T, S, V and O
+                   // padded to multiples of 64 columns; 0: the 6x16 tiles, multiples of 16
   AT_COUNT
 };

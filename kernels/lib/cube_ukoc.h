@@ -24,10 +24,12 @@ struct CubeOcInit {
   atck_v16f v[4];
 };
 
-// The tile with pixel (row) i of k at arow(k)[q[i]]; C rows ldc floats apart.
+// The tile with pixel (row) i of k at arow(k)[q[i]]; W rows (64 floats) ldw floats apart, C rows
+// ldc floats apart.
 template <int PR, class ARow>
-static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, ARow arow, const int64_t* q0,
-                                              float* ATCK_RESTRICT C, int64_t ldc, int accumulate, CubeOcInit init) {
+static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, int64_t ldw, ARow arow,
+                                              const int64_t* q0, float* ATCK_RESTRICT C, int64_t ldc, int accumulate,
+                                              CubeOcInit init) {
   atck_v16f c[PR][4];
   if (accumulate) {
     for (int i = 0; i < PR; ++i)
@@ -39,7 +41,7 @@ static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTR
   int64_t q[PR];
   for (int i = 0; i < PR; ++i) q[i] = q0[i];
   for (int64_t k = 0; k < K; ++k) {
-    const float* w = W + k * CUBE_OC_NR;
+    const float* w = W + k * ldw;
     const atck_v16f w0 = atck_ld16(w), w1 = atck_ld16(w + 16), w2 = atck_ld16(w + 32), w3 = atck_ld16(w + 48);
     const float* b = arow(k);
     for (int i = 0; i < PR; ++i) {
@@ -56,15 +58,15 @@ static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTR
 
 // A tile of pr (1..6) rows: the full tile or a ragged last one with fewer accumulators.
 template <class ARow>
-static inline ATCK_INLINE void cube_ukoc_any(int64_t pr, int64_t K, const float* W, ARow arow, const int64_t* q,
-                                             float* C, int64_t ldc, int accumulate, CubeOcInit init) {
+static inline ATCK_INLINE void cube_ukoc_any(int64_t pr, int64_t K, const float* W, int64_t ldw, ARow arow,
+                                             const int64_t* q, float* C, int64_t ldc, int accumulate, CubeOcInit init) {
   switch (pr) {
-    case 6: cube_ukoc_rows<6>(K, W, arow, q, C, ldc, accumulate, init); break;
-    case 5: cube_ukoc_rows<5>(K, W, arow, q, C, ldc, accumulate, init); break;
-    case 4: cube_ukoc_rows<4>(K, W, arow, q, C, ldc, accumulate, init); break;
-    case 3: cube_ukoc_rows<3>(K, W, arow, q, C, ldc, accumulate, init); break;
-    case 2: cube_ukoc_rows<2>(K, W, arow, q, C, ldc, accumulate, init); break;
-    default: cube_ukoc_rows<1>(K, W, arow, q, C, ldc, accumulate, init); break;
+    case 6: cube_ukoc_rows<6>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 5: cube_ukoc_rows<5>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 4: cube_ukoc_rows<4>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 3: cube_ukoc_rows<3>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 2: cube_ukoc_rows<2>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    default: cube_ukoc_rows<1>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
   }
 }
 
@@ -73,7 +75,8 @@ static inline ATCK_INLINE void cube_ukoc(int64_t pr, int64_t K, const float* W, 
                                          const int32_t* gq, float* C, int accumulate, CubeOcInit init) {
   int64_t q[CUBE_OC_PR];
   for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = i < pr ? gq[i] : 0;
-  cube_ukoc_any(pr, K, W, [&](int64_t k) ATCK_INLINE { return B + off[k]; }, q, C, CUBE_OC_NR, accumulate, init);
+  cube_ukoc_any(pr, K, W, CUBE_OC_NR, [&](int64_t k) ATCK_INLINE { return B + off[k]; }, q, C, CUBE_OC_NR, accumulate,
+                init);
 }
 
 // One round of the 16x16 transpose: rows i and i + 8 interleaved (lo / hi halves). Four rounds

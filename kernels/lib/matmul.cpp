@@ -114,12 +114,12 @@ static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, int
         for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = (m + (i < pr ? i : 0)) * ARS;
         float* Yt = Y + m * N + n;
         if (nr == CUBE_OC_NR) {
-          cube_ukoc_any(pr, kc, Wp, arow, q, Yt, N, k0 > 0, init);
+          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, Yt, N, k0 > 0, init);
         } else {
           float t[CUBE_OC_PR * CUBE_OC_NR] __attribute__((aligned(64)));
           if (k0 > 0)
             for (int64_t i = 0; i < pr; ++i) cube_copy_f32(t + i * CUBE_OC_NR, Yt + i * N, nr);
-          cube_ukoc_any(pr, kc, Wp, arow, q, t, CUBE_OC_NR, k0 > 0, init);
+          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, t, CUBE_OC_NR, k0 > 0, init);
           for (int64_t i = 0; i < pr; ++i) cube_copy_f32(Yt + i * N, t + i * CUBE_OC_NR, nr);
         }
         if (last)

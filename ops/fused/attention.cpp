@@ -70,8 +70,11 @@ KernelCall lowerAttention(LowerCtx& c) {
   int64_t items = heads * ((SQ + qb - 1) / qb);
   P[AT_NITEMS] = items;
   P[AT_NTASKS] = std::min<int64_t>(items, 64);
-  auto r16 = [](int64_t x) { return (x + 15) / 16 * 16; };
-  int64_t slot = D * r16(SK) + qb * D + qb * r16(SK) + qb * SK + SK * r16(DV) + qb * r16(DV);
+  // 512-bit targets: the 6x64 tiles, columns padded to 64 (kernels/lib/attention.cpp).
+  P[AT_WIDE] = c.cubeRows == 16 ? 1 : 0;
+  const int64_t padw = P[AT_WIDE] ? 64 : 16;
+  auto rp = [&](int64_t x) { return (x + padw - 1) / padw * padw; };
+  int64_t slot = D * (rp(SK) + 16) + qb * D + qb * rp(SK) + qb * SK + SK * rp(DV) + qb * rp(DV);
   P[AT_SLOT] = (slot + 15) / 16 * 16;
   P[AT_SCALE] = paramFromDouble(n.attrFloat("scale", 1.0));
   P[AT_QIDX] = 0; P[AT_KIDX] = 1; P[AT_VIDX] = 2;
