@@ -2,14 +2,16 @@
 // where it fills more lanes than the pixel-major tiles: small maps such as 7x7 and 14x14).
 // Y^T[pixels][M] = col^T x W^T per group: 64 output channels per weight panel are the vector
 // operand (cube_ukoc_t), 6 output pixels per tile the broadcast operand, read in place from
-// the band of padded input rows (CV_BAND, conv_band.h) or, for 1x1 convs on float32 inputs,
-// from X itself (pixel (oh, ow) of channel ic at ic * IH * IW + oh * SH * IW + ow * SW).
+// the band of padded input rows (CV_BAND, conv_band.h) or, for unpadded 1x1 convs, from X itself
+// (pixel (oh, ow) of channel ic at ic * IH * IW + oh * SH * IW + ow * SW) when it is float32, else
+// from a float32 copy of the block's pixels made per K block (a force_fp16 build's 1x1 convs).
 // Tiles accumulate in acc[panel][CV_OCM_ROWS pixels][64] in the task slot over the K blocks;
 // the finished block is transposed 16x16 at a time into channel rows and stored with the
 // epilogue (cube_store_dt: residual, activation, float16/bfloat16 rounding).
 // Task = (n, group, block of CV_MB channels, block of pixels: CV_BROWS output rows for the band,
-// CV_NB pixels otherwise). Slot: off[K] (int32), gq[pixels] (int32, at CV_OCM_GQ), the band
-// (CV_BAND_OFF, band only), acc (CV_ACC).
+// CV_NB pixels otherwise). Slot: off[K] (int32), gq[pixels] (int32, at CV_OCM_GQ) and, for a
+// converted 1x1 input, the pixels' input offsets after it; the band or the converted rows
+// (CV_BAND_OFF), acc (CV_ACC).
 #pragma once
 #include "kernels/lib/conv_band.h"
 #include "kernels/lib/cube_ukoc.h"
@@ -44,6 +46,10 @@ static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int6
   const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
   int32_t* off = (int32_t*)slot;
   int32_t* gq = (int32_t*)(slot + P[CV_OCM_GQ]);
+  // 1x1 on a float16 / bfloat16 X: the input offsets of the block's pixels (after gq), and the
+  // K block of converted rows at CV_BAND_OFF ([KC][NPB] floats).
+  int32_t* gpix = gq + P[CV_OCM_ROWS];
+  const int64_t xdt = P[CV_DTYPE], NPB = P[CV_OCM_ROWS];
   float* acc = slot + P[CV_ACC];
   const int64_t inOff = (n * C + g * Cg) * IHW;
   const float* B;
@@ -58,21 +64,40 @@ static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int6
     conv_band_fill(P, bufs[0], inOff, oh0, rows, band);
     for (int64_t p = 0; p < np; ++p) gq[p] = (int32_t)(p / OW * P[CV_PQ] + p % OW);
     B = band;
-  } else {  // 1x1, unpadded, float32 X read in place
+  } else {  // 1x1, unpadded: float32 X read in place, else converted per K block (below)
     p0 = nb * P[CV_NB];
     np = cube_min(P[CV_NB], NPIX - p0);
     if (np <= 0 || m0 >= mEnd) return;
-    for (int64_t k = 0; k < K; ++k) off[k] = (int32_t)(k * IHW);
+    for (int64_t k = 0; k < K; ++k) off[k] = (int32_t)(xdt == ATCK_F32 ? k * IHW : (k % KC) * NPB);
     for (int64_t p = 0; p < np; ++p) {
       const int64_t oh = (p0 + p) / OW, ow = (p0 + p) % OW;
-      gq[p] = (int32_t)(oh * P[CV_SH] * P[CV_IW] + ow * P[CV_SW]);
+      const int64_t at = oh * P[CV_SH] * P[CV_IW] + ow * P[CV_SW];
+      gq[p] = (int32_t)(xdt == ATCK_F32 ? at : p);
+      if (xdt != ATCK_F32) gpix[p] = (int32_t)at;
     }
-    B = (const float*)bufs[0] + inOff;
+    B = xdt == ATCK_F32 ? (const float*)bufs[0] + inOff : slot + P[CV_BAND_OFF];
   }
   const float* W = (const float*)bufs[1];
   const float* Bias = P[CV_HAS_BIAS] ? (const float*)bufs[2] + g * M : 0;
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
     const int64_t kc = cube_min(KC, K - k0);
+    if (!P[CV_BAND] && xdt != ATCK_F32) {  // float16 / bfloat16 X: this K block's rows as float32
+      float* xb = slot + P[CV_BAND_OFF];
+      const uint16_t* x16 = (const uint16_t*)bufs[0] + inOff;
+      if (P[CV_SH] == 1 && P[CV_SW] == 1) {  // the block's pixels are contiguous: vectorised conversion
+        for (int64_t k = 0; k < kc; ++k) {
+          const uint16_t* src = x16 + (k0 + k) * IHW + p0;
+          float* d = xb + k * NPB;
+          if (xdt == ATCK_F16)
+            for (int64_t p = 0; p < np; ++p) d[p] = atck_h2f(src[p]);
+          else
+            for (int64_t p = 0; p < np; ++p) d[p] = atck_bf2f(src[p]);
+        }
+      } else {
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t p = 0; p < np; ++p) xb[k * NPB + p] = cube_ldx(bufs[0], xdt, inOff + (k0 + k) * IHW + gpix[p]);
+      }
+    }
     for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR) {
       CubeOcInit init;
       for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);

@@ -474,6 +474,21 @@ static inline ATCK_INLINE void cube_store_dt(const int64_t* E, void** bufs, int6
                                              int64_t ldy, const float* acc, int64_t lda, int64_t mr, int64_t nr) {
   const int64_t act = E[0] - 1, ri = E[3] - 1;
   const float* R = ri >= 0 ? (const float*)bufs[ri] + yoff : 0;
+  if (nr == CUBE_NR && act >= 0 && !cube_epi_in_regs(E)) {
+    // Activations computed outside registers (GELU's erf, tanh, ...): the whole tile through
+    // cube_epilogue_r's staged 16-float rows, as the float32 stores do; row by row below they
+    // stayed scalar (BERT-base's GELU MatMuls, float16 output: 3x their float32 time).
+    float t[CUBE_MR_MAX * CUBE_NR] __attribute__((aligned(64)));
+    for (int64_t i = 0; i < mr; ++i) {
+      atck_v16f v = atck_ld16(acc + i * lda);
+      if (ri >= 0) v += atck_ld16(R + i * ldy);
+      atck_st16(t + i * CUBE_NR, v);
+    }
+    cube_epilogue_r(E, 0, t, CUBE_NR, mr, CUBE_NR);
+    ATCK_ROWS_LOOP
+    for (int64_t i = 0; i < mr; ++i) cube_store16_dt(ydt, Y, yoff + i * ldy, atck_ld16(t + i * CUBE_NR), CUBE_NR);
+    return;
+  }
   AtckEltPrm prm;
   prm.a = atck_d(E[1]);
   prm.b = atck_d(E[2]);

@@ -71,7 +71,7 @@ enum CubeGemmParam {
   GM_PACK_A,     // 1: pack a non-constant A even where it could be read in place (its MR rows would
                  // share a few L1 sets; set by the lowering)
   GM_WIDE,       // 1: B packed in 64-column panels [ceil(N/64)][K][64], 6x64 tiles (gemm_wide_task in
-                 // kernels/lib/matmul.cpp): float32 A read in place, float32 Y, alpha 1, no C but a column bias
+                 // kernels/lib/matmul.cpp): alpha 1, no C but a column bias
   GM_COUNT
 };
 

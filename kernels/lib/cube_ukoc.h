@@ -24,8 +24,21 @@ struct CubeOcInit {
   atck_v16f v[4];
 };
 
-// The tile with pixel (row) i of k at arow(k)[q[i]]; W rows (64 floats) ldw floats apart, C rows
-// ldc floats apart.
+// Broadcast operands stored as float16 / bfloat16 (a reduced-precision build's activations):
+// arow may return pointers to these, converted one value per broadcast (one vcvtph2ps per row and
+// k with F16C) instead of a converted copy of the rows per task.
+struct CubeF16 {
+  uint16_t v;
+};
+struct CubeBF16 {
+  uint16_t v;
+};
+static inline ATCK_INLINE float cube_oc_val(float x) { return x; }
+static inline ATCK_INLINE float cube_oc_val(CubeF16 x) { return atck_h2f(x.v); }
+static inline ATCK_INLINE float cube_oc_val(CubeBF16 x) { return atck_bf2f(x.v); }
+
+// The tile with pixel (row) i of k at arow(k)[q[i]] (float, CubeF16 or CubeBF16); W rows (64
+// floats) ldw floats apart, C rows ldc floats apart.
 template <int PR, class ARow>
 static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, int64_t ldw, ARow arow,
                                               const int64_t* q0, float* ATCK_RESTRICT C, int64_t ldc, int accumulate,
@@ -40,12 +53,13 @@ static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTR
   }
   int64_t q[PR];
   for (int i = 0; i < PR; ++i) q[i] = q0[i];
+  ATCK_NO_UNROLL
   for (int64_t k = 0; k < K; ++k) {
     const float* w = W + k * ldw;
     const atck_v16f w0 = atck_ld16(w), w1 = atck_ld16(w + 16), w2 = atck_ld16(w + 32), w3 = atck_ld16(w + 48);
-    const float* b = arow(k);
+    const auto* b = arow(k);
     for (int i = 0; i < PR; ++i) {
-      const atck_v16f a = atck_splat16(b[q[i]]);
+      const atck_v16f a = atck_splat16(cube_oc_val(b[q[i]]));
       c[i][0] += a * w0;
       c[i][1] += a * w1;
       c[i][2] += a * w2;

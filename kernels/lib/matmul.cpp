@@ -82,22 +82,38 @@ static inline ATCK_INLINE void gemm_rows(const int64_t* P, void** bufs, int64_t 
 }
 
 // GM_WIDE (512-bit targets, constant B): 6 rows x 64 columns per tile (cube_ukoc_rows: 4 B vectors
-// and 6 A broadcasts per k for 24 FMAs, where the 16x16 tile loads 17 values for 16 FMAs), the
-// tiles written straight into Y (row stride N) and accumulated there over K blocks of GM_KC; the
-// epilogue runs on each finished tile. A ragged last panel (N not a multiple of 64) goes through
-// a 6x64 tile on the stack.
-static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, int64_t aOff, int64_t yb, int64_t m0,
-                                              int64_t mEnd, int64_t n0, int64_t nEnd) {
-  const int64_t N = P[GM_N], K = P[GM_K], KC = P[GM_KC], ARS = P[GM_A_RS], ACS = P[GM_A_CS];
-  const float* A = (const float*)bufs[0] + aOff;
+// and 6 A broadcasts per k for 24 FMAs, where the 16x16 tile loads 17 values for 16 FMAs),
+// accumulated over K blocks of GM_KC straight in Y (row stride N), the epilogue on each finished
+// tile. A ragged last panel (N not a multiple of 64) goes through a 6x64 tile on the stack.
+// Reduced precision: a float16 / bfloat16 A is converted on each broadcast (T: CubeF16 /
+// CubeBF16), and a float16 / bfloat16 Y accumulates in the task slot's fp32 block (GM_ACC,
+// [MB][NB]) and is rounded on the store after the epilogue (cube_store_dt).
+template <class T>
+static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
+                                               int64_t m0, int64_t mEnd, int64_t n0, int64_t nEnd) {
+  const int64_t N = P[GM_N], K = P[GM_K], KC = P[GM_KC], ARS = P[GM_A_RS], ACS = P[GM_A_CS], NB = P[GM_NB];
+  const int64_t ydt = P[GM_ODT] ? P[GM_ODT] : ATCK_F32;
+  const T* A = (const T*)bufs[0] + aOff;
   const float* B = (const float*)bufs[1];
   const float* bias = P[GM_HAS_C] ? (const float*)bufs[2] : 0;
   float* Ybase = (float*)bufs[P[GM_YIDX]];
   float* Y = Ybase + yb;
+  float* acc = slot + P[GM_ACC];  // fp32 Y block [MB][NB] (ydt != f32)
+  float* Af = slot;               // float16 / bfloat16 A: this K block's rows as float32 [MB][kc]
+  const int cvt = P[GM_DTYPE] != ATCK_F32;
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
     const int64_t kc = cube_min(KC, K - k0);
     const int last = k0 + kc >= K;
-    auto arow = [&](int64_t k) ATCK_INLINE { return A + (k0 + k) * ACS; };
+    if (cvt)
+      for (int64_t m = m0; m < mEnd; ++m) {
+        const uint16_t* src = (const uint16_t*)bufs[0] + aOff + m * ARS + k0 * ACS;
+        float* d = Af + (m - m0) * kc;
+        if (P[GM_DTYPE] == ATCK_F16)
+          for (int64_t k = 0; k < kc; ++k) d[k] = atck_h2f(src[k * ACS]);
+        else
+          for (int64_t k = 0; k < kc; ++k) d[k] = atck_bf2f(src[k * ACS]);
+      }
+    auto arow = [&](int64_t k) ATCK_INLINE { return cvt ? (const T*)(Af + k) : A + (k0 + k) * ACS; };
     for (int64_t n = n0; n < nEnd; n += CUBE_OC_NR) {
       const int64_t nr = cube_min(CUBE_OC_NR, nEnd - n);
       const float* Wp = B + ((n / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
@@ -111,7 +127,16 @@ static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, int
       for (int64_t m = m0; m < mEnd; m += CUBE_OC_PR) {
         const int64_t pr = cube_min(CUBE_OC_PR, mEnd - m);
         int64_t q[CUBE_OC_PR];
-        for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = (m + (i < pr ? i : 0)) * ARS;
+        for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = cvt ? (m - m0 + (i < pr ? i : 0)) * kc : (m + (i < pr ? i : 0)) * ARS;
+        if (ydt != ATCK_F32) {  // the fp32 block holds whole 64-column panels (NB is a multiple of 64)
+          float* at = acc + (m - m0) * NB + (n - n0);
+          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, at, NB, k0 > 0, init);
+          if (last)
+            for (int64_t c = 0; c < nr; c += CUBE_NR)
+              cube_store_dt(P + GM_EPI, bufs, ydt, bufs[P[GM_YIDX]], yb + m * N + n + c, N, at + c, NB, pr,
+                            cube_min(CUBE_NR, nr - c));
+          continue;
+        }
         float* Yt = Y + m * N + n;
         if (nr == CUBE_OC_NR) {
           cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, Yt, N, k0 > 0, init);
@@ -128,6 +153,11 @@ static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, int
       }
     }
   }
+}
+
+static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
+                                              int64_t m0, int64_t mEnd, int64_t n0, int64_t nEnd) {
+  gemm_wide_tiles<float>(P, bufs, slot, aOff, yb, m0, mEnd, n0, nEnd);
 }
 
 void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
@@ -190,7 +220,7 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
       continue;
     }
     if (widePath) {
-      gemm_wide_task(P, bufs, aOff, b * M * N, m0, mEnd, n0, nEnd);
+      gemm_wide_task(P, bufs, ws + task * P[GM_SLOT], aOff, b * M * N, m0, mEnd, n0, nEnd);
       continue;
     }
     float* wsA = ws + task * P[GM_SLOT];

@@ -163,7 +163,11 @@ void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std
   P[CV_NBLOCKS] = nblocks;
   P[CV_OCM_ROWS] = (npmax + 15) / 16 * 16;
   P[CV_OCM_GQ] = (K + 15) / 16 * 16;
-  int64_t next = P[CV_OCM_GQ] + P[CV_OCM_ROWS];
+  int64_t next = P[CV_OCM_GQ] + 2 * P[CV_OCM_ROWS];  // gq and (converted 1x1 inputs) the pixel offsets
+  if (!band && P[CV_DTYPE] != (int64_t)DType::F32) {  // 1x1 on float16/bfloat16: rows converted per K block
+    P[CV_BAND_OFF] = next;
+    next += KC * P[CV_OCM_ROWS];
+  }
   if (band) {
     const int64_t hbr = CUBE_CONV_BAND_HBR(P);
     P[CV_BAND_OFF] = next;
@@ -315,7 +319,7 @@ KernelCall lowerConv(LowerCtx& c) {
   // The channel-major path, where it fills more lanes (ocmPays).
   const bool inPlace1x1 = k[1] * k[2] == 1 && g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin;
   const bool ocmOk = MR == 16 && n.inputs[1]->isConstant() && k[0] == 1 && in[0] == 1 && s[0] == 1 &&
-                     (band || (inPlace1x1 && xdt == DType::F32 && (double)(d.C / d.G) * in[1] * in[2] < (1 << 30)));
+                     (band || (inPlace1x1 && (double)(d.C / d.G) * in[1] * in[2] < (1 << 30)));
   const double lanes = band ? (double)NPIX / (double)(((P[CV_BROWS] - 1) * P[CV_PQ] + out[2] + 15) / 16 * 16 * nblocks)
                             : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
   if (ocmOk && ocmPays(M, K, MR, lanes)) return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl);

@@ -142,12 +142,12 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   mblocks = std::max<int64_t>(1, (s.M + MB - 1) / MB);
   nblocks = std::max<int64_t>(1, (s.N + NB - 1) / NB);
   // The 6x64 tiles (GM_WIDE, kernels/lib/matmul.cpp gemm_wide_task) on 512-bit targets: a constant
-  // B (packed in 64-column panels), a float32 A read in place, float32 Y, alpha 1, no C but a
-  // column bias. Blocks: K of <= 128 (the 32 KB B sub-panel stays in L1 across the row tiles),
+  // B (packed in 64-column panels), A read in place (float32) or converted per K block, alpha 1,
+  // no C but a column bias. Blocks: K of <= 128 (the 32 KB B sub-panel stays in L1 across the row tiles),
   // rows a multiple of 48 (6-row tiles; 16 for the other tiles), columns of 64, >= 16 tasks.
   const bool wide = c.cubeRows == 16 && s.M > 4 && s.N > 0 && s.K > 0 && bBatchInv && s.alpha == 1.0 &&
                     (n.hasAttr("_cube_bpacked") || n.inputs[1]->isConstant()) && !n.inputs[0]->isConstant() &&
-                    !n.hasAttr("_cube_apacked") && n.inputs[0]->type.dtype == DType::F32 && ydt == DType::F32 &&
+                    !n.hasAttr("_cube_apacked") &&
                     (!s.hasC || (s.cRs == 0 && s.cCs == 1 && s.beta == 1.0));
   if (wide) {
     nk = (K + 127) / 128;

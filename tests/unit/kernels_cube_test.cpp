@@ -433,6 +433,46 @@ TEST(CubeGemm, WideTiles) {
     // The 256-bit family keeps its own tiles.
     LowerCtx ctx6(g, *n);
     EXPECT_EQ(OpRegistry::instance().find("MatMul")->lower(ctx6).params[GM_WIDE], 0);
+
+    // float16 A (converted per K block) and float16 Y (fp32 block, rounded on store), as a
+    // force_fp16 build runs them: against the same reference on the rounded A.
+    auto ah = std::make_shared<Tensor>(TensorType(DType::F16, cc.a));
+    for (int64_t i = 0; i < M * K; ++i) ah->as<uint16_t>()[i] = floatToHalf(at->as<float>()[i]);
+    std::vector<float> want16(M * N);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = cc.bias ? ct->as<float>()[j] : 0.0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += (double)halfToFloat(ah->as<uint16_t>()[m * K + k]) * bt->as<float>()[k * N + j];
+        if (cc.res) acc += rt->as<float>()[m * N + j];
+        // relu cases run GELU here: an activation outside registers (cube_store_dt's staged tile)
+        want16[m * N + j] = (float)(cc.relu ? 0.5 * acc * (1.0 + std::erf(acc / std::sqrt(2.0))) : acc);
+      }
+    Graph gh;
+    std::vector<Value*> insh = {gh.newValue("a", TensorType(DType::F16, cc.a)), gh.newConstant("b", bt)};
+    insh.push_back(cc.bias ? gh.newConstant("c", ct) : nullptr);
+    if (cc.res) insh.push_back(gh.newValue("r", TensorType(DType::F32, ys)));
+    Node* nh = gh.addNode("MatMul", "mm", insh, {gh.newValue("y")});
+    nh->attrs = n->attrs;
+    nh->attrs.erase("_cube_bpacked");
+    nh->attrs.erase("_cube_shape1");
+    nh->attrs["_out_dtype"] = (int64_t)DType::F16;
+    if (cc.relu) nh->attrs["_epi_act"] = int64_t(41);  // ATCK_E_GELU
+    inferNode(gh, *nh);
+    LowerCtx ctxh(gh, *nh);
+    ctxh.cubeRows = 16;
+    KernelCall callh = OpRegistry::instance().find("MatMul")->lower(ctxh);
+    ASSERT_EQ(callh.params[GM_WIDE], 1);
+    std::vector<uint16_t> yh(M * N);
+    std::vector<uint8_t> wsh(callh.workspaceBytes + 64);
+    bufs[0] = ah->data.data();
+    bufs[1] = const_cast<uint8_t*>(nh->inputs[1]->constant->data.data());
+    bufs[bufs.size() - 2] = yh.data();
+    bufs.back() = wsh.data();
+    runNativeKernel(*findNativeKernel("gemm"), callh.params.data(), bufs.data());
+    std::vector<float> got(M * N);
+    for (int64_t i = 0; i < M * N; ++i) got[i] = halfToFloat(yh[i]);
+    expectClose(got.data(), want16, 1e-3, "6x64 tiles, float16 in and out");
   }
 }
 
