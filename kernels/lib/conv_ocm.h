@@ -17,24 +17,28 @@
 #include "kernels/lib/cube_ukoc.h"
 
 static inline ATCK_INLINE void conv_ocm_store(const int64_t* P, void** bufs, const float* acc, int64_t yoff,
-                                              int64_t mr, int64_t np) {
+                                              int64_t mr, int64_t np, int64_t NR) {
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
-  // mr channels (<= 64) of one panel; acc: [ROWS][64].
+  // mr channels (<= NR, the panel width) of one panel; acc: [ROWS][NR].
   for (int64_t c = 0; c < mr; c += 16) {
     for (int64_t p = 0; p < np; p += 16) {
       float t[256] __attribute__((aligned(64)));
-      cube_transpose16(acc + p * CUBE_OC_NR + c, CUBE_OC_NR, t);
+      cube_transpose16(acc + p * NR + c, NR, t);
       cube_store_dt(P + CV_EPI, bufs, ydt, bufs[P[CV_YIDX]], yoff + c * NPIX + p, NPIX, t, 16, cube_min(16, mr - c),
                     cube_min(16, np - p));
     }
   }
 }
 
-static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
+// NV: vectors per panel (CV_OCM: 4, 64-channel panels and 6-pixel tiles; 2, 32-channel panels and
+// 8-pixel tiles).
+template <int NV>
+static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, int64_t task, float* slot) {
+  constexpr int64_t NR = NV * 16, PR = CUBE_OC_ROWS(NV);
   const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
   const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
-  const int64_t K = Cg * KH * KW, MP = (M + CUBE_OC_NR - 1) / CUBE_OC_NR;
+  const int64_t K = Cg * KH * KW, MP = (M + NR - 1) / NR;
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW, IHW = P[CV_IH] * P[CV_IW];
   const int64_t MB = P[CV_MB], KC = P[CV_KC], ROWS = P[CV_OCM_ROWS];
   int64_t t = task;
@@ -98,21 +102,26 @@ static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int6
           for (int64_t p = 0; p < np; ++p) xb[k * NPB + p] = cube_ldx(bufs[0], xdt, inOff + (k0 + k) * IHW + gpix[p]);
       }
     }
-    for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR) {
+    for (int64_t m = m0; m < mEnd; m += NR) {
       CubeOcInit init;
       for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
       if (Bias && k0 == 0) {
-        float pb[CUBE_OC_NR] __attribute__((aligned(64)));
-        for (int64_t i = 0; i < CUBE_OC_NR; ++i) pb[i] = m + i < M ? Bias[m + i] : 0.0f;
-        for (int v = 0; v < 4; ++v) init.v[v] = atck_ld16(pb + v * 16);
+        float pb[NR] __attribute__((aligned(64)));
+        for (int64_t i = 0; i < NR; ++i) pb[i] = m + i < M ? Bias[m + i] : 0.0f;
+        for (int v = 0; v < NV; ++v) init.v[v] = atck_ld16(pb + v * 16);
       }
-      const float* Wp = W + ((g * MP + m / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
+      const float* Wp = W + ((g * MP + m / NR) * K + k0) * NR;
       float* a = acc + (m - m0) * ROWS;
-      for (int64_t p = 0; p < np; p += CUBE_OC_PR)
-        cube_ukoc(cube_min(CUBE_OC_PR, np - p), kc, Wp, B, off + k0, gq + p, a + p * CUBE_OC_NR, k0 > 0, init);
+      for (int64_t p = 0; p < np; p += PR)
+        cube_ukoc<NV>(cube_min(PR, np - p), kc, Wp, B, off + k0, gq + p, a + p * NR, k0 > 0, init);
     }
   }
-  for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR)
-    conv_ocm_store(P, bufs, acc + (m - m0) * ROWS, (n * OC + g * M + m) * NPIX + p0, cube_min(CUBE_OC_NR, mEnd - m),
-                   np);
+  for (int64_t m = m0; m < mEnd; m += NR)
+    conv_ocm_store(P, bufs, acc + (m - m0) * ROWS, (n * OC + g * M + m) * NPIX + p0, cube_min(NR, mEnd - m),
+                   np, NR);
+}
+
+static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
+  if (P[CV_OCM] == 2) conv_ocm_task_t<2>(P, bufs, task, slot);
+  else conv_ocm_task_t<4>(P, bufs, task, slot);
 }

@@ -33,9 +33,10 @@ enum CubeConvParam {
   CV_BPLANE,     // band: floats per input channel in the band (an odd multiple of 16: spreads L1 sets)
   CV_MR,         // conv: rows of a weight panel and of the microkernel (cube_gemm.h: 6, or 16 on
                  // 512-bit targets; 0 reads as 6). CV_MB, CV_MSUB and the packed panels use it.
-  CV_OCM,        // conv: 1 = the channel-major path (kernels/lib/conv_ocm.h): weights packed in
-                 // 64-channel panels [G][ceil(M/64)][K][64], output channels the vector operand,
-                 // pixels broadcast from the band (CV_BAND) or from X itself (1x1, float32)
+  CV_OCM,        // conv: the channel-major path (kernels/lib/conv_ocm.h), 4 or 2 = vectors per weight
+                 // panel: 64-channel panels [G][ceil(M/64)][K][64] with 6-pixel tiles, or 32-channel
+                 // ones with 8-pixel tiles; output channels the vector operand, pixels broadcast from
+                 // the band (CV_BAND) or from X (1x1); 0: the other paths
   CV_OCM_GQ,     // OCM: offset (floats) in the task slot of the pixel offset table (int32)
   CV_OCM_ROWS,   // OCM: accumulator rows (pixels, a multiple of 16) per 64-channel panel
   CV_COUNT

@@ -37,18 +37,20 @@ static inline ATCK_INLINE float cube_oc_val(float x) { return x; }
 static inline ATCK_INLINE float cube_oc_val(CubeF16 x) { return atck_h2f(x.v); }
 static inline ATCK_INLINE float cube_oc_val(CubeBF16 x) { return atck_bf2f(x.v); }
 
-// The tile with pixel (row) i of k at arow(k)[q[i]] (float, CubeF16 or CubeBF16); W rows (64
+// The tile with pixel (row) i of k at arow(k)[q[i]] (float, CubeF16 or CubeBF16): NV vectors of
+// 16 columns (4: the 6x64 tile; 2: the 8x32 tile of the conv path's 32-channel panels, 251 GFLOP/s
+// alone on Zen 5, where 12x32 runs out of registers for its row offsets: 152); W rows (NV * 16
 // floats) ldw floats apart, C rows ldc floats apart.
-template <int PR, class ARow>
+template <int PR, int NV, class ARow>
 static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, int64_t ldw, ARow arow,
                                               const int64_t* q0, float* ATCK_RESTRICT C, int64_t ldc, int accumulate,
                                               CubeOcInit init) {
-  atck_v16f c[PR][4];
+  atck_v16f c[PR][NV];
   if (accumulate) {
     for (int i = 0; i < PR; ++i)
-      for (int v = 0; v < 4; ++v) c[i][v] = atck_ld16(C + i * ldc + v * 16);
+      for (int v = 0; v < NV; ++v) c[i][v] = atck_ld16(C + i * ldc + v * 16);
   } else {
-    for (int v = 0; v < 4; ++v)
+    for (int v = 0; v < NV; ++v)
       for (int i = 0; i < PR; ++i) c[i][v] = init.v[v];
   }
   int64_t q[PR];
@@ -56,41 +58,46 @@ static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTR
   ATCK_NO_UNROLL
   for (int64_t k = 0; k < K; ++k) {
     const float* w = W + k * ldw;
-    const atck_v16f w0 = atck_ld16(w), w1 = atck_ld16(w + 16), w2 = atck_ld16(w + 32), w3 = atck_ld16(w + 48);
+    atck_v16f wv[NV];
+    for (int v = 0; v < NV; ++v) wv[v] = atck_ld16(w + 16 * v);
     const auto* b = arow(k);
     for (int i = 0; i < PR; ++i) {
       const atck_v16f a = atck_splat16(cube_oc_val(b[q[i]]));
-      c[i][0] += a * w0;
-      c[i][1] += a * w1;
-      c[i][2] += a * w2;
-      c[i][3] += a * w3;
+      for (int v = 0; v < NV; ++v) c[i][v] += a * wv[v];
     }
   }
   for (int i = 0; i < PR; ++i)
-    for (int v = 0; v < 4; ++v) atck_st16(C + i * ldc + v * 16, c[i][v]);
+    for (int v = 0; v < NV; ++v) atck_st16(C + i * ldc + v * 16, c[i][v]);
 }
 
-// A tile of pr (1..6) rows: the full tile or a ragged last one with fewer accumulators.
-template <class ARow>
+// Rows per full tile of the NV-vector family: 6 (64 columns) or 8 (32 columns).
+#define CUBE_OC_ROWS(NV) ((NV) == 4 ? 6 : 8)
+
+// A tile of pr (1..CUBE_OC_ROWS(NV)) rows: the full tile or a ragged last one with fewer
+// accumulators.
+template <int NV = 4, class ARow>
 static inline ATCK_INLINE void cube_ukoc_any(int64_t pr, int64_t K, const float* W, int64_t ldw, ARow arow,
                                              const int64_t* q, float* C, int64_t ldc, int accumulate, CubeOcInit init) {
   switch (pr) {
-    case 6: cube_ukoc_rows<6>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
-    case 5: cube_ukoc_rows<5>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
-    case 4: cube_ukoc_rows<4>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
-    case 3: cube_ukoc_rows<3>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
-    case 2: cube_ukoc_rows<2>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
-    default: cube_ukoc_rows<1>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 8: if (NV == 2) cube_ukoc_rows<8, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 7: if (NV == 2) cube_ukoc_rows<7, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 6: cube_ukoc_rows<6, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 5: cube_ukoc_rows<5, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 4: cube_ukoc_rows<4, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 3: cube_ukoc_rows<3, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    case 2: cube_ukoc_rows<2, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
+    default: cube_ukoc_rows<1, NV>(K, W, ldw, arow, q, C, ldc, accumulate, init); break;
   }
 }
 
-// The conv path's tile: pixel i of im2col row k at B[off[k] + gq[i]], C rows 64 floats apart.
+// The conv path's tile: pixel i of im2col row k at B[off[k] + gq[i]], C rows NV * 16 floats apart.
+template <int NV>
 static inline ATCK_INLINE void cube_ukoc(int64_t pr, int64_t K, const float* W, const float* B, const int32_t* off,
                                          const int32_t* gq, float* C, int accumulate, CubeOcInit init) {
-  int64_t q[CUBE_OC_PR];
-  for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = i < pr ? gq[i] : 0;
-  cube_ukoc_any(pr, K, W, CUBE_OC_NR, [&](int64_t k) ATCK_INLINE { return B + off[k]; }, q, C, CUBE_OC_NR, accumulate,
-                init);
+  int64_t q[8];
+  for (int i = 0; i < 8; ++i) q[i] = i < pr ? gq[i] : 0;
+  cube_ukoc_any<NV>(pr, K, W, NV * 16, [&](int64_t k) ATCK_INLINE { return B + off[k]; }, q, C, NV * 16, accumulate,
+                    init);
 }
 
 // One round of the 16x16 transpose: rows i and i + 8 interleaved (lo / hi halves). Four rounds

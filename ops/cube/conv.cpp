@@ -3,6 +3,7 @@
 // constant) or conv_dw (depthwise 1-D/2-D). See docs/kernels-cube.md.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <memory>
 
 #include "ir/op_registry.h"
@@ -116,20 +117,26 @@ bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K, int64_t MR) {
   return true;
 }
 
-// The channel-major path (CV_OCM, kernels/lib/conv_ocm.h), 512-bit targets only: 64 output
-// channels per vector tile and any 6 output pixels per broadcast tile, so small maps fill their
-// lanes (a 7x7 map: 49 of 54 lanes, against 49 of 64 for 16-pixel tiles). Taken when its lane
-// use, times the better load-to-FMA ratio of its microkernel (265 against 250 GFLOP/s alone on
-// Zen 5), beats the pixel-major path's: `pixLanes` is the share of useful pixel lanes there.
-// Needs constant weights, and either the band (any window) or a 1x1 unpadded conv on a float32
-// input (read in place).
-bool ocmPays(int64_t M, int64_t K, int64_t MR, double pixLanes) {
-  const double chNew = (double)M / (double)(((M + 63) / 64) * 64);
-  const double chOld = (double)M / (double)(((M + MR - 1) / MR) * MR);
+// The channel-major path (CV_OCM, kernels/lib/conv_ocm.h), 512-bit targets only: 64 (or 32)
+// output channels per vector tile and any 6 (or 8) output pixels per broadcast tile, so small maps
+// fill their lanes (a 7x7 map: 49 of 54 lanes, against 49 of 64 for 16-pixel tiles). Taken when
+// its lane use, times the better load-to-FMA ratio of its microkernels (6x64: 265, 8x32: 251
+// against 250 GFLOP/s for 16x16 alone on Zen 5), beats the pixel-major path's: `pixLanes` is the
+// share of useful pixel lanes there. Returns the panel's vectors (4: 64 channels; 2: 32, for
+// channel counts that 64-channel panels would pad, DenseNet's 32-channel 3x3 convs) or 0.
+// ATC_CONV_OCM (atc's environment, for measuring): 0 never, 1 wherever it applies, 32 / 64 with
+// that panel width.
+int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes) {
+  auto chUse = [&](int64_t w) { return (double)M / (double)(((M + w - 1) / w) * w); };
+  const double eff64 = chUse(64), eff32 = 0.95 * chUse(32);
+  const int nv = eff64 >= eff32 ? 4 : 2;
   // The store transposes 16x16 blocks: noticeable only when K is small.
-  const double newEff = chNew * (1.0 - 8.0 / (double)K), oldEff = 0.94 * chOld * pixLanes;
-  if (const char* e = std::getenv("ATC_CONV_OCM")) return e[0] == '1';
-  return K >= 64 && newEff > oldEff * 1.02;
+  const double newEff = std::max(eff64, eff32) * (1.0 - 8.0 / (double)K), oldEff = 0.94 * chUse(MR) * pixLanes;
+  if (const char* e = std::getenv("ATC_CONV_OCM")) {
+    const std::string v = e;
+    return v == "0" ? 0 : v == "32" ? 2 : v == "64" ? 4 : nv;
+  }
+  return K >= 64 && newEff > oldEff * 1.02 ? nv : 0;
 }
 
 // Blocking of the channel-major path: K blocks of <= 128 (a 32 KB weight sub-panel stays in L1
@@ -138,8 +145,8 @@ bool ocmPays(int64_t M, int64_t K, int64_t MR, double pixLanes) {
 // the accumulator [panels][ROWS][64].
 void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
              const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NG, int64_t M, int64_t K,
-             int64_t Cg, bool band) {
-  const int64_t MP = (M + 63) / 64, NPIX = out[1] * out[2];
+             int64_t Cg, bool band, int nv) {
+  const int64_t NR = 16 * nv, MP = (M + NR - 1) / NR, NPIX = out[1] * out[2];
   const int64_t nk = (K + 127) / 128, KC = (K + nk - 1) / nk;
   int64_t nblocks, npmax;
   if (band) {
@@ -155,10 +162,10 @@ void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std
   int64_t mblocks = base < 8 ? std::min<int64_t>(MP, (8 + base - 1) / base) : 1;
   const int64_t MBp = (MP + mblocks - 1) / mblocks;
   mblocks = (MP + MBp - 1) / MBp;
-  P[CV_OCM] = 1;
-  P[CV_MB] = MBp * 64;
+  P[CV_OCM] = nv;
+  P[CV_MB] = MBp * NR;
   P[CV_KC] = KC;
-  P[CV_MSUB] = 64;
+  P[CV_MSUB] = NR;
   P[CV_MBLOCKS] = mblocks;
   P[CV_NBLOCKS] = nblocks;
   P[CV_OCM_ROWS] = (npmax + 15) / 16 * 16;
@@ -176,15 +183,16 @@ void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std
     next = P[CV_BAND_OFF] + Cg * P[CV_BPLANE] + 32;
   }
   P[CV_ACC] = next;
-  P[CV_SLOT] = next + MBp * 64 * P[CV_OCM_ROWS];
+  P[CV_SLOT] = next + MBp * NR * P[CV_OCM_ROWS];
 }
 
-// Lowers to the channel-major path (planOcm; weights packed in 64-channel panels).
+// Lowers to the channel-major path (planOcm; weights packed in panels of 16 * nv channels).
 KernelCall lowerConvOcm(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_t M, int64_t K, int64_t Cg, bool band,
                         const std::vector<int64_t>& out, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
-                        const std::vector<int64_t>& dl) {
-  planOcm(P, out, k, s, dl, NG, M, K, Cg, band);
-  if (!packConvWeights(c, P[CV_G], M, K, 64)) opError(c.node, "internal: channel-major conv needs constant weights");
+                        const std::vector<int64_t>& dl, int nv) {
+  planOcm(P, out, k, s, dl, NG, M, K, Cg, band, nv);
+  if (!packConvWeights(c, P[CV_G], M, K, 16 * nv))
+    opError(c.node, "internal: channel-major conv needs constant weights");
   P[CV_W_PACKED] = 1;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = NG * P[CV_MBLOCKS] * P[CV_NBLOCKS] * P[CV_SLOT] * 4 + 64;
@@ -322,7 +330,8 @@ KernelCall lowerConv(LowerCtx& c) {
                      (band || (inPlace1x1 && (double)(d.C / d.G) * in[1] * in[2] < (1 << 30)));
   const double lanes = band ? (double)NPIX / (double)(((P[CV_BROWS] - 1) * P[CV_PQ] + out[2] + 15) / 16 * 16 * nblocks)
                             : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
-  if (ocmOk && ocmPays(M, K, MR, lanes)) return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl);
+  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes) : 0)
+    return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl, nv);
   P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = d.N * d.G * mblocks * nblocks * P[CV_SLOT] * 4 + 64;
