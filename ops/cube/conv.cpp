@@ -130,8 +130,11 @@ int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes) {
   auto chUse = [&](int64_t w) { return (double)M / (double)(((M + w - 1) / w) * w); };
   const double eff64 = chUse(64), eff32 = 0.95 * chUse(32);
   const int nv = eff64 >= eff32 ? 4 : 2;
-  // The store transposes 16x16 blocks: noticeable only when K is small.
-  const double newEff = std::max(eff64, eff32) * (1.0 - 8.0 / (double)K), oldEff = 0.94 * chUse(MR) * pixLanes;
+  // The store transposes 16x16 blocks: noticeable only when K is small. 0.85: the pixel-major
+  // path's tile and store costs, fitted on Zen 5 (1 thread) to MobileNetV2 / EfficientNet-B0
+  // layers forced both ways: M = 24-32 with K = 96-192 ran 1.1-1.3x faster channel-major, every
+  // K <= 40 layer 1.2-2x slower (hence K >= 64).
+  const double newEff = std::max(eff64, eff32) * (1.0 - 8.0 / (double)K), oldEff = 0.85 * chUse(MR) * pixLanes;
   if (const char* e = std::getenv("ATC_CONV_OCM")) {
     const std::string v = e;
     return v == "0" ? 0 : v == "32" ? 2 : v == "64" ? 4 : nv;
