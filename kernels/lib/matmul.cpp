@@ -129,12 +129,7 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
         int64_t q[CUBE_OC_PR];
         for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = cvt ? (m - m0 + (i < pr ? i : 0)) * kc : (m + (i < pr ? i : 0)) * ARS;
         if (ydt != ATCK_F32) {  // the fp32 block holds whole 64-column panels (NB is a multiple of 64)
-          float* at = acc + (m - m0) * NB + (n - n0);
-          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, at, NB, k0 > 0, init);
-          if (last)
-            for (int64_t c = 0; c < nr; c += CUBE_NR)
-              cube_store_dt(P + GM_EPI, bufs, ydt, bufs[P[GM_YIDX]], yb + m * N + n + c, N, at + c, NB, pr,
-                            cube_min(CUBE_NR, nr - c));
+          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, acc + (m - m0) * NB + (n - n0), NB, k0 > 0, init);
           continue;
         }
         float* Yt = Y + m * N + n;
@@ -153,6 +148,15 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
       }
     }
   }
+  // A float16 / bfloat16 Y: the epilogue and the rounding store in their own loops after all the
+  // tiles. Inside the tile loops, LLVM hoisted the epilogue's constants (GELU's) out of them and
+  // kept them live through the 6x64 k loop, which then spilled its accumulators (ViT's GELU
+  // MatMuls ran at half their float32 speed).
+  if (ydt != ATCK_F32)
+    for (int64_t m = m0; m < mEnd; m += CUBE_MR_WIDE)
+      for (int64_t n = n0; n < nEnd; n += CUBE_NR)
+        cube_store_dt(P + GM_EPI, bufs, ydt, bufs[P[GM_YIDX]], yb + m * N + n, N, acc + (m - m0) * NB + (n - n0), NB,
+                      cube_min(CUBE_MR_WIDE, mEnd - m), cube_min(CUBE_NR, nEnd - n));
 }
 
 static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
