@@ -109,12 +109,8 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   const int64_t PQ = P[CV_PQ], NQ = P[CV_NQ];
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int hasBias = (int)P[CV_HAS_BIAS];
-  int64_t t = task;
-  const int64_t nb = t % P[CV_NBLOCKS];
-  t /= P[CV_NBLOCKS];
-  const int64_t mb = t % P[CV_MBLOCKS];
-  t /= P[CV_MBLOCKS];
-  const int64_t g = t % G, n = t / G;
+  int64_t nb, mb, g, n;
+  conv_task_coords(P, task, &nb, &mb, &g, &n);
   const int64_t oh0 = nb * P[CV_BROWS], rows = cube_min(P[CV_BROWS], OH - oh0);
   const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
   if (rows <= 0 || m0 >= mEnd) return;
@@ -181,7 +177,6 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t MR = cube_mr(P[CV_MR]);
   const int64_t MP = (M + MR - 1) / MR;
   const int64_t MB = P[CV_MB], NB = P[CV_NB], KC = P[CV_KC], MSUB = P[CV_MSUB];
-  const int64_t MBLOCKS = P[CV_MBLOCKS], NBLOCKS = P[CV_NBLOCKS];
   const int64_t LDB = P[CV_LDB];
   const int hasBias = (int)P[CV_HAS_BIAS];
   const float* X = (const float*)bufs[0];
@@ -202,12 +197,8 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
       conv_band_task(P, bufs, task, ws + task * P[CV_SLOT]);
       continue;
     }
-    int64_t t = task;
-    const int64_t nb = t % NBLOCKS;
-    t /= NBLOCKS;
-    const int64_t mb = t % MBLOCKS;
-    t /= MBLOCKS;
-    const int64_t g = t % G, n = t / G;
+    int64_t nb, mb, g, n;
+    conv_task_coords(P, task, &nb, &mb, &g, &n);
     const int64_t inOff = (n * C + g * Cg) * IPIX;
     const int64_t outOff = (n * OC + g * M) * NPIX;
     float* out = red ? 0 : Y + outOff;
@@ -278,8 +269,7 @@ static inline ATCK_INLINE void conv_dw_rows(const int64_t* P, void** bufs, const
   for (int64_t oh = oh0; oh < oh0 + ohn; oh += RG)
     for (int64_t c0 = 0; c0 < nch; c0 += CG) {
       int64_t row[RG], col[CG];
-      for (int r = 0; r < RG; ++r) row[r] = cube_min(oh + r, oh0 + ohn - 1);
-      for (int j = 0; j < CG; ++j) col[j] = OW >= 16 ? cube_min(cube_min(c0 + j, nch - 1) * 16, OW - 16) : 0;
+      cube_row_group<RG, CG>(oh, oh0, ohn, c0, nch, OW, row, col);
       atck_v16f acc[RG][CG];
       for (int r = 0; r < RG; ++r)
         for (int j = 0; j < CG; ++j) acc[r][j] = atck_splat16(b);

@@ -62,3 +62,15 @@ static inline ATCK_INLINE void conv_band_offsets(const int64_t* P, int64_t K, in
                        (kw * DW) / SW);
   }
 }
+
+// Coordinates of a conv task (band, channel-major and im2col paths): pixel block nb, channel block
+// mb, group g, batch n (nb fastest).
+static inline ATCK_INLINE void conv_task_coords(const int64_t* P, int64_t task, int64_t* nb, int64_t* mb, int64_t* g,
+                                                int64_t* n) {
+  *nb = task % P[CV_NBLOCKS];
+  task /= P[CV_NBLOCKS];
+  *mb = task % P[CV_MBLOCKS];
+  task /= P[CV_MBLOCKS];
+  *g = task % P[CV_G];
+  *n = task / P[CV_G];
+}

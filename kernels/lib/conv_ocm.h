@@ -41,12 +41,8 @@ static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, in
   const int64_t K = Cg * KH * KW, MP = (M + NR - 1) / NR;
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW, IHW = P[CV_IH] * P[CV_IW];
   const int64_t MB = P[CV_MB], KC = P[CV_KC], ROWS = P[CV_OCM_ROWS];
-  int64_t t = task;
-  const int64_t nb = t % P[CV_NBLOCKS];
-  t /= P[CV_NBLOCKS];
-  const int64_t mb = t % P[CV_MBLOCKS];
-  t /= P[CV_MBLOCKS];
-  const int64_t g = t % G, n = t / G;
+  int64_t nb, mb, g, n;
+  conv_task_coords(P, task, &nb, &mb, &g, &n);
   const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
   int32_t* off = (int32_t*)slot;
   int32_t* gq = (int32_t*)(slot + P[CV_OCM_GQ]);

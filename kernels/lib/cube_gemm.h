@@ -21,6 +21,20 @@
 #define CUBE_MR_MAX 16
 #define CUBE_NR 16
 
+// A row group of the plane-wise band kernels (conv_dw_rows, pool_band_rows): RG output rows from
+// oh (the band's last row repeated past its end) and CG 16-lane chunks from chunk c0 of nch (rows
+// of 16 or more outputs: whole chunks, the last one at OW - 16, overlapping; narrower rows: one
+// chunk at 0).
+template <int RG, int CG>
+static inline ATCK_INLINE void cube_row_group(int64_t oh, int64_t oh0, int64_t ohn, int64_t c0, int64_t nch, int64_t OW,
+                                              int64_t* row, int64_t* col) {
+  for (int r = 0; r < RG; ++r) row[r] = oh + r < oh0 + ohn - 1 ? oh + r : oh0 + ohn - 1;
+  for (int j = 0; j < CG; ++j) {
+    const int64_t cj = c0 + j < nch - 1 ? c0 + j : nch - 1;
+    col[j] = OW >= 16 ? (cj * 16 < OW - 16 ? cj * 16 : OW - 16) : 0;
+  }
+}
+
 // The panel height a kernel was lowered for (its MR param: 16 or, for 0 / anything else, 6).
 static inline ATCK_INLINE int64_t cube_mr(int64_t p) { return p == CUBE_MR_WIDE ? CUBE_MR_WIDE : CUBE_MR; }
 

@@ -62,8 +62,7 @@ static inline ATCK_INLINE void pool_band_rows(const int64_t* P, void** bufs, con
   for (int64_t oh = oh0; oh < oh0 + ohn; oh += RG)
     for (int64_t c0 = 0; c0 < nch; c0 += CG) {
       int64_t row[RG], col[CG];
-      for (int r = 0; r < RG; ++r) row[r] = cube_min(oh + r, oh0 + ohn - 1);
-      for (int j = 0; j < CG; ++j) col[j] = OW >= 16 ? cube_min(cube_min(c0 + j, nch - 1) * 16, OW - 16) : 0;
+      cube_row_group<RG, CG>(oh, oh0, ohn, c0, nch, OW, row, col);
       atck_v16f acc[RG][CG];
       for (int r = 0; r < RG; ++r)
         for (int j = 0; j < CG; ++j) acc[r][j] = atck_splat16(init);
