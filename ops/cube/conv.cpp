@@ -147,10 +147,11 @@ int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool cost
   return K >= minK && newEff > oldEff * 1.02 ? nv : 0;
 }
 
-// Blocking of the channel-major path: K blocks of <= 128 (a 32 KB weight sub-panel stays in L1
-// across the pixel tiles), pixel blocks of ~256 (band: whole output rows), channel blocks of
-// 64-channel panels until there are 8 tasks; the slot holds off[K], gq[pixels], the band and
-// the accumulator [panels][ROWS][64].
+// Blocking of the channel-major path: K blocks of <= 128 (a weight sub-panel of <= 32 KB stays in
+// L1 across the pixel tiles), pixel blocks of ~256 (band: whole output rows), channel blocks of
+// NR-channel panels (NR = 16 * nv) until there are 8 tasks; the slot holds off[K], gq[pixels]
+// (and the pixels' input offsets), the band or converted rows, and the accumulator
+// [panels][ROWS][NR].
 void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
              const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NG, int64_t M, int64_t K,
              int64_t Cg, bool band, int nv) {
