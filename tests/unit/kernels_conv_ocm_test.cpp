@@ -85,26 +85,16 @@ TEST(CubeConvOcm, Geometries) {
 // 16-pixel tiles waste lanes, never for the 256-bit family, never for non-constant weights.
 TEST(CubeConvOcm, LoweringChoice) {
   unsetenv("ATC_CONV_OCM");
-  {
+  // CV_OCM the lowering picks for a conv on constants of these shapes.
+  auto ocmOf = [](const Shape& xs, const Shape& ws, int rows) {
     Graph g;
-    Node* n = convNode(g, {1, 512, 7, 7}, {512, 512, 3, 3});
-    EXPECT_EQ(lowerConvNode(g, *n, 16).params[CV_OCM], 4);
-  }
-  {
-    Graph g;
-    Node* n = convNode(g, {1, 1024, 14, 14}, {256, 1024, 1, 1});
-    EXPECT_EQ(lowerConvNode(g, *n, 16).params[CV_OCM], 4);
-  }
-  {  // DenseNet's 32-channel 3x3 convs: 32-channel panels
-    Graph g;
-    Node* n = convNode(g, {1, 128, 28, 28}, {32, 128, 3, 3});
-    EXPECT_EQ(lowerConvNode(g, *n, 16).params[CV_OCM], 2);
-  }
-  {
-    Graph g;
-    Node* n = convNode(g, {1, 512, 7, 7}, {512, 512, 3, 3});
-    EXPECT_EQ(lowerConvNode(g, *n, 6).params[CV_OCM], 0);
-  }
+    Node* n = convNode(g, xs, ws);
+    return lowerConvNode(g, *n, rows).params[CV_OCM];
+  };
+  EXPECT_EQ(ocmOf({1, 512, 7, 7}, {512, 512, 3, 3}, 16), 4);
+  EXPECT_EQ(ocmOf({1, 1024, 14, 14}, {256, 1024, 1, 1}, 16), 4);
+  EXPECT_EQ(ocmOf({1, 128, 28, 28}, {32, 128, 3, 3}, 16), 2);  // DenseNet's 32-channel 3x3 convs
+  EXPECT_EQ(ocmOf({1, 512, 7, 7}, {512, 512, 3, 3}, 6), 0);
   {
     Graph g;
     auto wt = randTensor({64, 64, 3, 3}, 2);
