@@ -34,6 +34,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     LowerCtx ctx(g, n, &state);
     ctx.cubeRows = target.cubeRows();
     ctx.int8Vnni = target.int8Vnni();
+    ctx.bf16Dot = target.bf16Dot();
     L.call = d->lower(ctx);
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
     lowered.push_back(std::move(L));

@@ -60,6 +60,8 @@ class LowerCtx {
   int cubeRows = 6;
   // TargetProfile::int8Vnni() of the target: the int8 conv kernel may use vpdpbusd.
   bool int8Vnni = false;
+  // TargetProfile::bf16Dot() of the target: bfloat16 cube operands may use vdpbf16ps.
+  bool bf16Dot = false;
   // Replaces constant input i of this node by a new constant (only this node sees it). When
   // no node reads the old constant any more, its data is freed. `how` (optional) names the
   // transformation (the packing and its parameters): a later node that asks packedInput with

@@ -13,7 +13,9 @@ namespace atc {
 // lowering or its kernel is not in the native library.
 // cubeRows: the cube microkernel family to lower for (LowerCtx::cubeRows; tests run both).
 // int8Vnni: LowerCtx::int8Vnni (the int8 conv kernel then uses vpdpbusd where the host has it).
-std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6, bool int8Vnni = false);
+// bf16Dot: LowerCtx::bf16Dot (bfloat16 cube ops then use vdpbf16ps where the host has it).
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6, bool int8Vnni = false,
+                                      bool bf16Dot = false);
 
 // True when evalNodeNative can run on n (all inputs constant, lowering and kernel known).
 bool canEvalNative(const Node& n);

@@ -127,6 +127,18 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
                      "Add +avx512vnni (and +avx512f) to \"features\" or set \"int8_path\" to \"none\".");
     p.int8Path = ip.get<std::string>();
   }
+  p.bf16Path = p.vectorBits >= 512 ? bf16PathOfFeatures(p.features) : "none";
+  if (j.contains("bf16_path")) {
+    const nlohmann::json& bp = j["bf16_path"];
+    if (!bp.is_string() || (bp.get<std::string>() != "none" && bp.get<std::string>() != "dpbf16"))
+      throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"bf16_path\" must be \"none\" or \"dpbf16\".",
+                     "Fix the profile file (see docs/targets.md).");
+    if (bp.get<std::string>() == "dpbf16" && p.bf16Path != "dpbf16")
+      throw AtcError("E10003", "Target profile [" + name + "] in " + where +
+                         ": \"bf16_path\" is \"dpbf16\" but its features do not enable AVX512-BF16 with 512-bit vectors.",
+                     "Add +avx512bf16 (and +avx512f) to \"features\" or set \"bf16_path\" to \"none\".");
+    p.bf16Path = bp.get<std::string>();
+  }
   return p;
 }
 
@@ -137,6 +149,13 @@ std::string int8PathOfFeatures(const std::string& features) {
   for (const std::string& f : split(features, ','))
     if (f == "+avx512vnni" || f == "-avx512vnni") vnni = f[0] == '+';
   return vnni && vectorBitsOfFeatures(features) == 512 ? "vnni512" : "none";
+}
+
+std::string bf16PathOfFeatures(const std::string& features) {
+  bool bf16 = false;
+  for (const std::string& f : split(features, ','))
+    if (f == "+avx512bf16" || f == "-avx512bf16") bf16 = f[0] == '+';
+  return bf16 && vectorBitsOfFeatures(features) == 512 ? "dpbf16" : "none";
 }
 
 int vectorBitsOfFeatures(const std::string& features) {

@@ -33,10 +33,20 @@ struct TargetProfile {
   // "int8_path" may set "none" to turn it off.
   std::string int8Path = "none";
   bool int8Vnni() const { return int8Path == "vnni512"; }
+  // The bfloat16 dot-product path of the cube kernels (kernels/lib/cube_ukbf.h): "dpbf16" when
+  // the features enable AVX512-BF16 (vdpbf16ps) with 512-bit vectors, else "none". MatMul/Gemm
+  // and Conv whose activations and weights are both bfloat16 (allow_fp32_to_bf16 builds) then
+  // multiply pairs of bfloat16 values per instruction (twice the float32 FMA rate) instead of
+  // converting them to float32. The profile's "bf16_path" may set "none" to turn it off.
+  std::string bf16Path = "none";
+  bool bf16Dot() const { return bf16Path == "dpbf16"; }
 };
 
 // "vnni512" when an LLVM feature string enables avx512vnni and 512-bit vectors, else "none".
 std::string int8PathOfFeatures(const std::string& features);
+
+// "dpbf16" when an LLVM feature string enables avx512bf16 and 512-bit vectors, else "none".
+std::string bf16PathOfFeatures(const std::string& features);
 
 // 512 when an LLVM feature string enables avx512f (and does not disable evex512), else 256.
 int vectorBitsOfFeatures(const std::string& features);

@@ -52,6 +52,49 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
   }
 }
 
+// The band of conv_band_fill for the bfloat16 pair tiles (CV_BF16DP): channel pair p's planes
+// hold 32-bit words, bfloat16 channel 2p in the low half and 2p + 1 (zero past Cg) in the high
+// half; the same geometry (BPLANE words per pair) so conv_band_offsets over the KP pair rows
+// gives each (p, kh, kw) row's start.
+static inline ATCK_INLINE void conv_band_fill_pairs(const int64_t* P, const void* X, int64_t inOff, int64_t oh0,
+                                                    int64_t rows, uint32_t* band) {
+  const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
+  const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = CUBE_CONV_BAND_HBR(P), PLANE = HBR * PQ;
+  const int64_t Cg = P[CV_C] / P[CV_G], CP = (Cg + 1) / 2, hb = (rows - 1) * SH + (KH - 1) * DH + 1;
+  const uint16_t* X16 = (const uint16_t*)X;
+  for (int64_t pi = 0; pi < CP; ++pi) {
+    const int64_t src = inOff + 2 * pi * IH * IW, hiOff = 2 * pi + 1 < Cg ? IH * IW : -1;
+    for (int64_t phr = 0; phr < SH; ++phr) {
+      for (int64_t phc = 0; phc < SW; ++phc) {
+        uint32_t* pl = band + pi * P[CV_BPLANE] + (phr * SW + phc) * PLANE;
+        const int64_t jlo = cube_min(PQ, PW > phc ? (PW - phc + SW - 1) / SW : 0);
+        const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - phc + SW - 1) / SW));
+        for (int64_t i = 0; i < HBR; ++i) {
+          uint32_t* d = pl + i * PQ;
+          const int64_t rr = i * SH + phr, ih = oh0 * SH - PH + rr;
+          if (rr >= hb || ih < 0 || ih >= IH) {
+            for (int64_t j = 0; j < PQ; ++j) d[j] = 0u;
+            continue;
+          }
+          for (int64_t j = 0; j < jlo; ++j) d[j] = 0u;
+          const uint16_t* lo = X16 + src + ih * IW + phc - PW;
+          if (hiOff < 0) {
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = lo[j * SW];
+          } else if (SW == 1) {
+            const uint16_t* hi = lo + hiOff;
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = (uint32_t)lo[j] | (uint32_t)hi[j] << 16;
+          } else {
+            const uint16_t* hi = lo + hiOff;
+            for (int64_t j = jlo; j < jhi; ++j) d[j] = (uint32_t)lo[j * SW] | (uint32_t)hi[j * SW] << 16;
+          }
+          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0u;
+        }
+      }
+    }
+    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (pi == CP - 1 ? 32 : 0); ++q) band[pi * P[CV_BPLANE] + q] = 0u;
+  }
+}
+
 // off[k] for k < K: where im2col row k = (ic, kh, kw) starts in the band (conv_band_fill).
 static inline ATCK_INLINE void conv_band_offsets(const int64_t* P, int64_t K, int32_t* off) {
   const int64_t KH = P[CV_KH], KW = P[CV_KW], SH = P[CV_SH], SW = P[CV_SW], DH = P[CV_DH], DW = P[CV_DW];

@@ -9,12 +9,14 @@
 // the finished block is transposed 16x16 at a time into channel rows and stored with the
 // epilogue (cube_store_dt: residual, activation, float16/bfloat16 rounding).
 // Task = (n, group, block of CV_MB channels, block of pixels: CV_BROWS output rows for the band,
-// CV_NB pixels otherwise). Slot: off[K] (int32), gq[pixels] (int32, at CV_OCM_GQ) and, for a
+// CV_NB pixels otherwise). The bfloat16 pair tiles (CV_BF16DP, cube_ukbf.h) run the same way over
+// pairs of input channels: a band of 32-bit channel-pair words, a 1x1's pairs interleaved per K
+// block. Slot: off[K] (int32), gq[pixels] (int32, at CV_OCM_GQ) and, for a
 // converted 1x1 input, the pixels' input offsets after it; the band or the converted rows
 // (CV_BAND_OFF), acc (CV_ACC).
 #pragma once
 #include "kernels/lib/conv_band.h"
-#include "kernels/lib/cube_ukoc.h"
+#include "kernels/lib/cube_ukbf.h"
 
 static inline ATCK_INLINE void conv_ocm_store(const int64_t* P, void** bufs, const float* acc, int64_t yoff,
                                               int64_t mr, int64_t np, int64_t NR) {
@@ -31,14 +33,53 @@ static inline ATCK_INLINE void conv_ocm_store(const int64_t* P, void** bufs, con
   }
 }
 
+// A 1x1 conv's K block (rows k0 .. k0 + kc) of a float16 / bfloat16 X as float32 rows [kc][NPB]
+// at xb (BF = 0), or, for the pair tiles (BF = 1), pair rows kp0 .. kp0 + kc as 32-bit words
+// [kc][NPB] (channel 2kp low, 2kp + 1 high, zero past Cg). gpix: the pixels' input offsets.
+template <int BF>
+static inline ATCK_INLINE void conv_ocm_convert_block(const int64_t* P, void** bufs, int64_t inOff, int64_t k0,
+                                                      int64_t kc, int64_t p0, int64_t np, const int32_t* gpix,
+                                                      float* xb) {
+  const int64_t xdt = P[CV_DTYPE], NPB = P[CV_OCM_ROWS], IHW = P[CV_IH] * P[CV_IW], Cg = P[CV_C] / P[CV_G];
+  const uint16_t* x16 = (const uint16_t*)bufs[0] + inOff;
+  const int unit = P[CV_SH] == 1 && P[CV_SW] == 1;  // the block's pixels are contiguous: vector code
+  if (BF) {
+    uint32_t* d32 = (uint32_t*)xb;
+    for (int64_t k = 0; k < kc; ++k) {
+      const int64_t c = 2 * (k0 + k);
+      const uint16_t* lo = x16 + c * IHW;
+      const uint16_t* hi = c + 1 < Cg ? lo + IHW : lo;
+      const uint32_t hm = c + 1 < Cg ? 0xffffu : 0u;
+      uint32_t* d = d32 + k * NPB;
+      if (unit)
+        for (int64_t p = 0; p < np; ++p) d[p] = (uint32_t)lo[p0 + p] | ((uint32_t)hi[p0 + p] & hm) << 16;
+      else
+        for (int64_t p = 0; p < np; ++p) d[p] = (uint32_t)lo[gpix[p]] | ((uint32_t)hi[gpix[p]] & hm) << 16;
+    }
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    float* d = xb + k * NPB;
+    if (unit) {
+      const uint16_t* src = x16 + (k0 + k) * IHW + p0;
+      if (xdt == ATCK_F16)
+        for (int64_t p = 0; p < np; ++p) d[p] = atck_h2f(src[p]);
+      else
+        for (int64_t p = 0; p < np; ++p) d[p] = atck_bf2f(src[p]);
+    } else {
+      for (int64_t p = 0; p < np; ++p) d[p] = cube_ldx(bufs[0], xdt, inOff + (k0 + k) * IHW + gpix[p]);
+    }
+  }
+}
+
 // NV: vectors per panel (CV_OCM: 4, 64-channel panels and 6-pixel tiles; 2, 32-channel panels and
-// 8-pixel tiles).
-template <int NV>
+// 8-pixel tiles). BF: the bfloat16 pair tiles (CV_BF16DP): K counts pairs of input channels.
+template <int NV, int BF>
 static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, int64_t task, float* slot) {
   constexpr int64_t NR = NV * 16, PR = CUBE_OC_ROWS(NV);
   const int64_t G = P[CV_G], C = P[CV_C], OC = P[CV_OC];
   const int64_t M = OC / G, Cg = C / G, KH = P[CV_KH], KW = P[CV_KW];
-  const int64_t K = Cg * KH * KW, MP = (M + NR - 1) / NR;
+  const int64_t K = (BF ? (Cg + 1) / 2 : Cg) * KH * KW, MP = (M + NR - 1) / NR;
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW, IHW = P[CV_IH] * P[CV_IW];
   const int64_t MB = P[CV_MB], KC = P[CV_KC], ROWS = P[CV_OCM_ROWS];
   int64_t nb, mb, g, n;
@@ -47,9 +88,10 @@ static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, in
   int32_t* off = (int32_t*)slot;
   int32_t* gq = (int32_t*)(slot + P[CV_OCM_GQ]);
   // 1x1 on a float16 / bfloat16 X: the input offsets of the block's pixels (after gq), and the
-  // K block of converted rows at CV_BAND_OFF ([KC][NPB] floats).
+  // K block of converted rows at CV_BAND_OFF ([KC][NPB] floats or pair words).
   int32_t* gpix = gq + P[CV_OCM_ROWS];
   const int64_t xdt = P[CV_DTYPE], NPB = P[CV_OCM_ROWS];
+  const int cvt = BF || xdt != ATCK_F32;
   float* acc = slot + P[CV_ACC];
   const int64_t inOff = (n * C + g * Cg) * IHW;
   const float* B;
@@ -61,43 +103,29 @@ static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, in
     if (rows <= 0 || m0 >= mEnd) return;
     float* band = slot + P[CV_BAND_OFF];
     conv_band_offsets(P, K, off);
-    conv_band_fill(P, bufs[0], inOff, oh0, rows, band);
+    if (BF) conv_band_fill_pairs(P, bufs[0], inOff, oh0, rows, (uint32_t*)band);
+    else conv_band_fill(P, bufs[0], inOff, oh0, rows, band);
     for (int64_t p = 0; p < np; ++p) gq[p] = (int32_t)(p / OW * P[CV_PQ] + p % OW);
     B = band;
   } else {  // 1x1, unpadded: float32 X read in place, else converted per K block (below)
     p0 = nb * P[CV_NB];
     np = cube_min(P[CV_NB], NPIX - p0);
     if (np <= 0 || m0 >= mEnd) return;
-    for (int64_t k = 0; k < K; ++k) off[k] = (int32_t)(xdt == ATCK_F32 ? k * IHW : (k % KC) * NPB);
+    for (int64_t k = 0; k < K; ++k) off[k] = (int32_t)(!cvt ? k * IHW : (k % KC) * NPB);
     for (int64_t p = 0; p < np; ++p) {
       const int64_t oh = (p0 + p) / OW, ow = (p0 + p) % OW;
       const int64_t at = oh * P[CV_SH] * P[CV_IW] + ow * P[CV_SW];
-      gq[p] = (int32_t)(xdt == ATCK_F32 ? at : p);
-      if (xdt != ATCK_F32) gpix[p] = (int32_t)at;
+      gq[p] = (int32_t)(!cvt ? at : p);
+      if (cvt) gpix[p] = (int32_t)at;
     }
-    B = xdt == ATCK_F32 ? (const float*)bufs[0] + inOff : slot + P[CV_BAND_OFF];
+    B = !cvt ? (const float*)bufs[0] + inOff : slot + P[CV_BAND_OFF];
   }
   const float* W = (const float*)bufs[1];
   const float* Bias = P[CV_HAS_BIAS] ? (const float*)bufs[2] + g * M : 0;
+  const int dp = BF && cube_bf16dp_usable(P[CV_BF16DP]);
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
     const int64_t kc = cube_min(KC, K - k0);
-    if (!P[CV_BAND] && xdt != ATCK_F32) {  // float16 / bfloat16 X: this K block's rows as float32
-      float* xb = slot + P[CV_BAND_OFF];
-      const uint16_t* x16 = (const uint16_t*)bufs[0] + inOff;
-      if (P[CV_SH] == 1 && P[CV_SW] == 1) {  // the block's pixels are contiguous: vectorised conversion
-        for (int64_t k = 0; k < kc; ++k) {
-          const uint16_t* src = x16 + (k0 + k) * IHW + p0;
-          float* d = xb + k * NPB;
-          if (xdt == ATCK_F16)
-            for (int64_t p = 0; p < np; ++p) d[p] = atck_h2f(src[p]);
-          else
-            for (int64_t p = 0; p < np; ++p) d[p] = atck_bf2f(src[p]);
-        }
-      } else {
-        for (int64_t k = 0; k < kc; ++k)
-          for (int64_t p = 0; p < np; ++p) xb[k * NPB + p] = cube_ldx(bufs[0], xdt, inOff + (k0 + k) * IHW + gpix[p]);
-      }
-    }
+    if (!P[CV_BAND] && cvt) conv_ocm_convert_block<BF>(P, bufs, inOff, k0, kc, p0, np, gpix, slot + P[CV_BAND_OFF]);
     for (int64_t m = m0; m < mEnd; m += NR) {
       CubeOcInit init;
       for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
@@ -106,10 +134,23 @@ static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, in
         for (int64_t i = 0; i < NR; ++i) pb[i] = m + i < M ? Bias[m + i] : 0.0f;
         for (int v = 0; v < NV; ++v) init.v[v] = atck_ld16(pb + v * 16);
       }
-      const float* Wp = W + ((g * MP + m / NR) * K + k0) * NR;
       float* a = acc + (m - m0) * ROWS;
-      for (int64_t p = 0; p < np; p += PR)
-        cube_ukoc<NV>(cube_min(PR, np - p), kc, Wp, B, off + k0, gq + p, a + p * NR, k0 > 0, init);
+      if constexpr (BF != 0) {
+        const uint16_t* Wp = (const uint16_t*)bufs[1] + ((g * MP + m / NR) * K + k0) * NR * 2;
+        const uint32_t* B32 = (const uint32_t*)B;
+        const int32_t* ok = off + k0;
+        auto prow = [&](int64_t kp) ATCK_INLINE { return B32 + ok[kp]; };
+        for (int64_t p = 0; p < np; p += PR) {
+          int64_t q[8];
+          const int64_t pr = cube_min(PR, np - p);
+          for (int i = 0; i < 8; ++i) q[i] = i < pr ? gq[p + i] : 0;
+          cube_ukbf_tile<NV>(dp, pr, kc, Wp, NR * 2, prow, q, a + p * NR, NR, k0 > 0, init);
+        }
+      } else {
+        const float* Wp = W + ((g * MP + m / NR) * K + k0) * NR;
+        for (int64_t p = 0; p < np; p += PR)
+          cube_ukoc<NV>(cube_min(PR, np - p), kc, Wp, B, off + k0, gq + p, a + p * NR, k0 > 0, init);
+      }
     }
   }
   for (int64_t m = m0; m < mEnd; m += NR)
@@ -118,6 +159,11 @@ static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, in
 }
 
 static inline ATCK_INLINE void conv_ocm_task(const int64_t* P, void** bufs, int64_t task, float* slot) {
-  if (P[CV_OCM] == 2) conv_ocm_task_t<2>(P, bufs, task, slot);
-  else conv_ocm_task_t<4>(P, bufs, task, slot);
+  if (P[CV_BF16DP]) {
+    if (P[CV_OCM] == 2) conv_ocm_task_t<2, 1>(P, bufs, task, slot);
+    else conv_ocm_task_t<4, 1>(P, bufs, task, slot);
+  } else {
+    if (P[CV_OCM] == 2) conv_ocm_task_t<2, 0>(P, bufs, task, slot);
+    else conv_ocm_task_t<4, 0>(P, bufs, task, slot);
+  }
 }

@@ -39,6 +39,11 @@ enum CubeConvParam {
                  // the band (CV_BAND) or from X (1x1); 0: the other paths
   CV_OCM_GQ,     // OCM: offset (floats) in the task slot of the pixel offset table (int32)
   CV_OCM_ROWS,   // OCM: accumulator rows (pixels, a multiple of 16) per 64-channel panel
+  CV_BF16DP,     // OCM on bfloat16 X and W (target with AVX512-BF16): 1 the pair tiles on vdpbf16ps
+                 // (cube_ukbf.h), 2 the same as float32 FMAs (tests). K runs over pairs of input
+                 // channels: W packed [G][MP][KP][NR][2] bfloat16 with KP = ceil(Cg/2)*KH*KW pairs
+                 // (p, kh, kw); the band (or a 1x1's converted K block) holds 32-bit words of two
+                 // channels' bfloat16 values; CV_KC counts pairs; off[] has KP entries
   CV_COUNT
 };
 
@@ -73,6 +78,9 @@ enum CubeGemmParam {
                  // share a few L1 sets; set by the lowering)
   GM_WIDE,       // 1: B packed in 64-column panels [ceil(N/64)][K][64], 6x64 tiles (gemm_wide_task in
                  // kernels/lib/matmul.cpp): alpha 1, no C but a column bias
+  GM_BF16DP,     // 1 (with GM_WIDE; A and B bfloat16, target with AVX512-BF16): B packed as bfloat16
+                 // pairs [ceil(N/64)][ceil(K/2)][64][2], the tiles on vdpbf16ps (cube_ukbf.h); 2: the
+                 // same tiles as float32 FMAs (tests on hosts with AVX512-BF16 check both)
   GM_COUNT
 };
 

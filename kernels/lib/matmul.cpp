@@ -12,7 +12,7 @@
 // bufs: A, B, [Cin], Y, workspace.
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
-#include "kernels/lib/cube_ukoc.h"
+#include "kernels/lib/cube_ukbf.h"
 
 ATC_KERNEL(gemm)
 
@@ -85,38 +85,58 @@ static inline ATCK_INLINE void gemm_rows(const int64_t* P, void** bufs, int64_t 
 // and 6 A broadcasts per k for 24 FMAs, where the 16x16 tile loads 17 values for 16 FMAs),
 // accumulated over K blocks of GM_KC straight in Y (row stride N), the epilogue on each finished
 // tile. A ragged last panel (N not a multiple of 64) goes through a 6x64 tile on the stack.
-// Reduced precision: a float16 / bfloat16 A is converted on each broadcast (T: CubeF16 /
-// CubeBF16), and a float16 / bfloat16 Y accumulates in the task slot's fp32 block (GM_ACC,
-// [MB][NB]) and is rounded on the store after the epilogue (cube_store_dt).
-template <class T>
+// Reduced precision: a float16 / bfloat16 A is converted per K block into the slot ([MB][kc]
+// floats), and a float16 / bfloat16 Y accumulates in the task slot's fp32 block (GM_ACC, [MB][NB])
+// and is rounded on the store after the epilogue (cube_store_dt).
+// BF (GM_BF16DP): bfloat16 A and B on the pair tiles (cube_ukbf.h): B packed in bfloat16 pairs,
+// A's pairs read in place as 32-bit words when its rows and K are even (else copied per K block
+// into the slot as [MB][kc/2] words, an odd K's last pair padded with a zero).
+template <int BF>
 static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
                                                int64_t m0, int64_t mEnd, int64_t n0, int64_t nEnd) {
   const int64_t N = P[GM_N], K = P[GM_K], KC = P[GM_KC], ARS = P[GM_A_RS], ACS = P[GM_A_CS], NB = P[GM_NB];
-  const int64_t ydt = P[GM_ODT] ? P[GM_ODT] : ATCK_F32;
-  const T* A = (const T*)bufs[0] + aOff;
+  const int64_t ydt = P[GM_ODT] ? P[GM_ODT] : ATCK_F32, KP = (K + 1) / 2;
+  const float* A = (const float*)bufs[0] + aOff;
   const float* B = (const float*)bufs[1];
   const float* bias = P[GM_HAS_C] ? (const float*)bufs[2] : 0;
   float* Ybase = (float*)bufs[P[GM_YIDX]];
   float* Y = Ybase + yb;
   float* acc = slot + P[GM_ACC];  // fp32 Y block [MB][NB] (ydt != f32)
   float* Af = slot;               // float16 / bfloat16 A: this K block's rows as float32 [MB][kc]
-  const int cvt = P[GM_DTYPE] != ATCK_F32;
+  uint32_t* Ap = (uint32_t*)slot;  // BF, A not in place: this K block's pairs [MB][(kc + 1) / 2]
+  const uint16_t* A16 = (const uint16_t*)bufs[0] + aOff;
+  const int cvt = !BF && P[GM_DTYPE] != ATCK_F32;
+  const int inPlace = BF && ACS == 1 && ARS % 2 == 0 && aOff % 2 == 0 && K % 2 == 0;
+  const int dp = BF && cube_bf16dp_usable(P[GM_BF16DP]);
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
-    const int64_t kc = cube_min(KC, K - k0);
+    const int64_t kc = cube_min(KC, K - k0), kpc = (kc + 1) / 2;
     const int last = k0 + kc >= K;
     if (cvt)
       for (int64_t m = m0; m < mEnd; ++m) {
-        const uint16_t* src = (const uint16_t*)bufs[0] + aOff + m * ARS + k0 * ACS;
+        const uint16_t* src = A16 + m * ARS + k0 * ACS;
         float* d = Af + (m - m0) * kc;
         if (P[GM_DTYPE] == ATCK_F16)
           for (int64_t k = 0; k < kc; ++k) d[k] = atck_h2f(src[k * ACS]);
         else
           for (int64_t k = 0; k < kc; ++k) d[k] = atck_bf2f(src[k * ACS]);
       }
-    auto arow = [&](int64_t k) ATCK_INLINE { return cvt ? (const T*)(Af + k) : A + (k0 + k) * ACS; };
+    if (BF && !inPlace)
+      for (int64_t m = m0; m < mEnd; ++m) {
+        const uint16_t* src = A16 + m * ARS + k0 * ACS;
+        uint32_t* d = Ap + (m - m0) * kpc;
+        for (int64_t kp = 0; kp < kpc; ++kp) {
+          const uint32_t hi = 2 * kp + 1 < kc ? src[(2 * kp + 1) * ACS] : 0u;
+          d[kp] = src[2 * kp * ACS] | hi << 16;
+        }
+      }
+    auto arow = [&](int64_t k) ATCK_INLINE { return cvt ? (const float*)(Af + k) : A + (k0 + k) * ACS; };
+    auto prow = [&](int64_t kp) ATCK_INLINE {
+      return inPlace ? (const uint32_t*)(A16 + k0) + kp : (const uint32_t*)Ap + kp;
+    };
     for (int64_t n = n0; n < nEnd; n += CUBE_OC_NR) {
       const int64_t nr = cube_min(CUBE_OC_NR, nEnd - n);
       const float* Wp = B + ((n / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
+      const uint16_t* Wb = (const uint16_t*)bufs[1] + ((n / CUBE_OC_NR) * KP + k0 / 2) * 2 * CUBE_OC_NR;
       CubeOcInit init;
       for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
       if (bias && k0 == 0) {
@@ -127,19 +147,26 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
       for (int64_t m = m0; m < mEnd; m += CUBE_OC_PR) {
         const int64_t pr = cube_min(CUBE_OC_PR, mEnd - m);
         int64_t q[CUBE_OC_PR];
-        for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = cvt ? (m - m0 + (i < pr ? i : 0)) * kc : (m + (i < pr ? i : 0)) * ARS;
+        for (int i = 0; i < CUBE_OC_PR; ++i) {
+          const int64_t r = m + (i < pr ? i : 0);
+          q[i] = BF ? (inPlace ? r * ARS / 2 : (r - m0) * kpc) : cvt ? (r - m0) * kc : r * ARS;
+        }
+        auto tile = [&](float* C, int64_t ldc) ATCK_INLINE {
+          if constexpr (BF != 0) cube_ukbf_tile<4>(dp, pr, kpc, Wb, 2 * CUBE_OC_NR, prow, q, C, ldc, k0 > 0, init);
+          else cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, C, ldc, k0 > 0, init);
+        };
         if (ydt != ATCK_F32) {  // the fp32 block holds whole 64-column panels (NB is a multiple of 64)
-          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, acc + (m - m0) * NB + (n - n0), NB, k0 > 0, init);
+          tile(acc + (m - m0) * NB + (n - n0), NB);
           continue;
         }
         float* Yt = Y + m * N + n;
         if (nr == CUBE_OC_NR) {
-          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, Yt, N, k0 > 0, init);
+          tile(Yt, N);
         } else {
           float t[CUBE_OC_PR * CUBE_OC_NR] __attribute__((aligned(64)));
           if (k0 > 0)
             for (int64_t i = 0; i < pr; ++i) cube_copy_f32(t + i * CUBE_OC_NR, Yt + i * N, nr);
-          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, t, CUBE_OC_NR, k0 > 0, init);
+          tile(t, CUBE_OC_NR);
           for (int64_t i = 0; i < pr; ++i) cube_copy_f32(Yt + i * N, t + i * CUBE_OC_NR, nr);
         }
         if (last)
@@ -161,7 +188,8 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
 
 static inline ATCK_INLINE void gemm_wide_task(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
                                               int64_t m0, int64_t mEnd, int64_t n0, int64_t nEnd) {
-  gemm_wide_tiles<float>(P, bufs, slot, aOff, yb, m0, mEnd, n0, nEnd);
+  if (P[GM_BF16DP]) gemm_wide_tiles<1>(P, bufs, slot, aOff, yb, m0, mEnd, n0, nEnd);
+  else gemm_wide_tiles<0>(P, bufs, slot, aOff, yb, m0, mEnd, n0, nEnd);
 }
 
 void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {

@@ -118,6 +118,35 @@ bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K, int64_t MR) {
   return true;
 }
 
+// The bfloat16 pair panels of the channel-major path (CV_BF16DP): [G][MP][KP][NR][2] with
+// KP = ceil(Cg/2) * KHW pair rows (p, tap), input channels 2p and 2p + 1 side by side (zero past
+// Cg); the weights are bfloat16 already (exact).
+bool packConvWeightPairs(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t KHW, int64_t NR) {
+  Node& n = c.node;
+  Value* w = n.inputs[1];
+  if (n.hasAttr("_cube_wshape")) return true;
+  if (!w->isConstant()) return false;
+  n.attrs["_cube_wshape"] = w->type.shape;
+  const int64_t MP = (M + NR - 1) / NR, CP = (Cg + 1) / 2, KP = CP * KHW;
+  const std::string how = "conv_bf16_pairs " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(Cg) +
+                          "x" + std::to_string(KHW) + "/" + std::to_string(NR);
+  if (c.usePackedInput(1, how)) return true;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {G * MP * KP * NR * 2}));
+  std::vector<float> src = cubeFloats(*w->constant);
+  uint16_t* dst = pk->as<uint16_t>();
+  for (int64_t gi = 0; gi < G; ++gi)
+    for (int64_t p = 0; p < MP; ++p)
+      for (int64_t kp = 0; kp < KP; ++kp)
+        for (int64_t i = 0; i < NR; ++i)
+          for (int64_t h = 0; h < 2; ++h) {
+            const int64_t m = p * NR + i, ic = 2 * (kp / KHW) + h, tap = kp % KHW;
+            dst[((((gi * MP + p) * KP + kp) * NR) + i) * 2 + h] =
+                m < M && ic < Cg ? floatToBf16(src[((gi * M + m) * Cg + ic) * KHW + tap]) : uint16_t(0);
+          }
+  c.replaceConstInput(1, pk, how);
+  return true;
+}
+
 // The channel-major path (CV_OCM, kernels/lib/conv_ocm.h), 512-bit targets only: 64 (or 32)
 // output channels per vector tile and any 6 (or 8) output pixels per broadcast tile, so small maps
 // fill their lanes (a 7x7 map: 49 of 54 lanes, against 49 of 64 for 16-pixel tiles). Taken when
@@ -126,8 +155,9 @@ bool packConvWeights(LowerCtx& c, int64_t G, int64_t M, int64_t K, int64_t MR) {
 // share of useful pixel lanes there. Returns the panel's vectors (4: 64 channels; 2: 32, for
 // channel counts that 64-channel panels would pad, DenseNet's 32-channel 3x3 convs) or 0.
 // ATC_CONV_OCM (atc's environment, for measuring): 0 never, 1 wherever it applies, 32 / 64 with
-// that panel width.
-int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool costlyEpilogue) {
+// that panel width. gain: the channel-major tiles' speed over their float32 form (2 for the
+// bfloat16 pair tiles, which the pixel-major path does not have).
+int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool costlyEpilogue, double gain = 1.0) {
   auto chUse = [&](int64_t w) { return (double)M / (double)(((M + w - 1) / w) * w); };
   const double eff64 = chUse(64), eff32 = 0.95 * chUse(32);
   const int nv = eff64 >= eff32 ? 4 : 2;
@@ -135,7 +165,8 @@ int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool cost
   // path's tile and store costs, fitted on Zen 5 (1 thread) to MobileNetV2 / EfficientNet-B0
   // layers forced both ways: M = 24-32 with K = 96-192 ran 1.1-1.3x faster channel-major, every
   // K <= 40 layer 1.2-2x slower (hence K >= 64).
-  const double newEff = std::max(eff64, eff32) * (1.0 - 8.0 / (double)K), oldEff = 0.85 * chUse(MR) * pixLanes;
+  const double newEff = gain * std::max(eff64, eff32) * (1.0 - 8.0 / (double)K),
+               oldEff = 0.85 * chUse(MR) * pixLanes;
   if (const char* e = std::getenv("ATC_CONV_OCM")) {
     const std::string v = e;
     return v == "0" ? 0 : v == "32" ? 2 : v == "64" ? 4 : nv;
@@ -143,7 +174,7 @@ int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool cost
   // An activation with an exp (SiLU, sigmoid, tanh, GELU: ~1 cycle per output) adds to the
   // transposing store what the pixel-major path hides in its tile: EfficientNet-B0's
   // 112 -> 672 SiLU convs on 14x14 ran 1.5x slower channel-major, its K = 192 ones 1.3x faster.
-  const int64_t minK = costlyEpilogue ? 128 : 64;
+  const int64_t minK = (int64_t)((costlyEpilogue ? 128 : 64) / gain);
   return K >= minK && newEff > oldEff * 1.02 ? nv : 0;
 }
 
@@ -152,9 +183,14 @@ int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool cost
 // NR-channel panels (NR = 16 * nv) until there are 8 tasks; the slot holds off[K], gq[pixels]
 // (and the pixels' input offsets), the band or converted rows, and the accumulator
 // [panels][ROWS][NR].
+// With the bfloat16 pair tiles (bf) K and the band's channels count pairs of input channels.
 void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
              const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NG, int64_t M, int64_t K,
-             int64_t Cg, bool band, int nv) {
+             int64_t Cg, bool band, int nv, bool bf) {
+  if (bf) {
+    K = K / Cg * ((Cg + 1) / 2);
+    Cg = (Cg + 1) / 2;
+  }
   const int64_t NR = 16 * nv, MP = (M + NR - 1) / NR, NPIX = out[1] * out[2];
   const int64_t nk = (K + 127) / 128, KC = (K + nk - 1) / nk;
   int64_t nblocks, npmax;
@@ -180,7 +216,7 @@ void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std
   P[CV_OCM_ROWS] = (npmax + 15) / 16 * 16;
   P[CV_OCM_GQ] = (K + 15) / 16 * 16;
   int64_t next = P[CV_OCM_GQ] + 2 * P[CV_OCM_ROWS];  // gq and (converted 1x1 inputs) the pixel offsets
-  if (!band && P[CV_DTYPE] != (int64_t)DType::F32) {  // 1x1 on float16/bfloat16: rows converted per K block
+  if (!band && (P[CV_DTYPE] != (int64_t)DType::F32 || bf)) {  // 1x1 on float16/bfloat16: rows converted per K block
     P[CV_BAND_OFF] = next;
     next += KC * P[CV_OCM_ROWS];
   }
@@ -198,9 +234,10 @@ void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std
 // Lowers to the channel-major path (planOcm; weights packed in panels of 16 * nv channels).
 KernelCall lowerConvOcm(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_t M, int64_t K, int64_t Cg, bool band,
                         const std::vector<int64_t>& out, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
-                        const std::vector<int64_t>& dl, int nv) {
-  planOcm(P, out, k, s, dl, NG, M, K, Cg, band, nv);
-  if (!packConvWeights(c, P[CV_G], M, K, 16 * nv))
+                        const std::vector<int64_t>& dl, int nv, bool bf) {
+  planOcm(P, out, k, s, dl, NG, M, K, Cg, band, nv, bf);
+  P[CV_BF16DP] = bf ? 1 : 0;
+  if (!(bf ? packConvWeightPairs(c, P[CV_G], M, Cg, K / Cg, 16 * nv) : packConvWeights(c, P[CV_G], M, K, 16 * nv)))
     opError(c.node, "internal: channel-major conv needs constant weights");
   P[CV_W_PACKED] = 1;
   KernelCall kc{"conv", P};
@@ -342,8 +379,11 @@ KernelCall lowerConv(LowerCtx& c) {
   const int64_t act = P[CV_EPI] - 1;  // cube_epilogue's code; cheap: none, ReLU, Clip, leaky, hard gates
   const bool costlyEpi = act >= 0 && act != ATCK_E_RELU && act != ATCK_E_CLIP && act != ATCK_E_LEAKYRELU &&
                          act != ATCK_E_HARDSIGMOID && act != ATCK_E_HARDSWISH;
-  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpi) : 0)
-    return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl, nv);
+  // bfloat16 X and weights on a target with AVX512-BF16: the channel-major pair tiles (twice the
+  // float32 rate; the pixel-major tiles have no pair form).
+  const bool bf = ocmOk && c.bf16Dot && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
+  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpi, bf ? 2.0 : 1.0) : 0)
+    return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl, nv, bf);
   P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = d.N * d.G * mblocks * nblocks * P[CV_SLOT] * 4 + 64;

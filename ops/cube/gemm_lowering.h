@@ -9,6 +9,7 @@
 
 #include "ir/op_registry.h"
 #include "kernels/lib/cube_params.h"
+#include "support/half.h"
 
 namespace atc {
 
@@ -50,7 +51,10 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
 // folded in, MR = the target's microkernel rows; B: [NP][K][bWidth], 16 or 64 for GM_WIDE), once per node: later
 // lowerings see _cube_apacked/_cube_bpacked. Nodes that read the same constant with the same
 // geometry share one packed copy.
-inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR, int64_t bWidth = 16) {
+// bf16Pairs (B only, GM_BF16DP): [NP][ceil(K/2)][64][2] bfloat16, each column's k pair side by
+// side (an odd K's last pair padded with zero); the values are bfloat16 already (exact).
+inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR, int64_t bWidth = 16,
+                            bool bf16Pairs = false) {
   Node& n = c.node;
   const std::string flag = i == 0 ? "_cube_apacked" : "_cube_bpacked";
   if (n.hasAttr(flag)) return;
@@ -58,13 +62,27 @@ inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR
   const int64_t rs = i == 0 ? s.aRs : s.bCs, ks = i == 0 ? s.aCs : s.bRs;  // strides of a row and of k
   const double alpha = i == 0 ? (double)s.alpha : 1.0;
   char how[160];
-  std::snprintf(how, sizeof how, "gemm_%c %lld %lld %lld %lld %.17g /%lld", i == 0 ? 'a' : 'b', (long long)rows,
-                (long long)s.K, (long long)rs, (long long)ks, alpha, (long long)width);
+  std::snprintf(how, sizeof how, "gemm_%c %lld %lld %lld %lld %.17g /%lld%s", i == 0 ? 'a' : 'b', (long long)rows,
+                (long long)s.K, (long long)rs, (long long)ks, alpha, (long long)width, bf16Pairs ? " bf16x2" : "");
   n.attrs["_cube_shape" + std::to_string(i)] = n.inputs[i]->type.shape;
   n.attrs[flag] = int64_t(1);
   if (c.usePackedInput(i, how)) return;
   std::vector<float> v = cubeFloats(*n.inputs[i]->constant);
   const int64_t np = (rows + width - 1) / width;
+  if (bf16Pairs) {
+    const int64_t KP = (s.K + 1) / 2;
+    auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {np * KP * width * 2}));
+    uint16_t* d = pk->as<uint16_t>();
+    for (int64_t p = 0; p < np; ++p)
+      for (int64_t k = 0; k < KP * 2; ++k)
+        for (int64_t l = 0; l < width; ++l) {
+          const int64_t r = p * width + l;
+          d[((p * KP + k / 2) * width + l) * 2 + k % 2] =
+              r < rows && k < s.K ? floatToBf16(v[r * rs + k * ks]) : uint16_t(0);
+        }
+    c.replaceConstInput(i, pk, how);
+    return;
+  }
   auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {np * s.K * width}));
   float* d = pk->as<float>();
   for (int64_t p = 0; p < np; ++p)
@@ -160,6 +178,13 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     mblocks = (s.M + MB - 1) / MB;
     nblocks = (s.N + NB - 1) / NB;
     P[GM_WIDE] = 1;
+    // bfloat16 A and B on a target with AVX512-BF16: the pair tiles (vdpbf16ps), K blocks of
+    // <= 256 (even: a pair never straddles two blocks; the bfloat16 sub-panel is 32 KB again).
+    if (c.bf16Dot && n.inputs[0]->type.dtype == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16) {
+      P[GM_BF16DP] = 1;
+      nk = (K + 255) / 256;
+      KC = ((K + nk - 1) / nk + 1) / 2 * 2;
+    }
   }
   P[GM_MB] = MB; P[GM_NB] = NB; P[GM_KC] = KC;
   P[GM_MBLOCKS] = mblocks; P[GM_NBLOCKS] = nblocks;
@@ -175,7 +200,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     P[GM_A_PACKED] = 1;
   }
   if (n.hasAttr("_cube_bpacked") || (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0)) {
-    packGemmOperand(c, s, 1, MR, wide ? 64 : 16);
+    packGemmOperand(c, s, 1, MR, wide ? 64 : 16, P[GM_BF16DP] != 0);
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A

@@ -1,0 +1,175 @@
+// The bfloat16 dot-product tiles (kernels/lib/cube_ukbf.h, TargetProfile::bf16Dot): MatMul with
+// bfloat16 A and B on the 6x64 pair tiles (GM_BF16DP), run with vdpbf16ps where the host has
+// AVX512-BF16 and as float32 FMAs everywhere, against float64 references on the bfloat16 values.
+#include <gtest/gtest.h>
+
+#include "tests/unit/cube_test_util.h"
+
+namespace atc {
+namespace {
+
+using cubetest::expectClose;
+using cubetest::randTensor;
+
+std::shared_ptr<Tensor> toBf16(const Tensor& t) {
+  auto r = std::make_shared<Tensor>(TensorType(DType::BF16, t.type.shape));
+  for (int64_t i = 0; i < t.type.numel(); ++i) r->as<uint16_t>()[i] = floatToBf16(t.as<float>()[i]);
+  return r;
+}
+
+bool hostHasBf16Dot() {
+#if defined(__x86_64__)
+  return __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+// Ragged rows and columns, K even (A's pairs read in place) and odd (pairs copied, the last one
+// padded), K blocks (600 > 256), batches folded into M with odd row offsets, a bias with ReLU,
+// a residual, float32 and bfloat16 Y.
+TEST(Bf16Dot, MatMulPairTiles) {
+  struct C { Shape a; int64_t N; bool bias, relu, res, bf16Y; };
+  const C cases[] = {{{37, 600}, 200, true, true, false, false},
+                     {{6, 16}, 64, false, false, false, true},
+                     {{50, 129}, 130, true, false, true, false},
+                     {{2, 3, 17, 19}, 70, false, true, false, true},
+                     {{3, 5, 7}, 64, true, false, false, false}};
+  uint32_t seed = 900;
+  if (!hostHasBf16Dot()) std::printf("[   INFO   ] host without AVX512-BF16: the float32 form only\n");
+  for (const C& cc : cases) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const int64_t K = cc.a.back(), N = cc.N;
+    int64_t M = 1;
+    for (size_t i = 0; i + 1 < cc.a.size(); ++i) M *= cc.a[i];
+    auto at = toBf16(*randTensor(cc.a, seed++)), bt = toBf16(*randTensor({K, N}, seed++));
+    auto ct = randTensor({N}, seed++);
+    Shape ys = cc.a;
+    ys.back() = N;
+    auto rt = randTensor(ys, seed++);
+    std::vector<float> want(M * N);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < N; ++j) {
+        double acc = cc.bias ? ct->as<float>()[j] : 0.0;
+        for (int64_t k = 0; k < K; ++k)
+          acc += (double)bf16ToFloat(at->as<uint16_t>()[m * K + k]) * bf16ToFloat(bt->as<uint16_t>()[k * N + j]);
+        if (cc.res) acc += rt->as<float>()[m * N + j];
+        want[m * N + j] = (float)(cc.relu && acc < 0 ? 0.0 : acc);
+      }
+    Graph g;
+    std::vector<Value*> ins = {g.newValue("a", TensorType(DType::BF16, cc.a)), g.newConstant("b", bt)};
+    ins.push_back(cc.bias ? g.newConstant("c", ct) : nullptr);
+    if (cc.res) ins.push_back(g.newValue("r", TensorType(DType::F32, ys)));
+    Node* n = g.addNode("MatMul", "mm", ins, {g.newValue("y")});
+    if (cc.relu) n->attrs["_epi_act"] = int64_t(1);
+    if (cc.res) n->attrs["_epi_res"] = int64_t(3);
+    n->attrs["_out_dtype"] = (int64_t)(cc.bf16Y ? DType::BF16 : DType::F32);
+    inferNode(g, *n);
+    // Without the target's bfloat16 dot products: the float32-converting 6x64 tiles.
+    {
+      Graph g2;
+      std::vector<Value*> ins2 = {g2.newValue("a", TensorType(DType::BF16, cc.a)), g2.newConstant("b", bt)};
+      Node* n2 = g2.addNode("MatMul", "mm", ins2, {g2.newValue("y")});
+      inferNode(g2, *n2);
+      LowerCtx ctx2(g2, *n2);
+      ctx2.cubeRows = 16;
+      EXPECT_EQ(OpRegistry::instance().find("MatMul")->lower(ctx2).params[GM_BF16DP], 0);
+    }
+    LowerCtx ctx(g, *n);
+    ctx.cubeRows = 16;
+    ctx.bf16Dot = true;
+    KernelCall call = OpRegistry::instance().find("MatMul")->lower(ctx);
+    ASSERT_EQ(call.params[GM_WIDE], 1);
+    ASSERT_EQ(call.params[GM_BF16DP], 1);
+    ASSERT_EQ(n->inputs[1]->type.dtype, DType::BF16);  // packed as bfloat16 pairs
+    for (int64_t flag : {int64_t(1), int64_t(2)}) {
+      SCOPED_TRACE(flag == 1 ? "vdpbf16ps (where the host has it)" : "float32 form");
+      std::vector<int64_t> P = call.params;
+      P[GM_BF16DP] = flag;
+      std::vector<uint8_t> y(M * N * (cc.bf16Y ? 2 : 4));
+      std::vector<uint8_t> ws(call.workspaceBytes + 64);
+      std::vector<void*> bufs = {at->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
+                                 cc.bias ? ct->data.data() : nullptr};
+      if (cc.res) bufs.push_back(rt->data.data());
+      bufs.push_back(y.data());
+      bufs.push_back(ws.data());
+      ASSERT_EQ((int64_t)bufs.size() - 2, P[GM_YIDX]);
+      runNativeKernel(*findNativeKernel("gemm"), P.data(), bufs.data());
+      std::vector<float> got(M * N);
+      for (int64_t i = 0; i < M * N; ++i)
+        got[i] = cc.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
+      expectClose(got.data(), want, cc.bf16Y ? 8e-3 : 1e-4, "bfloat16 pair tiles");
+    }
+  }
+}
+
+// Conv on the channel-major pair tiles (CV_BF16DP): the band (3x3 pad 1, stride 2, dilation 2,
+// an odd channel count whose last pair is padded, groups) and 1x1 convs (unit stride and strided,
+// K blocks of pair rows: 300 channels = 150 pairs > 128), float32 and bfloat16 Y, 64- and
+// 32-channel panels.
+TEST(Bf16Dot, ConvPairTiles) {
+  using cubetest::ConvCase;
+  struct C { ConvCase cc; bool bf16Y; };
+  const C cases[] = {
+      {{1, 5, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false},
+      {{1, 64, 64, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false}, true},
+      {{2, 12, 40, 2, {8, 9}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, true}, false},
+      {{1, 300, 96, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true}, true},
+      {{1, 33, 128, 1, {9, 9}, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, false}, false},
+      {{1, 128, 32, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false}};
+  uint32_t seed = 950;
+  for (const C& c : cases) {
+    const ConvCase& cc = c.cc;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Shape xs = {cc.N, cc.C}, wsh = {cc.OC, cc.C / cc.G};
+    xs.insert(xs.end(), cc.in.begin(), cc.in.end());
+    wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
+    auto xt = toBf16(*randTensor(xs, seed++)), wt = toBf16(*randTensor(wsh, seed++));
+    auto bt = randTensor({cc.OC}, seed++);
+    std::vector<float> xf(xt->type.numel()), wf(wt->type.numel());
+    for (size_t i = 0; i < xf.size(); ++i) xf[i] = bf16ToFloat(xt->as<uint16_t>()[i]);
+    for (size_t i = 0; i < wf.size(); ++i) wf[i] = bf16ToFloat(wt->as<uint16_t>()[i]);
+    std::vector<int64_t> out(2), pb = {cc.pads[0], cc.pads[1]};
+    for (int i = 0; i < 2; ++i)
+      out[i] = (cc.in[i] + cc.pads[i] + cc.pads[i + 2] - (cc.k[i] - 1) * cc.d[i] - 1) / cc.s[i] + 1;
+    auto want = cubetest::refConv(cc, xf.data(), wf.data(), cc.bias ? bt->as<float>() : nullptr, out, pb);
+    Graph g;
+    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, xs)), g.newConstant("w", wt)};
+    if (cc.bias) ins.push_back(g.newConstant("b", bt));
+    Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
+    n->attrs["group"] = cc.G;
+    n->attrs["strides"] = cc.s;
+    n->attrs["dilations"] = cc.d;
+    n->attrs["kernel_shape"] = cc.k;
+    n->attrs["pads"] = cc.pads;
+    n->attrs["_out_dtype"] = (int64_t)(c.bf16Y ? DType::BF16 : DType::F32);
+    inferNode(g, *n);
+    LowerCtx ctx(g, *n);
+    ctx.cubeRows = 16;
+    ctx.bf16Dot = true;
+    KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
+    ASSERT_EQ(call.kernel, "conv");
+    ASSERT_NE(call.params[CV_OCM], 0);
+    ASSERT_EQ(call.params[CV_BF16DP], 1);
+    for (int64_t flag : {int64_t(1), int64_t(2)}) {
+      SCOPED_TRACE(flag == 1 ? "vdpbf16ps (where the host has it)" : "float32 form");
+      std::vector<int64_t> P = call.params;
+      P[CV_BF16DP] = flag;
+      const int64_t ny = (int64_t)want.size();
+      std::vector<uint8_t> y(ny * (c.bf16Y ? 2 : 4));
+      std::vector<uint8_t> ws(call.workspaceBytes + 64);
+      std::vector<void*> bufs = {xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data())};
+      if (cc.bias) bufs.push_back(bt->data.data());
+      bufs.push_back(y.data());
+      bufs.push_back(ws.data());
+      runNativeKernel(*findNativeKernel("conv"), P.data(), bufs.data());
+      std::vector<float> got(ny);
+      for (int64_t i = 0; i < ny; ++i)
+        got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
+      expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv pair tiles");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace atc
