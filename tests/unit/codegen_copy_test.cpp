@@ -99,6 +99,40 @@ TEST(CodegenTargets, UserProfilesFromEnv) {
   EXPECT_EQ(p.features, "+avx2");
 }
 
+// The bfloat16 dot-product path (cube_ukbf.h) follows the features (AVX512-BF16 with 512-bit
+// vectors); "bf16_path" may turn it off and may not claim it without the feature.
+TEST(CodegenTargets, Bf16PathFollowsTheFeatures) {
+  EXPECT_EQ(bf16PathOfFeatures("+avx2,+avx512f,+avx512bf16"), "dpbf16");
+  EXPECT_EQ(bf16PathOfFeatures("+avx2,+avx512f,+avx512bf16,-evex512"), "none");
+  EXPECT_EQ(bf16PathOfFeatures("+avx2,+avx512f,+avx512bf16,-avx512bf16"), "none");
+  EXPECT_EQ(bf16PathOfFeatures("+avx2,+avx512bf16"), "none");
+  EXPECT_FALSE(loadHostTargetProfile("x86-64-v4").bf16Dot());
+  EXPECT_FALSE(loadHostTargetProfile("x86-64-v4-vnni").bf16Dot());
+  TargetProfile z4 = loadHostTargetProfile("znver4");
+  EXPECT_TRUE(z4.bf16Dot());
+  EXPECT_TRUE(z4.int8Vnni());
+  EXPECT_EQ(z4.cubeRows(), 16);
+
+  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_bf16_path";
+  system(("mkdir -p " + dir).c_str());
+  const std::string head = R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4","features":["+avx2","+avx512f")";
+  std::ofstream(dir + "/bfoff.json") << head << R"(,"+avx512bf16"],"bf16_path":"none"})";
+  std::ofstream(dir + "/bfclaim.json") << head << R"(],"bf16_path":"dpbf16"})";
+  std::ofstream(dir + "/bfbad.json") << head << R"(,"+avx512bf16"],"bf16_path":"amx"})";
+  setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
+  EXPECT_FALSE(loadHostTargetProfile("bfoff").bf16Dot());
+  for (const char* bad : {"bfclaim", "bfbad"}) {
+    try {
+      loadHostTargetProfile(bad);
+      ADD_FAILURE() << bad << ": expected E10003";
+    } catch (const AtcError& e) {
+      EXPECT_EQ(e.code(), "E10003") << bad;
+      EXPECT_NE(std::string(e.what()).find("bf16_path"), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("ATC_TARGETS_PATH");
+}
+
 // The profile's vector width selects the cube microkernel family (docs/kernels-cube.md).
 TEST(CodegenTargets, VectorWidthSelectsTheMicrokernelFamily) {
   TargetProfile v3 = loadHostTargetProfile("x86-64-v3"), v4 = loadHostTargetProfile("x86-64-v4");

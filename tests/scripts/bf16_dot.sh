@@ -1,0 +1,55 @@
+#!/bin/bash
+# The bfloat16 dot-product tiles (kernels/lib/cube_ukbf.h, profile "bf16_path"): ResNet-18 (Conv)
+# and BERT-tiny (MatMul) under allow_fp32_to_bf16 for znver4 (AVX512-BF16) carry vdpbf16ps in
+# their kernels, for x86-64-v4 (no AVX512-BF16) none; on a host with AVX512-BF16 the znver4
+# build runs and is as close to the float32 reference as the x86-64-v4 bfloat16 build (which
+# converts to float32 and uses FMAs).
+# Usage: bf16_dot.sh <bin dir> <repo root>
+BIN=$(cd "$1" && pwd); ROOT=$(cd "${2:-.}" && pwd)
+M="$ROOT/../shared/models/onnx"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+export ASCEND_CACHE_PATH="$T/cache"
+pass=0; fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "$2" | tail -5; }
+printf 'op_debug_config = dump_cce\n' > "$T/cce.cfg"
+host_bf16=0
+grep -qw avx512_bf16 /proc/cpuinfo && host_bf16=1
+for model in resnet18 bert_tiny; do
+  [ -f "$M/$model.onnx" ] || { echo "SKIP $model (no $M/$model.onnx)"; continue; }
+  for soc in znver4 x86-64-v4; do
+    o=${model}_$soc
+    mkdir -p "$T/$o.dbg"
+    if ! (cd "$T" && "$BIN/atc" --model="$M/$model.onnx" --framework=5 --output="$T/$o" --soc_version=$soc \
+            --precision_mode=allow_fp32_to_bf16 --op_debug_config="$T/cce.cfg" --debug_dir="$T/$o.dbg" \
+            > "$T/$o.log" 2>&1); then
+      bad "$o build" "$(cat "$T/$o.log")"; continue
+    fi
+    n=$(grep -l vdpbf16ps "$T/$o.dbg"/kernel_meta/*.s 2>/dev/null | wc -l)
+    if [ $soc = znver4 ]; then
+      [ "$n" -gt 0 ] && ok "$o: $n kernels use vdpbf16ps" || bad "$o: no kernel uses vdpbf16ps"
+    else
+      [ "$n" -eq 0 ] && ok "$o: no vdpbf16ps" || bad "$o: $n kernels use vdpbf16ps without AVX512-BF16"
+    fi
+  done
+  if [ $host_bf16 = 0 ]; then
+    echo "SKIP $model run: the host has no AVX512-BF16"
+    continue
+  fi
+  for soc in znver4 x86-64-v4; do
+    "$BIN/omrun" --model="$T/${model}_$soc.om" --input="$M/$model.in.npy" --output="$T/${model}_$soc.out" \
+      > "$T/${model}_$soc.run.log" 2>&1 || bad "${model}_$soc omrun" "$(cat "$T/${model}_$soc.run.log")"
+  done
+  if line=$(/usr/bin/python3 - "$T/${model}_znver4.out/output_0.npy" "$T/${model}_x86-64-v4.out/output_0.npy" \
+              "$M/$model.out.npy" <<'PY'
+import sys, numpy as np
+dp, cv, ref = (np.load(f).astype(np.float64).ravel() for f in sys.argv[1:4])
+cos = dp.dot(ref) / (np.linalg.norm(dp) * np.linalg.norm(ref) + 1e-30)
+e_dp, e_cv = np.abs(dp - ref).max(), np.abs(cv - ref).max()
+print("cosine %.6f, max abs error %.4g (x86-64-v4 bfloat16 build: %.4g)" % (cos, e_dp, e_cv))
+sys.exit(0 if cos >= 0.999 and e_dp <= 2 * e_cv + 1e-3 else 1)
+PY
+  ); then ok "$model znver4 bfloat16: $line"; else bad "$model znver4 bfloat16: $line"; fi
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
