@@ -68,7 +68,11 @@ OpDef makeBinary(const BinaryRow& r) {
       opError(n, n.type + " needs integer inputs");
     if (row.code == ATCK_E_MOD && isFloat(n.inputs[0]->type.dtype) && n.attrInt("fmod", 0) == 0)
       opError(n, "fmod must be 1 for floating-point inputs");
-    inferBroadcast(n, row.out == OutKind::Bool ? DType::Bool : DType::Undefined);
+    // _out_dtype (CastFoldingPass): a float32 result rounded to float16/bfloat16 on the store.
+    const DType od = row.out == OutKind::Bool ? DType::Bool
+                     : n.hasAttr("_out_dtype")  ? (DType)n.attrInt("_out_dtype", 1)
+                                                : DType::Undefined;
+    inferBroadcast(n, od);
   };
   d.lower = [row](LowerCtx& c) {
     const Node& n = c.node;

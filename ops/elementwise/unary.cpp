@@ -62,6 +62,8 @@ OpDef makeUnary(const UnaryRow& r) {
       opError(n, "BitwiseNot needs integer inputs");
     n.outputs[0]->type = n.inputs[0]->type;
     if (boolOut) n.outputs[0]->type.dtype = DType::Bool;
+    // _out_dtype (CastFoldingPass): a float32 result rounded to float16/bfloat16 on the store.
+    else if (n.hasAttr("_out_dtype")) n.outputs[0]->type.dtype = (DType)n.attrInt("_out_dtype", 1);
   };
   UnaryRow row = r;
   d.lower = [row](LowerCtx& c) {

@@ -1,9 +1,13 @@
 // CastFoldingPass (after PrecisionPass): folds Casts into the loads and stores of the cube
 // kernels (Conv, MatMul, Gemm), which read float32/float16/bfloat16 operands (converted in
 // the im2col / pack load) and write float32/float16/bfloat16 results (fp32 accumulation and
-// epilogue, then round to nearest even on the store, atck_f2h / atck_f2bf):
-//   cube op -> Cast(to float16/bfloat16)  => the cube op writes the Cast's dtype (_out_dtype)
-//        when the Cast is the only reader of the float32 result;
+// epilogue, then round to nearest even on the store, atck_f2h / atck_f2bf), and into the
+// stores of float32 element-wise ops (the eltwise kernel computes in float32 and rounds on its
+// store the same way):
+//   cube op / float32 element-wise op -> Cast(to float16/bfloat16)  => the op writes the Cast's
+//        dtype (_out_dtype) when the Cast is the only reader of the float32 result (a
+//        pre-activation network's BatchNorm -> Relu -> Cast -> Conv: one pass over the maps
+//        instead of two);
 //   Cast(float16/bfloat16 -> float32) -> cube op input (Conv X; MatMul/Gemm A and B)
 //        => the cube op reads the Cast's source (the Cast stays while it has other readers).
 // Both rewrites give bit-identical results (the kernel rounds exactly like the Cast kernel;
@@ -13,6 +17,7 @@
 #include <set>
 
 #include "ir/op_registry.h"
+#include "ops/elementwise/unary_table.h"
 #include "passes/pass.h"
 
 namespace atc {
@@ -21,6 +26,17 @@ namespace {
 using json = nlohmann::json;
 
 bool isCube(const Node& n) { return n.type == "Conv" || n.type == "MatMul" || n.type == "Gemm"; }
+
+// Element-wise ops on float32 inputs whose lowering writes _out_dtype (unary.cpp, binary.cpp):
+// float-valued unary ops and the arithmetic binary ones.
+bool isFloatEltwise(const Node& n) {
+  static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "PRelu"};
+  const UnaryOpRow* u = findUnaryOp(n.type);
+  if (!(u && !u->boolOut) && !binary.count(n.type)) return false;
+  for (const Value* v : n.inputs)
+    if (!v || v->type.dtype != DType::F32) return false;
+  return true;
+}
 
 DType castTo(const Node& c) {
   DType d = dtypeFromOnnxCode(c.attrInt("to", 0));
@@ -56,7 +72,8 @@ bool runCastFoldingPass(Graph& g, PassContext& ctx) {
     Value* y = c->outputs[0];
     Node* p = t->producer;
     DType to = castTo(*c);
-    if (!p || !isCube(*p) || t->type.dtype != DType::F32 || (to != DType::F16 && to != DType::BF16)) continue;
+    if (!p || !(isCube(*p) || isFloatEltwise(*p)) || t->type.dtype != DType::F32 || (to != DType::F16 && to != DType::BF16))
+      continue;
     if (p->outputs.empty() || p->outputs[0] != t) continue;
     ctx.stats.matchTimes++;
     if (g.isGraphOutput(t) || g.users(t).size() != 1) {
@@ -74,7 +91,7 @@ bool runCastFoldingPass(Graph& g, PassContext& ctx) {
     y->producer = p;
     y->producerIndex = 0;
     p->attrs["_out_dtype"] = (int64_t)to;
-    p->attrs["_store_rounding"] = std::string("float32 accumulation rounded to ") + dtypeName(to) + " on store (folded " +
+    p->attrs["_store_rounding"] = std::string(isCube(*p) ? "float32 accumulation" : "float32 result") + " rounded to " + dtypeName(to) + " on store (folded " +
                                   cname + ")";
     inferNode(g, *p);
     ctx.debug("Cast " + cname + " folded into the store of " + p->name);
