@@ -27,6 +27,7 @@ const std::map<std::string, const std::vector<std::string>*>& table() {
       {"Gather", &kIndex},     {"GatherElements", &kIndex},
       {"GatherND", &kIndex},   {"ScatterND", &kIndex},
       {"ScatterElements", &kIndex},
+      {"Conv", &kReduce},  // high_performance: Winograd where it pays (ConvWinogradPass)
   };
   return t;
 }
@@ -57,9 +58,9 @@ const std::vector<std::string>& builtinImplList(const std::string& mode) {
   // Like the reference's high_precision.ini / high_performance.ini: a fixed subset, so
   // that networks built with the plain modes keep their behaviour when ops gain modes.
   static const std::vector<std::string> prec = {"Softmax", "LogSoftmax", "LayerNormalization", "Gelu",
-                                                "Erf", "ReduceMean", "ReduceSum"};
-  static const std::vector<std::string> perf = {"Softmax", "LogSoftmax", "LayerNormalization", "Gelu",
-                                                "Erf", "ReduceMean", "ReduceSum", "Exp", "Tanh", "Sigmoid"};
+                                                "Erf", "ReduceMean", "ReduceSum", "Conv"};
+  static const std::vector<std::string> perf = {"Softmax", "LogSoftmax", "LayerNormalization", "Gelu", "Erf",
+                                                "ReduceMean", "ReduceSum", "Exp", "Tanh", "Sigmoid", "Conv"};
   static const std::vector<std::string> none;
   if (mode == "high_precision") return prec;
   if (mode == "high_performance") return perf;

@@ -1,0 +1,29 @@
+// Parameters of the Winograd F(4x4, 3x3) convolution kernels (kernels/lib/conv_wino.cpp), built
+// by the WinogradInput / WinogradGemm / WinogradOutput ops (ops/cube/winograd.cpp) that
+// ConvWinogradPass puts in place of a stride-1 3x3 Conv. docs/kernels-cube.md "Winograd".
+//   X [N][C][H][W] -> V [36][C][TP] (wino_in: B^T d B per 6x6 input patch; tile t = (n, tr, tc)
+//                      covers outputs rows 4tr..4tr+3, columns 4tc..4tc+3)
+//   V, U -> M [36][TP][OCP]          (wino_gemm: per position a [T x C] x [C x OC] product on
+//                      the 6x64 tiles; U = G g G^T packed [36][OCP/64][C][64] at compile time)
+//   M -> Y [N][OC][OH][OW]            (wino_out: A^T m A per tile and channel, bias, the cube
+//                      epilogue (activation, residual) and float16/bfloat16 rounding)
+// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to 64.
+#pragma once
+
+#define WINO_MAX_W 1024  // widest input row the stack buffers of wino_in hold (the pass checks)
+
+enum WinoParam {
+  WI_N = 0, WI_C, WI_H, WI_W,  // input dims
+  WI_PT, WI_PL,                // top / left pads
+  WI_OH, WI_OW,                // output dims
+  WI_TH, WI_TW, WI_TP,         // tile rows / columns per image, V's row length (tiles, padded)
+  WI_XDT,                      // dtype of X (f32, f16, bf16)
+  WI_OC, WI_OCP,               // output channels, padded to 64
+  WI_KC, WI_TB, WI_MB,         // wino_gemm: K block, tiles per task, channels per task (64 multiple)
+  WI_NTB, WI_NMB,              // wino_gemm: tile blocks, channel blocks
+  WI_ODT,                      // dtype of Y (f32, f16, bf16)
+  WI_HAS_BIAS,                 // wino_out: input 1 is the float32 bias
+  WI_YIDX,                     // index of the output in bufs
+  WI_EPI,                      // 4 words: epilogue (cube_epilogue in cube_gemm.h)
+  WI_COUNT = WI_EPI + 4
+};

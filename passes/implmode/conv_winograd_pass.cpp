@@ -1,0 +1,106 @@
+// ConvWinogradPass: a stride-1 3x3 Conv whose implementation mode is high_performance (the
+// default; high_precision keeps the direct convolution) becomes Winograd F(4x4, 3x3):
+//   Conv(X, W [, B] [, R]) -> WinogradInput(X) -> WinogradGemm(V, W) -> WinogradOutput(M [, B] [, R])
+// (ops/cube/winograd.cpp, kernels/lib/conv_wino.cpp). Runs after UB fusion and the precision
+// passes, so the Conv's epilogue (_epi_*), output dtype (_out_dtype) and float16/bfloat16 input
+// carry over unchanged. Taken where it pays (docs/kernels-cube.md "Winograd"): 512-bit targets
+// (the 6x64 tiles), group 1, dilation 1, constant weights, C >= 32, OC >= 64 with at most 25% of
+// a 64-channel panel padding, >= 16 tiles per image (a small map reuses the 4x larger transformed
+// weights too few times), rows of at most WINO_MAX_W. ATC_CONV_WINOGRAD=0 / 1 (atc's
+// environment, for measuring) turns it off / on wherever it applies, ignoring the size rules.
+#include <cstdlib>
+#include <string>
+
+#include "kernels/lib/wino_params.h"
+#include "ops/cube/conv_geometry.h"
+#include "passes/pass.h"
+#include "target/target_profile.h"
+
+namespace atc {
+namespace {
+
+// Why n does not take Winograd ("" when it does).
+std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) {
+  if (n.attrString("_impl_mode", "") == "high_precision") return "implementation mode high_precision";
+  if (!ctx.target || ctx.target->cubeRows() != 16) return "not a 512-bit target";
+  const Value* x = n.inputs[0];
+  const Value* w = n.inputs[1];
+  if (!x->type.isStatic() || x->type.rank() != 4 || !w->isConstant() || w->type.rank() != 4) return "not 2-D";
+  if (w->type.shape[2] != 3 || w->type.shape[3] != 3) return "kernel not 3x3";
+  if (n.attrInt("group", 1) != 1) return "grouped";
+  const DType xd = x->type.dtype;
+  if (xd != DType::F32 && xd != DType::F16 && xd != DType::BF16) return "input dtype";
+  if (n.input(2) && (!n.input(2)->isConstant() || n.input(2)->type.dtype != DType::F32)) return "bias";
+  WindowGeom g = windowGeometry(n, {x->type.shape[2], x->type.shape[3]}, {3, 3}, false);
+  if (g.stride != std::vector<int64_t>{1, 1} || g.dil != std::vector<int64_t>{1, 1}) return "strided or dilated";
+  if (g.in[1] > WINO_MAX_W || g.out[1] > WINO_MAX_W) return "rows wider than " + std::to_string(WINO_MAX_W);
+  if (forced) return "";
+  const int64_t C = x->type.shape[1], OC = w->type.shape[0], OCP = (OC + 63) / 64 * 64;
+  if (C < 32) return "fewer than 32 input channels";
+  if (OC < 64 || OC * 4 < OCP * 3) return "output channels pad 64-channel panels";
+  if (((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4) < 16) return "fewer than 16 tiles";
+  return "";
+}
+
+}  // namespace
+
+bool runConvWinogradPass(Graph& g, PassContext& ctx) {
+  const char* env = std::getenv("ATC_CONV_WINOGRAD");
+  if (env && std::string(env) == "0") return false;
+  const bool forced = env && std::string(env) == "1";
+  std::vector<Node*> convs;
+  for (auto& up : g.nodes())
+    if (up->type == "Conv" && up->inputs.size() >= 2 && up->inputs[0] && up->inputs[1]) convs.push_back(up.get());
+  bool changed = false;
+  for (Node* n : convs) {
+    ctx.stats.matchTimes++;
+    const std::string why = winogradRefusal(*n, ctx, forced);
+    if (!why.empty()) {
+      ctx.debug("Conv " + n->name + " keeps the direct convolution: " + why);
+      continue;
+    }
+    Value* x = n->inputs[0];
+    WindowGeom wg = windowGeometry(*n, {x->type.shape[2], x->type.shape[3]}, {3, 3}, false);
+    const int64_t N = x->type.shape[0], C = x->type.shape[1], OC = n->inputs[1]->type.shape[0];
+    const int64_t T = N * ((wg.out[0] + 3) / 4) * ((wg.out[1] + 3) / 4);
+    Value* y = n->outputs[0];
+    const std::string base = n->name;
+    Value* v = g.newValue(base + "_wino_v");
+    Node* in = g.addNode("WinogradInput", g.uniqueNodeName(base + "_wino_in"), {x}, {v});
+    in->attrs["pads"] = std::vector<int64_t>{wg.padBegin[0], wg.padBegin[1], wg.padEnd[0], wg.padEnd[1]};
+    Value* m = g.newValue(base + "_wino_m");
+    Node* mm = g.addNode("WinogradGemm", g.uniqueNodeName(base + "_wino_gemm"), {v, n->inputs[1]}, {m});
+    mm->attrs["tiles"] = T;
+    std::vector<Value*> outs = {m, n->input(2)};
+    const bool res = n->hasAttr("_epi_res");
+    if (res) outs.push_back(n->inputs[n->attrInt("_epi_res", 3)]);
+    while (!outs.empty() && !outs.back()) outs.pop_back();
+    Node* out = g.addNode("WinogradOutput", g.uniqueNodeName(base + "_wino_out"), outs, {});
+    out->attrs["y_shape"] = std::vector<int64_t>{N, OC, wg.out[0], wg.out[1]};
+    for (const char* k : {"_epi_act", "_epi_alpha", "_epi_beta", "_out_dtype", "_store_rounding", "_impl_mode",
+                          "_impl_mode_reason", "_dtype_in", "_dtype_out", "_precision_reason"})
+      if (n->hasAttr(k)) out->attrs[k] = n->attrs.at(k);
+    if (res) out->attrs["_epi_res"] = int64_t(2);
+    out->originalNames = {n->name};
+    out->originalNames.insert(out->originalNames.end(), n->originalNames.begin(), n->originalNames.end());
+    in->originalNames = mm->originalNames = out->originalNames;
+    g.removeNode(n);
+    out->outputs.push_back(y);
+    y->producer = out;
+    y->producerIndex = 0;
+    inferNode(g, *in);
+    inferNode(g, *mm);
+    inferNode(g, *out);
+    ctx.debug("Conv " + base + " -> Winograd F(4x4, 3x3): " + std::to_string(T) + " tiles, " + std::to_string(C) +
+              " -> " + std::to_string(OC) + " channels");
+    ctx.stats.effectTimes++;
+    changed = true;
+  }
+  if (changed) {
+    g.topoSort();
+    g.pruneValues();
+  }
+  return changed;
+}
+
+}  // namespace atc
