@@ -40,51 +40,74 @@ ATC_KERNEL(wino_in)
 int64_t atck_wino_in_ntasks(const int64_t* P) { return P[WI_N] * P[WI_C]; }
 
 // Padded input row ih of plane X + xoff as 4 column phases: ph[p][j] = x[ih][4j + p - PL] (zero
-// outside the row, or everywhere when ih is outside the plane), j < NJ.
+// outside the row, or everywhere when ih is outside the plane), j < NJ (a multiple of 16): the
+// row copied into a zero-padded buffer, then de-interleaved 64 floats at a time by two rounds of
+// two-source shuffles (a stride-4 loop stayed scalar).
 static inline ATCK_INLINE void wino_row_phases(const int64_t* P, const void* X, int64_t xoff, int64_t ih, float* ph,
                                                int64_t NJ) {
   const int64_t H = P[WI_H], W = P[WI_W], PL = P[WI_PL], xdt = P[WI_XDT];
-  float row[4 * (WINO_MAX_W / 4 + 40)] __attribute__((aligned(64)));
+  float row[4 * (WINO_MAX_W / 4 + 48)] __attribute__((aligned(64)));
   const int64_t n = 4 * NJ;
-  for (int64_t q = 0; q < n; ++q) row[q] = 0.0f;
-  if (ih >= 0 && ih < H) {
-    const int64_t lo = cube_min(PL, n), hi = cube_min(n, PL + W);
-    if (xdt == ATCK_F32) {
-      if (hi > lo) cube_copy_f32(row + lo, (const float*)X + xoff + ih * W + lo - PL, hi - lo);
-    } else {
-      for (int64_t q = lo; q < hi; ++q) row[q] = cube_ldx(X, xdt, xoff + ih * W + q - PL);
-    }
+  const int inside = ih >= 0 && ih < H;
+  const int64_t lo = inside ? cube_min(PL, n) : n, hi = inside ? cube_min(n, PL + W) : n;
+  for (int64_t q = 0; q < n; q += 16) {  // vector stores (a zeroing loop became a memset call)
+    atck_st16(row + q, atck_splat16(0.0f));
+    __asm__ volatile("");
   }
-  for (int64_t j = 0; j < NJ; ++j)
-    for (int64_t p = 0; p < 4; ++p) ph[p * NJ + j] = row[4 * j + p];
+  if (xdt == ATCK_F32) {
+    if (hi > lo) cube_copy_f32(row + lo, (const float*)X + xoff + ih * W + lo - PL, hi - lo);
+  } else {
+    for (int64_t q = lo; q < hi; ++q) row[q] = cube_ldx(X, xdt, xoff + ih * W + q - PL);
+  }
+  for (int64_t j = 0; j < NJ; j += 16) {
+    const float* r = row + 4 * j;
+    const atck_v16f a = atck_ld16(r), b = atck_ld16(r + 16), c = atck_ld16(r + 32), d = atck_ld16(r + 48);
+    // Even / odd elements of (a, b) and (c, d), then of those: phases 0, 2 and 1, 3.
+    const atck_v16f abE = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const atck_v16f abO = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const atck_v16f cdE = __builtin_shufflevector(c, d, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const atck_v16f cdO = __builtin_shufflevector(c, d, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    atck_st16(ph + j, __builtin_shufflevector(abE, cdE, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
+    atck_st16(ph + 2 * NJ + j,
+              __builtin_shufflevector(abE, cdE, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
+    atck_st16(ph + NJ + j, __builtin_shufflevector(abO, cdO, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30));
+    atck_st16(ph + 3 * NJ + j,
+              __builtin_shufflevector(abO, cdO, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31));
+  }
 }
 
 void atck_wino_in_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t C = P[WI_C], H = P[WI_H], W = P[WI_W], PT = P[WI_PT], TH = P[WI_TH], TW = P[WI_TW];
-  const int64_t TP = P[WI_TP];
+  const int64_t TP = P[WI_TP], VPOS = P[WI_VPOS];
   const int64_t NJ = (TW + 15) / 16 * 16 + 16;  // phase columns: whole 16-tile chunks, +1 tile
   float* V = (float*)bufs[1];
   for (int64_t task = begin; task < end; ++task) {
     const int64_t n = task / C, c = task % C, xoff = task * H * W;
+    // Padded rows 4tr .. 4tr + 5 of tile row tr in a ring of 6 (row rr at rr % 6): the next tile
+    // row reuses the last two.
+    float ph[6][4 * (WINO_MAX_W / 4 / 16 * 16 + 48)] __attribute__((aligned(64)));
     for (int64_t tr = 0; tr < TH; ++tr) {
-      float ph[6][4 * (WINO_MAX_W / 4 / 16 * 16 + 48)] __attribute__((aligned(64)));
-      for (int64_t r = 0; r < 6; ++r) wino_row_phases(P, bufs[0], xoff, 4 * tr - PT + r, ph[r], NJ);
+      for (int64_t r = tr == 0 ? 0 : 2; r < 6; ++r)
+        wino_row_phases(P, bufs[0], xoff, 4 * tr - PT + r, ph[(4 * tr + r) % 6], NJ);
       for (int64_t tc = 0; tc < TW; tc += 16) {
         // Rows: B^T along the 6 columns of each patch row (tile lane l: columns 4(tc+l) .. +5).
         atck_v16f w[6][6];
         for (int64_t r = 0; r < 6; ++r) {
+          const float* pr = ph[(4 * tr + r) % 6];
           atck_v16f d[6];
-          for (int k = 0; k < 6; ++k) d[k] = atck_ld16(ph[r] + (k % 4) * NJ + tc + k / 4);
+          for (int k = 0; k < 6; ++k) d[k] = atck_ld16(pr + (k % 4) * NJ + tc + k / 4);
           wino_bt6(d, w[r]);
         }
-        // Columns: B^T along the 6 rows; position (i, k) of tile t at V[(i*6+k)][c][t].
-        const int64_t t0 = (n * TH + tr) * TW + tc, nl = cube_min(16, TW - tc);
+        // Columns: B^T along the 6 rows; position (i, k) of tile t at V[(i*6+k)][c][t]. Lanes
+        // past the tile row land in the next tile rows of this plane, written later; none may
+        // pass the plane's last tile (the next are another task's).
+        const int64_t t0 = (n * TH + tr) * TW + tc, nl = cube_min(16, (n + 1) * TH * TW - t0);
         for (int k = 0; k < 6; ++k) {
           atck_v16f col[6], v[6];
           for (int r = 0; r < 6; ++r) col[r] = w[r][k];
           wino_bt6(col, v);
           for (int i = 0; i < 6; ++i) {
-            float* dst = V + ((int64_t)(i * 6 + k) * C + c) * TP + t0;
+            float* dst = V + (int64_t)(i * 6 + k) * VPOS + c * TP + t0;
             if (nl == 16) atck_st16(dst, v[i]);
             else {
               float tmp[16] __attribute__((aligned(64)));
@@ -105,7 +128,7 @@ int64_t atck_wino_gemm_ntasks(const int64_t* P) { return 36 * P[WI_NTB] * P[WI_N
 
 void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t C = P[WI_C], TP = P[WI_TP], OCP = P[WI_OCP], KC = P[WI_KC], TB = P[WI_TB], MB = P[WI_MB];
-  const int64_t T = P[WI_N] * P[WI_TH] * P[WI_TW], NP = OCP / CUBE_OC_NR;
+  const int64_t T = P[WI_N] * P[WI_TH] * P[WI_TW], NP = OCP / CUBE_OC_NR, VPOS = P[WI_VPOS], MPOS = P[WI_MPOS];
   const float* V = (const float*)bufs[0];
   const float* U = (const float*)bufs[1];
   float* M = (float*)bufs[2];
@@ -116,7 +139,7 @@ void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
     for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
     for (int64_t k0 = 0; k0 < C; k0 += KC) {
       const int64_t kc = cube_min(KC, C - k0);
-      const float* Vk = V + (pos * C + k0) * TP;
+      const float* Vk = V + pos * VPOS + k0 * TP;
       auto arow = [&](int64_t k) ATCK_INLINE { return Vk + k * TP; };
       for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR) {
         const float* Wp = U + ((pos * NP + m / CUBE_OC_NR) * C + k0) * CUBE_OC_NR;
@@ -124,7 +147,7 @@ void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
           const int64_t pr = cube_min(CUBE_OC_PR, tEnd - t);
           int64_t q[CUBE_OC_PR];
           for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = t + (i < pr ? i : 0);
-          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, M + (pos * TP + t) * OCP + m, OCP, k0 > 0, init);
+          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, M + pos * MPOS + t * OCP + m, OCP, k0 > 0, init);
         }
       }
     }
@@ -138,7 +161,7 @@ int64_t atck_wino_out_ntasks(const int64_t* P) { return P[WI_N] * (P[WI_OCP] / 1
 
 void atck_wino_out_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t OC = P[WI_OC], OCP = P[WI_OCP], OH = P[WI_OH], OW = P[WI_OW], TH = P[WI_TH], TW = P[WI_TW];
-  const int64_t TP = P[WI_TP], NPIX = OH * OW, NOB = OCP / 16;
+  const int64_t MPOS = P[WI_MPOS], NPIX = OH * OW, NOB = OCP / 16;
   const int64_t ydt = P[WI_ODT] ? P[WI_ODT] : ATCK_F32;
   const float* M = (const float*)bufs[0];
   const float* bias = P[WI_HAS_BIAS] ? (const float*)bufs[1] : 0;
@@ -157,7 +180,7 @@ void atck_wino_out_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
         atck_v16f s[6][4];
         for (int i = 0; i < 6; ++i) {
           atck_v16f mv[6];
-          for (int k = 0; k < 6; ++k) mv[k] = atck_ld16(m0 + (int64_t)(i * 6 + k) * TP * OCP);
+          for (int k = 0; k < 6; ++k) mv[k] = atck_ld16(m0 + (int64_t)(i * 6 + k) * MPOS);
           wino_at6(mv, s[i]);
         }
         float y[256] __attribute__((aligned(64)));  // [row * 4 + col][oc]

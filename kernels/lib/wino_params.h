@@ -7,10 +7,20 @@
 //                      the 6x64 tiles; U = G g G^T packed [36][OCP/64][C][64] at compile time)
 //   M -> Y [N][OC][OH][OW]            (wino_out: A^T m A per tile and channel, bias, the cube
 //                      epilogue (activation, residual) and float16/bfloat16 rounding)
-// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to 64.
+// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to 64. The 36 positions of
+// V and M lie VPOS / MPOS floats apart: C * TP and TP * OCP rounded up to an odd multiple of 16, so
+// a tile's 36 values do not share one L1 set (positions a multiple of 4 KB apart did: wino_in's 36
+// scattered stores per tile chunk ran 4x slower).
 #pragma once
 
-#define WINO_MAX_W 1024  // widest input row the stack buffers of wino_in hold (the pass checks)
+#define WINO_MAX_W 1024
+
+// The position stride of V and M: n floats rounded up to an odd multiple of 16.
+static inline int64_t wino_pos_stride(int64_t n) {
+  int64_t r = (n + 15) / 16 * 16;
+  return (r / 16) % 2 ? r : r + 16;
+}
+  // widest input row the stack buffers of wino_in hold (the pass checks)
 
 enum WinoParam {
   WI_N = 0, WI_C, WI_H, WI_W,  // input dims
@@ -25,5 +35,7 @@ enum WinoParam {
   WI_HAS_BIAS,                 // wino_out: input 1 is the float32 bias
   WI_YIDX,                     // index of the output in bufs
   WI_EPI,                      // 4 words: epilogue (cube_epilogue in cube_gemm.h)
-  WI_COUNT = WI_EPI + 4
+  WI_VPOS = WI_EPI + 4,        // floats between the positions of V
+  WI_MPOS,                     // floats between the positions of M
+  WI_COUNT
 };

@@ -1,8 +1,9 @@
 // The three internal ops of a Winograd F(4x4, 3x3) convolution (ConvWinogradPass puts them in
 // place of a stride-1 3x3 Conv; kernels/lib/conv_wino.cpp, wino_params.h):
-//   WinogradInput(X) -> V float32 [36, C, TP]
+//   WinogradInput(X) -> V float32 [36, VPOS] (position p's [C][TP] block at p * VPOS)
 //       attrs: pads = [top, left, bottom, right] (the Conv's)
-//   WinogradGemm(V, W) -> M float32 [36, TP, OCP]
+//   WinogradGemm(V, W) -> M float32 [36, MPOS] (position p's [TP][OCP] block at p * MPOS)
+//       attrs: tiles = T
 //       W: the Conv's constant weights [OC, C, 3, 3] (float32/float16/bfloat16), transformed
 //       (G g G^T, in double) and packed [36][OCP/64][C][64] at lowering
 //   WinogradOutput(M [, B [, R]]) -> Y [N, OC, OH, OW]
@@ -52,7 +53,7 @@ void fillGeom(std::vector<int64_t>& P, const WinoGeom& g) {
 // ---- WinogradInput -------------------------------------------------------------------------
 void inferInput(Graph&, Node& n) {
   WinoGeom g = inputGeom(n);
-  n.outputs[0]->type = TensorType(DType::F32, {36, g.C, g.TP});
+  n.outputs[0]->type = TensorType(DType::F32, {36, wino_pos_stride(g.C * g.TP)});
 }
 
 KernelCall lowerInput(LowerCtx& c) {
@@ -60,6 +61,7 @@ KernelCall lowerInput(LowerCtx& c) {
   std::vector<int64_t> P(WI_COUNT, 0);
   fillGeom(P, g);
   P[WI_XDT] = (int64_t)c.node.inputs[0]->type.dtype;
+  P[WI_VPOS] = wino_pos_stride(g.C * g.TP);
   return KernelCall{"wino_in", P};
 }
 
@@ -69,14 +71,28 @@ Shape gemmWeightShape(const Node& n) {
   return n.inputs[1]->type.shape;
 }
 
-void inferGemm(Graph&, Node& n) {
+// Tiles T (attr), TP, and the channel counts of a WinogradGemm, checked against V's shape.
+struct GemmDims {
+  int64_t T, TP, C, OC, OCP;
+};
+GemmDims gemmDims(const Node& n) {
   const TensorType& v = n.inputs[0]->type;
   Shape w = gemmWeightShape(n);
-  if (!v.isStatic() || v.rank() != 3 || v.shape[0] != 36 || w.size() != 4 || w[1] != v.shape[1] || w[2] != 3 ||
-      w[3] != 3)
-    opError(n, "WinogradGemm needs V [36, C, TP] and weights [OC, C, 3, 3]");
-  const int64_t OCP = (w[0] + 63) / 64 * 64;
-  n.outputs[0]->type = TensorType(DType::F32, {36, v.shape[2], OCP});
+  GemmDims d;
+  d.T = n.attrInt("tiles", 0);
+  d.TP = (d.T + 15) / 16 * 16;
+  if (w.size() != 4 || w[2] != 3 || w[3] != 3 || d.T < 1) opError(n, "WinogradGemm needs weights [OC, C, 3, 3] and tiles");
+  d.OC = w[0];
+  d.C = w[1];
+  d.OCP = (d.OC + 63) / 64 * 64;
+  if (!v.isStatic() || v.rank() != 2 || v.shape[0] != 36 || v.shape[1] != wino_pos_stride(d.C * d.TP))
+    opError(n, "WinogradGemm: V does not match the weights and tiles");
+  return d;
+}
+
+void inferGemm(Graph&, Node& n) {
+  GemmDims d = gemmDims(n);
+  n.outputs[0]->type = TensorType(DType::F32, {36, wino_pos_stride(d.TP * d.OCP)});
 }
 
 // U = G g G^T per (oc, c), in double, packed [36][OCP/64][C][64] (zero past OC).
@@ -116,11 +132,11 @@ void packWinogradWeights(LowerCtx& c, int64_t OC, int64_t C) {
 
 KernelCall lowerGemm(LowerCtx& c) {
   Node& n = c.node;
-  const Shape w = gemmWeightShape(n);
-  const TensorType& v = n.inputs[0]->type;
-  const int64_t OC = w[0], C = w[1], TP = v.shape[2], OCP = (OC + 63) / 64 * 64;
-  const int64_t T = n.attrInt("tiles", TP);
+  const GemmDims d = gemmDims(n);
+  const int64_t OC = d.OC, C = d.C, TP = d.TP, OCP = d.OCP, T = d.T;
   std::vector<int64_t> P(WI_COUNT, 0);
+  P[WI_VPOS] = wino_pos_stride(C * TP);
+  P[WI_MPOS] = wino_pos_stride(TP * OCP);
   P[WI_N] = 1; P[WI_TH] = 1; P[WI_TW] = T;  // the kernel reads T = N * TH * TW (attr "tiles")
   P[WI_C] = C; P[WI_TP] = TP; P[WI_OC] = OC; P[WI_OCP] = OCP;
   // K blocks of <= 128 (the 32 KB weight sub-panel stays in L1 across the tile rows), tile blocks
@@ -150,14 +166,18 @@ KernelCall lowerOutput(LowerCtx& c) {
   Node& n = c.node;
   const std::vector<int64_t> y = n.attrInts("y_shape");
   const TensorType& m = n.inputs[0]->type;
-  if (y.size() != 4 || !m.isStatic() || m.rank() != 3 || m.shape[0] != 36) opError(n, "bad WinogradOutput");
+  if (y.size() != 4 || y[0] < 1 || y[1] < 1 || y[2] < 1 || y[3] < 1) opError(n, "bad WinogradOutput y_shape");
   if (n.input(1) && (n.input(1)->type.dtype != DType::F32 || n.input(1)->type.numel() != y[1]))
     opError(n, "WinogradOutput bias must be float32 with one value per channel");
   std::vector<int64_t> P(WI_COUNT, 0);
   P[WI_N] = y[0]; P[WI_OC] = y[1]; P[WI_OH] = y[2]; P[WI_OW] = y[3];
   P[WI_TH] = (y[2] + 3) / 4; P[WI_TW] = (y[3] + 3) / 4;
-  P[WI_TP] = m.shape[1]; P[WI_OCP] = m.shape[2];
-  if (P[WI_OCP] < y[1] || P[WI_OCP] % 64 || P[WI_TP] < y[0] * P[WI_TH] * P[WI_TW]) opError(n, "bad WinogradOutput");
+  const int64_t T = y[0] * P[WI_TH] * P[WI_TW];
+  P[WI_TP] = (T + 15) / 16 * 16;
+  P[WI_OCP] = (y[1] + 63) / 64 * 64;
+  P[WI_MPOS] = wino_pos_stride(P[WI_TP] * P[WI_OCP]);
+  if (!m.isStatic() || m.rank() != 2 || m.shape[0] != 36 || m.shape[1] != P[WI_MPOS])
+    opError(n, "WinogradOutput: M does not match y_shape");
   P[WI_ODT] = (int64_t)n.outputs[0]->type.dtype;
   P[WI_HAS_BIAS] = n.input(1) ? 1 : 0;
   P[WI_YIDX] = (int64_t)n.inputs.size();

@@ -57,6 +57,7 @@ bool runConvWinogradPass(Graph& g, PassContext& ctx) {
     const std::string why = winogradRefusal(*n, ctx, forced);
     if (!why.empty()) {
       ctx.debug("Conv " + n->name + " keeps the direct convolution: " + why);
+      n->attrs["_conv_algo"] = "direct (Winograd: " + why + ")";
       continue;
     }
     Value* x = n->inputs[0];
@@ -81,8 +82,8 @@ bool runConvWinogradPass(Graph& g, PassContext& ctx) {
                           "_impl_mode_reason", "_dtype_in", "_dtype_out", "_precision_reason"})
       if (n->hasAttr(k)) out->attrs[k] = n->attrs.at(k);
     if (res) out->attrs["_epi_res"] = int64_t(2);
-    out->originalNames = {n->name};
-    out->originalNames.insert(out->originalNames.end(), n->originalNames.begin(), n->originalNames.end());
+    out->attrs["_conv_algo"] = std::string("winograd F(4x4,3x3), ") + std::to_string(T) + " tiles";
+    out->originalNames = n->originalNames.empty() ? std::vector<std::string>{n->name} : n->originalNames;
     in->originalNames = mm->originalNames = out->originalNames;
     g.removeNode(n);
     out->outputs.push_back(y);
