@@ -84,7 +84,8 @@ bool runConvWinogradPass(Graph& g, PassContext& ctx) {
     if (res) out->attrs["_epi_res"] = int64_t(2);
     out->attrs["_conv_algo"] = std::string("winograd F(4x4,3x3), ") + std::to_string(T) + " tiles";
     out->originalNames = n->originalNames.empty() ? std::vector<std::string>{n->name} : n->originalNames;
-    in->originalNames = mm->originalNames = out->originalNames;
+    // The transforms' outputs (V, M) are no framework tensors: dumps and atc-compare map only the
+    // output op to the Conv (and what its epilogue absorbed).
     g.removeNode(n);
     out->outputs.push_back(y);
     y->producer = out;
