@@ -126,9 +126,12 @@ ATC_KERNEL(wino_gemm)
 
 int64_t atck_wino_gemm_ntasks(const int64_t* P) { return 36 * P[WI_NTB] * P[WI_NMB]; }
 
-void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+// NV: vectors per weight panel (4: 64 channels, 6-tile rows; 2: 32 channels, 8-tile rows).
+template <int NV>
+static inline ATCK_INLINE void wino_gemm_t(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  constexpr int64_t NR = NV * 16, PR = CUBE_OC_ROWS(NV);
   const int64_t C = P[WI_C], TP = P[WI_TP], OCP = P[WI_OCP], KC = P[WI_KC], TB = P[WI_TB], MB = P[WI_MB];
-  const int64_t T = P[WI_N] * P[WI_TH] * P[WI_TW], NP = OCP / CUBE_OC_NR, VPOS = P[WI_VPOS], MPOS = P[WI_MPOS];
+  const int64_t T = P[WI_N] * P[WI_TH] * P[WI_TW], NP = OCP / NR, VPOS = P[WI_VPOS], MPOS = P[WI_MPOS];
   const float* V = (const float*)bufs[0];
   const float* U = (const float*)bufs[1];
   float* M = (float*)bufs[2];
@@ -141,17 +144,22 @@ void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
       const int64_t kc = cube_min(KC, C - k0);
       const float* Vk = V + pos * VPOS + k0 * TP;
       auto arow = [&](int64_t k) ATCK_INLINE { return Vk + k * TP; };
-      for (int64_t m = m0; m < mEnd; m += CUBE_OC_NR) {
-        const float* Wp = U + ((pos * NP + m / CUBE_OC_NR) * C + k0) * CUBE_OC_NR;
-        for (int64_t t = t0; t < tEnd; t += CUBE_OC_PR) {
-          const int64_t pr = cube_min(CUBE_OC_PR, tEnd - t);
-          int64_t q[CUBE_OC_PR];
-          for (int i = 0; i < CUBE_OC_PR; ++i) q[i] = t + (i < pr ? i : 0);
-          cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, M + pos * MPOS + t * OCP + m, OCP, k0 > 0, init);
+      for (int64_t m = m0; m < mEnd; m += NR) {
+        const float* Wp = U + ((pos * NP + m / NR) * C + k0) * NR;
+        for (int64_t t = t0; t < tEnd; t += PR) {
+          const int64_t pr = cube_min(PR, tEnd - t);
+          int64_t q[PR];
+          for (int i = 0; i < PR; ++i) q[i] = t + (i < pr ? i : 0);
+          cube_ukoc_any<NV>(pr, kc, Wp, NR, arow, q, M + pos * MPOS + t * OCP + m, OCP, k0 > 0, init);
         }
       }
     }
   }
+}
+
+void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  if (P[WI_NR] == 32) wino_gemm_t<2>(P, bufs, begin, end);
+  else wino_gemm_t<4>(P, bufs, begin, end);
 }
 
 // ---- wino_out: task = (n, 16 output channels, tile row); Y with bias and epilogue --------------

@@ -4,16 +4,24 @@
 //   X [N][C][H][W] -> V [36][C][TP] (wino_in: B^T d B per 6x6 input patch; tile t = (n, tr, tc)
 //                      covers outputs rows 4tr..4tr+3, columns 4tc..4tc+3)
 //   V, U -> M [36][TP][OCP]          (wino_gemm: per position a [T x C] x [C x OC] product on
-//                      the 6x64 tiles; U = G g G^T packed [36][OCP/64][C][64] at compile time)
+//                      the 6x64 (or 8x32) tiles; U = G g G^T packed [36][OCP/NR][C][NR] at
+//                      compile time)
 //   M -> Y [N][OC][OH][OW]            (wino_out: A^T m A per tile and channel, bias, the cube
 //                      epilogue (activation, residual) and float16/bfloat16 rounding)
-// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to 64. The 36 positions of
+// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to the panel width (64 or 32). The 36 positions of
 // V and M lie VPOS / MPOS floats apart: C * TP and TP * OCP rounded up to an odd multiple of 16, so
 // a tile's 36 values do not share one L1 set (positions a multiple of 4 KB apart did: wino_in's 36
 // scattered stores per tile chunk ran 4x slower).
 #pragma once
 
 #define WINO_MAX_W 1024
+
+// Output channels per weight panel of wino_gemm: 64 (the 6x64 tiles), or 32 (8x32 tiles) where
+// 64-channel panels would pad more than a quarter (DenseNet's 32-channel growth convs).
+static inline int64_t wino_panel(int64_t OC) {
+  const int64_t p64 = (OC + 63) / 64 * 64;
+  return OC * 4 >= p64 * 3 ? 64 : 32;
+}
 
 // The position stride of V and M: n floats rounded up to an odd multiple of 16.
 static inline int64_t wino_pos_stride(int64_t n) {
@@ -37,5 +45,6 @@ enum WinoParam {
   WI_EPI,                      // 4 words: epilogue (cube_epilogue in cube_gemm.h)
   WI_VPOS = WI_EPI + 4,        // floats between the positions of V
   WI_MPOS,                     // floats between the positions of M
+  WI_NR,                       // wino_gemm: output channels per weight panel (wino_panel: 64 or 32)
   WI_COUNT
 };

@@ -5,12 +5,12 @@
 //   WinogradGemm(V, W) -> M float32 [36, MPOS] (position p's [TP][OCP] block at p * MPOS)
 //       attrs: tiles = T
 //       W: the Conv's constant weights [OC, C, 3, 3] (float32/float16/bfloat16), transformed
-//       (G g G^T, in double) and packed [36][OCP/64][C][64] at lowering
+//       (G g G^T, in double) and packed [36][OCP/NR][C][NR] at lowering (NR = wino_panel(OC))
 //   WinogradOutput(M [, B [, R]]) -> Y [N, OC, OH, OW]
 //       attrs: y_shape = [N, OC, OH, OW], _out_dtype, the cube epilogue (_epi_act, _epi_alpha,
 //       _epi_beta, _epi_res: input index of the residual R)
 // Tiles: TH = ceil(OH / 4), TW = ceil(OW / 4), T = N * TH * TW, TP = T rounded up to 16; OCP =
-// OC rounded up to 64.
+// OC rounded up to the panel width NR (64 or 32).
 #include <algorithm>
 #include <memory>
 
@@ -84,7 +84,8 @@ GemmDims gemmDims(const Node& n) {
   if (w.size() != 4 || w[2] != 3 || w[3] != 3 || d.T < 1) opError(n, "WinogradGemm needs weights [OC, C, 3, 3] and tiles");
   d.OC = w[0];
   d.C = w[1];
-  d.OCP = (d.OC + 63) / 64 * 64;
+  const int64_t nr = wino_panel(d.OC);
+  d.OCP = (d.OC + nr - 1) / nr * nr;
   if (!v.isStatic() || v.rank() != 2 || v.shape[0] != 36 || v.shape[1] != wino_pos_stride(d.C * d.TP))
     opError(n, "WinogradGemm: V does not match the weights and tiles");
   return d;
@@ -95,13 +96,13 @@ void inferGemm(Graph&, Node& n) {
   n.outputs[0]->type = TensorType(DType::F32, {36, wino_pos_stride(d.TP * d.OCP)});
 }
 
-// U = G g G^T per (oc, c), in double, packed [36][OCP/64][C][64] (zero past OC).
-void packWinogradWeights(LowerCtx& c, int64_t OC, int64_t C) {
+// U = G g G^T per (oc, c), in double, packed [36][OCP/NR][C][NR] (zero past OC).
+void packWinogradWeights(LowerCtx& c, int64_t OC, int64_t C, int64_t NR) {
   Node& n = c.node;
   if (n.hasAttr("_cube_wshape")) return;
   if (!n.inputs[1]->isConstant()) opError(n, "WinogradGemm needs constant weights");
   n.attrs["_cube_wshape"] = n.inputs[1]->type.shape;
-  const std::string how = "winograd_f4x4_3x3 " + std::to_string(OC) + "x" + std::to_string(C);
+  const std::string how = "winograd_f4x4_3x3 " + std::to_string(OC) + "x" + std::to_string(C) + "/" + std::to_string(NR);
   if (c.usePackedInput(1, how)) return;
   // Points 0, 1, -1, 1/2, -2, infinity (kernels/lib/conv_wino.cpp has B^T and A^T).
   static const double G[6][3] = {{1, 0, 0},
@@ -110,7 +111,7 @@ void packWinogradWeights(LowerCtx& c, int64_t OC, int64_t C) {
                                  {-16.0 / 15, -8.0 / 15, -4.0 / 15},
                                  {1.0 / 15, -2.0 / 15, 4.0 / 15},
                                  {0, 0, 1}};
-  const int64_t OCP = (OC + 63) / 64 * 64, NP = OCP / 64;
+  const int64_t OCP = (OC + NR - 1) / NR * NR, NP = OCP / NR;
   std::vector<float> w = cubeFloats(*n.inputs[1]->constant);
   auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {36 * OCP * C}));
   float* d = pk->as<float>();
@@ -124,7 +125,7 @@ void packWinogradWeights(LowerCtx& c, int64_t OC, int64_t C) {
       for (int i = 0; i < 6; ++i)
         for (int k = 0; k < 6; ++k) {
           const double u = t[i][0] * G[k][0] + t[i][1] * G[k][1] + t[i][2] * G[k][2];
-          d[(((i * 6 + k) * NP + oc / 64) * C + ic) * 64 + oc % 64] = (float)u;
+          d[(((i * 6 + k) * NP + oc / NR) * C + ic) * NR + oc % NR] = (float)u;
         }
     }
   c.replaceConstInput(1, pk, how);
@@ -143,14 +144,16 @@ KernelCall lowerGemm(LowerCtx& c) {
   // of <= 96 (multiples of 6), channel blocks of <= 256; more blocks while under 72 tasks.
   const int64_t nk = (C + 127) / 128;
   P[WI_KC] = (C + nk - 1) / nk;
-  int64_t TB = std::min<int64_t>(96, (T + 5) / 6 * 6), MB = std::min<int64_t>(256, OCP);
+  const int64_t NR = wino_panel(OC), PR = NR == 64 ? 6 : 8;
+  P[WI_NR] = NR;
+  int64_t TB = std::min<int64_t>(96, (T + PR - 1) / PR * PR), MB = std::min<int64_t>(256, OCP);
   auto tasks = [&] { return 36 * ((T + TB - 1) / TB) * ((OCP + MB - 1) / MB); };
-  while (tasks() < 72 && MB > 64) MB = std::max<int64_t>(64, MB / 2 / 64 * 64);
-  while (tasks() < 72 && TB > 24) TB = std::max<int64_t>(24, (TB / 2 + 5) / 6 * 6);
+  while (tasks() < 72 && MB > NR) MB = std::max<int64_t>(NR, MB / 2 / NR * NR);
+  while (tasks() < 72 && TB > 4 * PR) TB = std::max<int64_t>(4 * PR, (TB / 2 + PR - 1) / PR * PR);
   P[WI_TB] = TB; P[WI_MB] = MB;
   P[WI_NTB] = (T + TB - 1) / TB;
   P[WI_NMB] = (OCP + MB - 1) / MB;
-  packWinogradWeights(c, OC, C);
+  packWinogradWeights(c, OC, C, NR);
   return KernelCall{"wino_gemm", P};
 }
 
@@ -174,7 +177,8 @@ KernelCall lowerOutput(LowerCtx& c) {
   P[WI_TH] = (y[2] + 3) / 4; P[WI_TW] = (y[3] + 3) / 4;
   const int64_t T = y[0] * P[WI_TH] * P[WI_TW];
   P[WI_TP] = (T + 15) / 16 * 16;
-  P[WI_OCP] = (y[1] + 63) / 64 * 64;
+  const int64_t nr = wino_panel(y[1]);
+  P[WI_OCP] = (y[1] + nr - 1) / nr * nr;
   P[WI_MPOS] = wino_pos_stride(P[WI_TP] * P[WI_OCP]);
   if (!m.isStatic() || m.rank() != 2 || m.shape[0] != 36 || m.shape[1] != P[WI_MPOS])
     opError(n, "WinogradOutput: M does not match y_shape");

@@ -4,8 +4,8 @@
 // (ops/cube/winograd.cpp, kernels/lib/conv_wino.cpp). Runs after UB fusion and the precision
 // passes, so the Conv's epilogue (_epi_*), output dtype (_out_dtype) and float16/bfloat16 input
 // carry over unchanged. Taken where it pays (docs/kernels-cube.md "Winograd"): 512-bit targets
-// (the 6x64 tiles), group 1, dilation 1, constant weights, C >= 32, OC >= 64 with at most 25% of
-// a 64-channel panel padding, >= 16 tiles per image (a small map reuses the 4x larger transformed
+// (the 6x64 / 8x32 tiles), group 1, dilation 1, constant weights, C >= 32, OC >= 32 with at most
+// 25% of the last weight panel padding, >= 16 tiles per image (a small map reuses the 4x larger transformed
 // weights too few times), rows of at most WINO_MAX_W. ATC_CONV_WINOGRAD=0 / 1 (atc's
 // environment, for measuring) turns it off / on wherever it applies, ignoring the size rules.
 #include <cstdlib>
@@ -35,9 +35,9 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   if (g.stride != std::vector<int64_t>{1, 1} || g.dil != std::vector<int64_t>{1, 1}) return "strided or dilated";
   if (g.in[1] > WINO_MAX_W || g.out[1] > WINO_MAX_W) return "rows wider than " + std::to_string(WINO_MAX_W);
   if (forced) return "";
-  const int64_t C = x->type.shape[1], OC = w->type.shape[0], OCP = (OC + 63) / 64 * 64;
+  const int64_t C = x->type.shape[1], OC = w->type.shape[0], NR = wino_panel(OC), OCP = (OC + NR - 1) / NR * NR;
   if (C < 32) return "fewer than 32 input channels";
-  if (OC < 64 || OC * 4 < OCP * 3) return "output channels pad 64-channel panels";
+  if (OC < 32 || OC * 4 < OCP * 3) return "output channels pad the weight panels";
   if (((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4) < 16) return "fewer than 16 tiles";
   return "";
 }

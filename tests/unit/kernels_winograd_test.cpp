@@ -1,7 +1,8 @@
 // Winograd F(4x4, 3x3) (ConvWinogradPass, ops/cube/winograd.cpp, kernels/lib/conv_wino.cpp):
 // its accuracy against a float64 reference next to the direct convolution's, on ragged maps
-// (output sizes not multiples of 4), pads 0 to 2, a batch, ragged channel counts, bias, ReLU and
-// a residual, and float16 input and output; and which Convs the pass takes.
+// (output sizes not multiples of 4), pads 0 to 2, a batch, ragged channel counts (64- and
+// 32-channel weight panels), bias, ReLU and a residual, and float16 input and output; and which
+// Convs the pass takes.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -90,7 +91,9 @@ TEST(Winograd, AccuracyAgainstTheDirectConv) {
       {{2, 33, 70, 1, {13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 0, 2, 1}, true}, false, true, false},
       {{1, 256, 128, 1, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, true, true, false},
       {{1, 16, 96, 1, {9, 30}, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true}, false, false, false},
-      {{1, 48, 64, 1, {17, 17}, {3, 3}, {1, 1}, {1, 1}, {2, 2, 2, 2}, true}, true, false, true}};
+      {{1, 48, 64, 1, {17, 17}, {3, 3}, {1, 1}, {1, 1}, {2, 2, 2, 2}, true}, true, false, true},
+      {{1, 128, 32, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, true, true, false},
+      {{2, 40, 24, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false}, false, false, false}};
   uint32_t seed = 1200;
   for (const C& c : cases) {
     SCOPED_TRACE("seed " + std::to_string(seed));
@@ -118,7 +121,9 @@ TEST(Winograd, PassChoosesWhereItPays) {
                      {64, 64, 56, {1, 1}, "", 6, false},
                      {64, 64, 56, {2, 2}, "", 16, false},
                      {16, 64, 56, {1, 1}, "", 16, false},
-                     {64, 32, 56, {1, 1}, "", 16, false},
+                     {64, 32, 56, {1, 1}, "", 16, true},
+                     {64, 20, 56, {1, 1}, "", 16, false},
+                     {64, 40, 56, {1, 1}, "", 16, false},
                      {512, 512, 7, {1, 1}, "", 16, false},
                      {256, 256, 14, {1, 1}, "high_performance", 16, true}};
   for (const C& c : cases) {
