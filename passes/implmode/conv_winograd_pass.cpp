@@ -5,8 +5,9 @@
 // passes, so the Conv's epilogue (_epi_*), output dtype (_out_dtype) and float16/bfloat16 input
 // carry over unchanged. Taken where it pays (docs/kernels-cube.md "Winograd"): 512-bit targets
 // (the 6x64 / 8x32 tiles), group 1, dilation 1, constant weights, C >= 32, OC >= 32 with at most
-// 25% of the last weight panel padding, >= 16 tiles per image (a small map reuses the 4x larger transformed
-// weights too few times), rows of at most WINO_MAX_W. ATC_CONV_WINOGRAD=0 / 1 (atc's
+// 25% of the last weight panel padding, >= 16 tiles per image (a small map reuses the 4x larger
+// transformed weights too few times; 48 where the direct conv has bfloat16 dot products), rows of
+// at most WINO_MAX_W. ATC_CONV_WINOGRAD=0 / 1 (atc's
 // environment, for measuring) turns it off / on wherever it applies, ignoring the size rules.
 #include <cstdlib>
 #include <string>
@@ -38,7 +39,13 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   const int64_t C = x->type.shape[1], OC = w->type.shape[0], NR = wino_panel(OC), OCP = (OC + NR - 1) / NR * NR;
   if (C < 32) return "fewer than 32 input channels";
   if (OC < 32 || OC * 4 < OCP * 3) return "output channels pad the weight panels";
-  if (((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4) < 16) return "fewer than 16 tiles";
+  const int64_t tiles = ((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4);
+  if (tiles < 16) return "fewer than 16 tiles";
+  // bfloat16 X and weights on a target with vdpbf16ps: the direct conv runs at twice the float32
+  // rate, and Winograd's float32 product only pays on large maps (ResNet-50, 1 thread, Zen 5:
+  // 56x56 0.50 -> 0.43 ms, 28x28 0.49 -> 0.41, 14x14 0.52 -> 0.72).
+  if (ctx.target->bf16Dot() && xd == DType::BF16 && w->type.dtype == DType::BF16 && tiles < 48)
+    return "fewer than 48 tiles (the bfloat16 dot-product direct conv is faster)";
   return "";
 }
 
