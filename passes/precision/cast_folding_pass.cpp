@@ -10,6 +10,7 @@
 //        instead of two);
 //   Cast(float16/bfloat16 -> float32) -> cube op input (Conv X; MatMul/Gemm A and B)
 //        => the cube op reads the Cast's source (the Cast stays while it has other readers).
+// (A Cast(f32 -> f16/bf16) feeding only a Relu first moves after it: exact, see step 0.)
 // Both rewrites give bit-identical results (the kernel rounds exactly like the Cast kernel;
 // widening to float32 is exact). A dtype the target's op-info does not list for the slot is
 // not folded. docs/precision.md.
@@ -66,6 +67,40 @@ bool runCastFoldingPass(Graph& g, PassContext& ctx) {
   for (auto& n : g.nodes())
     if (n->type == "Cast" && !n->inputs.empty() && n->inputs[0] && !n->outputs.empty()) casts.push_back(n.get());
   std::set<Node*> removed;
+  // 0. Cast(f32 -> f16/bf16) -> Relu => Relu -> Cast where the Cast's source cannot round on its own
+  //    store (BatchNormalization): rounding is monotonic and keeps signs and
+  //    zero, so relu(round(x)) == round(relu(x)) bit for bit; the Cast then folds into the Relu's
+  //    store below (a float16 build's BatchNorm -> Cast -> Relu -> Conv: one pass, not two).
+  for (Node* c : casts) {
+    Value* src = c->inputs[0];
+    Value* h = c->outputs[0];
+    const DType to = castTo(*c);
+    if (src->type.dtype != DType::F32 || (to != DType::F16 && to != DType::BF16) || g.isGraphOutput(h)) continue;
+    // A producer that can round on its own store keeps the Cast (rule 1 below): the Relu then
+    // runs on the narrow values.
+    if (src->producer && (isCube(*src->producer) || isFloatEltwise(*src->producer))) continue;
+    const std::vector<Node*> us = g.users(h);
+    if (us.size() != 1 || us[0]->type != "Relu" || us[0]->inputs.size() != 1) continue;
+    Node* r = us[0];
+    Value* y = r->outputs[0];
+    // Relu now reads the float32 value into a new float32 result; the Cast rounds that into y.
+    Value* rf = g.newValue(y->name + "_f32", src->type);
+    r->inputs[0] = src;
+    r->outputs[0] = rf;
+    rf->producer = r;
+    rf->producerIndex = 0;
+    r->attrs.erase("_out_dtype");
+    if (r->hasAttr("_dtype_in")) r->attrs["_dtype_in"] = std::string("float32");
+    c->inputs[0] = rf;
+    c->outputs[0] = y;
+    y->producer = c;
+    y->producerIndex = 0;
+    h->producer = nullptr;
+    inferNode(g, *r);
+    inferNode(g, *c);
+    ctx.debug("Cast " + c->name + " moved after " + r->name);
+    changed = true;
+  }
   // 1. cube op -> Cast(to f16/bf16): round on the cube op's store.
   for (Node* c : casts) {
     Value* t = c->inputs[0];
