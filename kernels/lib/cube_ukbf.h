@@ -46,21 +46,22 @@ static inline int cube_bf16dp_usable(int64_t flag) {
 }
 
 // The two bfloat16 halves of 16 32-bit words as float32: low (even k) and high (odd k).
-static inline ATCK_INLINE atck_v16f cube_bf_lo(atck_v16i w) {
-  atck_v16i s = w << 16;
+typedef uint32_t cube_v16u __attribute__((vector_size(64)));
+static inline ATCK_INLINE atck_v16f cube_bf_lo(cube_v16u w) {
+  cube_v16u s = w << 16;  // unsigned: no sign bit shifted out
   atck_v16f f;
   __builtin_memcpy(&f, &s, sizeof f);
   return f;
 }
-static inline ATCK_INLINE atck_v16f cube_bf_hi(atck_v16i w) {
-  atck_v16i s = w & (int32_t)0xffff0000u;
+static inline ATCK_INLINE atck_v16f cube_bf_hi(cube_v16u w) {
+  cube_v16u s = w & 0xffff0000u;
   atck_v16f f;
   __builtin_memcpy(&f, &s, sizeof f);
   return f;
 }
-static inline ATCK_INLINE atck_v16i cube_ld16i(const void* p) {
-  typedef int32_t v16iu __attribute__((vector_size(64), aligned(4)));
-  return *(const v16iu*)p;
+static inline ATCK_INLINE cube_v16u cube_ld16u(const void* p) {
+  typedef uint32_t v16uu __attribute__((vector_size(64), aligned(4)));
+  return *(const v16uu*)p;
 }
 
 // The tile as float32 FMAs (hosts without AVX512-BF16): odd k first, as vdpbf16ps adds them.
@@ -74,7 +75,7 @@ static inline ATCK_INLINE void cube_ukbf_emul(int64_t KP, const uint16_t* ATCK_R
   for (int64_t kp = 0; kp < KP; ++kp) {
     atck_v16f wl[NV], wh[NV];
     for (int v = 0; v < NV; ++v) {
-      const atck_v16i w = cube_ld16i(W + kp * ldw + 32 * v);
+      const cube_v16u w = cube_ld16u(W + kp * ldw + 32 * v);
       wl[v] = cube_bf_lo(w);
       wh[v] = cube_bf_hi(w);
     }

@@ -35,6 +35,8 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   WindowGeom g = windowGeometry(n, {x->type.shape[2], x->type.shape[3]}, {3, 3}, false);
   if (g.stride != std::vector<int64_t>{1, 1} || g.dil != std::vector<int64_t>{1, 1}) return "strided or dilated";
   if (g.in[1] > WINO_MAX_W || g.out[1] > WINO_MAX_W) return "rows wider than " + std::to_string(WINO_MAX_W);
+  for (int i = 0; i < 2; ++i)
+    if (g.padBegin[i] < 0 || g.padEnd[i] < 0) return "negative pads";
   if (forced) return "";
   const int64_t C = x->type.shape[1], OC = w->type.shape[0], NR = wino_panel(OC), OCP = (OC + NR - 1) / NR * NR;
   if (C < 32) return "fewer than 32 input channels";
