@@ -78,6 +78,23 @@ std::string joinFeatures(const nlohmann::json& f) {
   return s;
 }
 
+// An optional kernel-path switch of a profile ("int8_path", "bf16_path"): "none" or `on`, which
+// needs the features to give it (`computed`, from the features, is `on`). Absent: `computed`.
+std::string kernelPath(const nlohmann::json& j, const char* key, const std::string& on, const std::string& computed,
+                       const char* isa, const char* feature, const std::string& name, const std::string& where) {
+  if (!j.contains(key)) return computed;
+  const nlohmann::json& v = j[key];
+  const std::string k = key;
+  if (!v.is_string() || (v.get<std::string>() != "none" && v.get<std::string>() != on))
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"" + k + "\" must be \"none\" or \"" + on + "\".",
+                   "Fix the profile file (see docs/targets.md).");
+  if (v.get<std::string>() == on && computed != on)
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"" + k + "\" is \"" + on +
+                       "\" but its features do not enable " + isa + " with 512-bit vectors.",
+                   std::string("Add ") + feature + " (and +avx512f) to \"features\" or set \"" + k + "\" to \"none\".");
+  return v.get<std::string>();
+}
+
 TargetProfile parseProfile(const std::string& name, const std::string& text, const std::string& where,
                            const HostCpu& host) {
   nlohmann::json j;
@@ -115,30 +132,10 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
                          ": \"vector_bits\" is 512 but its features do not enable AVX-512 (+avx512f).",
                      "Add +avx512f to \"features\" or set \"vector_bits\" to 256.");
   }
-  p.int8Path = p.vectorBits >= 512 ? int8PathOfFeatures(p.features) : "none";
-  if (j.contains("int8_path")) {
-    const nlohmann::json& ip = j["int8_path"];
-    if (!ip.is_string() || (ip.get<std::string>() != "none" && ip.get<std::string>() != "vnni512"))
-      throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" must be \"none\" or \"vnni512\".",
-                     "Fix the profile file (see docs/targets.md).");
-    if (ip.get<std::string>() == "vnni512" && p.int8Path != "vnni512")
-      throw AtcError("E10003", "Target profile [" + name + "] in " + where +
-                         ": \"int8_path\" is \"vnni512\" but its features do not enable AVX512-VNNI with 512-bit vectors.",
-                     "Add +avx512vnni (and +avx512f) to \"features\" or set \"int8_path\" to \"none\".");
-    p.int8Path = ip.get<std::string>();
-  }
-  p.bf16Path = p.vectorBits >= 512 ? bf16PathOfFeatures(p.features) : "none";
-  if (j.contains("bf16_path")) {
-    const nlohmann::json& bp = j["bf16_path"];
-    if (!bp.is_string() || (bp.get<std::string>() != "none" && bp.get<std::string>() != "dpbf16"))
-      throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"bf16_path\" must be \"none\" or \"dpbf16\".",
-                     "Fix the profile file (see docs/targets.md).");
-    if (bp.get<std::string>() == "dpbf16" && p.bf16Path != "dpbf16")
-      throw AtcError("E10003", "Target profile [" + name + "] in " + where +
-                         ": \"bf16_path\" is \"dpbf16\" but its features do not enable AVX512-BF16 with 512-bit vectors.",
-                     "Add +avx512bf16 (and +avx512f) to \"features\" or set \"bf16_path\" to \"none\".");
-    p.bf16Path = bp.get<std::string>();
-  }
+  p.int8Path = kernelPath(j, "int8_path", "vnni512", p.vectorBits >= 512 ? int8PathOfFeatures(p.features) : "none",
+                          "AVX512-VNNI", "+avx512vnni", name, where);
+  p.bf16Path = kernelPath(j, "bf16_path", "dpbf16", p.vectorBits >= 512 ? bf16PathOfFeatures(p.features) : "none",
+                          "AVX512-BF16", "+avx512bf16", name, where);
   return p;
 }
 

@@ -14,42 +14,56 @@
 // so 16 consecutive grid positions are 16 consecutive floats, across output rows too. After
 // each channel's planes: zeros up to BPLANE, and 32 more after the last, so garbage lanes of
 // the last tiles may read past the end.
-static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
-                                                     int64_t oh0, int64_t rows, float* band) {
+// The planes of conv_band_fill and conv_band_fill_pairs for NC channels (or channel pairs) of
+// BPLANE elements (T: float or 32-bit words): rows outside the input or past the task's last
+// needed row and the columns outside [jlo, jhi) are zeros; fill(c, d, at, jlo, jhi) writes
+// columns [jlo, jhi) of row d from input element at (relative to channel c's plane: column
+// j is at at + j * SW).
+template <class T, class Fill>
+static inline ATCK_INLINE void conv_band_planes(const int64_t* P, int64_t oh0, int64_t rows, int64_t NC, T* band,
+                                                Fill fill) {
   const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
   const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = CUBE_CONV_BAND_HBR(P), PLANE = HBR * PQ;
-  const int64_t Cg = P[CV_C] / P[CV_G], hb = (rows - 1) * SH + (KH - 1) * DH + 1, xdt = P[CV_DTYPE];
-  for (int64_t ic = 0; ic < Cg; ++ic) {
-    const int64_t src = inOff + ic * IH * IW;
+  const int64_t hb = (rows - 1) * SH + (KH - 1) * DH + 1;
+  for (int64_t ic = 0; ic < NC; ++ic) {
     for (int64_t phr = 0; phr < SH; ++phr) {
       for (int64_t phc = 0; phc < SW; ++phc) {
-        float* pl = band + ic * P[CV_BPLANE] + (phr * SW + phc) * PLANE;
+        T* pl = band + ic * P[CV_BPLANE] + (phr * SW + phc) * PLANE;
         // Columns j with input column j * SW + phc - PW inside [0, IW).
         const int64_t jlo = cube_min(PQ, PW > phc ? (PW - phc + SW - 1) / SW : 0);
         const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - phc + SW - 1) / SW));
         for (int64_t i = 0; i < HBR; ++i) {
-          float* d = pl + i * PQ;
+          T* d = pl + i * PQ;
           const int64_t rr = i * SH + phr, ih = oh0 * SH - PH + rr;
           if (rr >= hb || ih < 0 || ih >= IH) {
-            for (int64_t j = 0; j < PQ; ++j) d[j] = 0.0f;
+            for (int64_t j = 0; j < PQ; ++j) d[j] = 0;
             continue;
           }
-          for (int64_t j = 0; j < jlo; ++j) d[j] = 0.0f;
-          const int64_t s0 = src + ih * IW + phc - PW;
-          if (xdt == ATCK_F32) {
-            const float* sf = (const float*)X + s0;
-            if (SW == 1) cube_copy_f32(d + jlo, sf + jlo, jhi - jlo);  // vector moves
-            else
-              for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
-          } else {
-            for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j * SW);
-          }
-          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0.0f;
+          for (int64_t j = 0; j < jlo; ++j) d[j] = 0;
+          fill(ic, d, ih * IW + phc - PW, jlo, jhi);
+          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0;
         }
       }
     }
-    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (ic == Cg - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0.0f;
+    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (ic == NC - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0;
   }
+}
+
+static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, int64_t inOff,
+                                                     int64_t oh0, int64_t rows, float* band) {
+  const int64_t IHW = P[CV_IH] * P[CV_IW], SW = P[CV_SW], xdt = P[CV_DTYPE];
+  conv_band_planes(P, oh0, rows, P[CV_C] / P[CV_G], band,
+                   [&](int64_t ic, float* d, int64_t at, int64_t jlo, int64_t jhi) ATCK_INLINE {
+                     const int64_t s0 = inOff + ic * IHW + at;
+                     if (xdt == ATCK_F32) {
+                       const float* sf = (const float*)X + s0;
+                       if (SW == 1) cube_copy_f32(d + jlo, sf + jlo, jhi - jlo);  // vector moves
+                       else
+                         for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
+                     } else {
+                       for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j * SW);
+                     }
+                   });
 }
 
 // The band of conv_band_fill for the bfloat16 pair tiles (CV_BF16DP): channel pair p's planes
@@ -58,41 +72,21 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
 // gives each (p, kh, kw) row's start.
 static inline ATCK_INLINE void conv_band_fill_pairs(const int64_t* P, const void* X, int64_t inOff, int64_t oh0,
                                                     int64_t rows, uint32_t* band) {
-  const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
-  const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = CUBE_CONV_BAND_HBR(P), PLANE = HBR * PQ;
-  const int64_t Cg = P[CV_C] / P[CV_G], CP = (Cg + 1) / 2, hb = (rows - 1) * SH + (KH - 1) * DH + 1;
+  const int64_t IHW = P[CV_IH] * P[CV_IW], SW = P[CV_SW], Cg = P[CV_C] / P[CV_G];
   const uint16_t* X16 = (const uint16_t*)X;
-  for (int64_t pi = 0; pi < CP; ++pi) {
-    const int64_t src = inOff + 2 * pi * IH * IW, hiOff = 2 * pi + 1 < Cg ? IH * IW : -1;
-    for (int64_t phr = 0; phr < SH; ++phr) {
-      for (int64_t phc = 0; phc < SW; ++phc) {
-        uint32_t* pl = band + pi * P[CV_BPLANE] + (phr * SW + phc) * PLANE;
-        const int64_t jlo = cube_min(PQ, PW > phc ? (PW - phc + SW - 1) / SW : 0);
-        const int64_t jhi = cube_max(jlo, cube_min(PQ, (IW + PW - phc + SW - 1) / SW));
-        for (int64_t i = 0; i < HBR; ++i) {
-          uint32_t* d = pl + i * PQ;
-          const int64_t rr = i * SH + phr, ih = oh0 * SH - PH + rr;
-          if (rr >= hb || ih < 0 || ih >= IH) {
-            for (int64_t j = 0; j < PQ; ++j) d[j] = 0u;
-            continue;
-          }
-          for (int64_t j = 0; j < jlo; ++j) d[j] = 0u;
-          const uint16_t* lo = X16 + src + ih * IW + phc - PW;
-          if (hiOff < 0) {
-            for (int64_t j = jlo; j < jhi; ++j) d[j] = lo[j * SW];
-          } else if (SW == 1) {
-            const uint16_t* hi = lo + hiOff;
-            for (int64_t j = jlo; j < jhi; ++j) d[j] = (uint32_t)lo[j] | (uint32_t)hi[j] << 16;
-          } else {
-            const uint16_t* hi = lo + hiOff;
-            for (int64_t j = jlo; j < jhi; ++j) d[j] = (uint32_t)lo[j * SW] | (uint32_t)hi[j * SW] << 16;
-          }
-          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0u;
-        }
-      }
-    }
-    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (pi == CP - 1 ? 32 : 0); ++q) band[pi * P[CV_BPLANE] + q] = 0u;
-  }
+  conv_band_planes(P, oh0, rows, (Cg + 1) / 2, band,
+                   [&](int64_t pi, uint32_t* d, int64_t at, int64_t jlo, int64_t jhi) ATCK_INLINE {
+                     const uint16_t* lo = X16 + inOff + 2 * pi * IHW + at;
+                     if (2 * pi + 1 >= Cg) {
+                       for (int64_t j = jlo; j < jhi; ++j) d[j] = lo[j * SW];
+                     } else if (SW == 1) {
+                       const uint16_t* hi = lo + IHW;
+                       for (int64_t j = jlo; j < jhi; ++j) d[j] = (uint32_t)lo[j] | (uint32_t)hi[j] << 16;
+                     } else {
+                       const uint16_t* hi = lo + IHW;
+                       for (int64_t j = jlo; j < jhi; ++j) d[j] = (uint32_t)lo[j * SW] | (uint32_t)hi[j * SW] << 16;
+                     }
+                   });
 }
 
 // off[k] for k < K: where im2col row k = (ic, kh, kw) starts in the band (conv_band_fill).
