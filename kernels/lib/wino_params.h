@@ -8,13 +8,14 @@
 //                      compile time)
 //   M -> Y [N][OC][OH][OW]            (wino_out: A^T m A per tile and channel, bias, the cube
 //                      epilogue (activation, residual) and float16/bfloat16 rounding)
-// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to the panel width (64 or 32). The 36 positions of
-// V and M lie VPOS / MPOS floats apart: C * TP and TP * OCP rounded up to an odd multiple of 16, so
-// a tile's 36 values do not share one L1 set (positions a multiple of 4 KB apart did: wino_in's 36
-// scattered stores per tile chunk ran 4x slower).
+// T = N * TH * TW tiles, TP = T rounded up to 16, OCP = OC rounded up to the panel width (64 or
+// 32). The 36 positions of V and M lie VPOS / MPOS floats apart: C * TP and TP * OCP rounded up to
+// an odd multiple of 16, so a tile's 36 values do not share one L1 set (positions a multiple of
+// 4 KB apart did: wino_in's 36 scattered stores per tile chunk ran 4x slower).
 #pragma once
+#include <stdint.h>
 
-#define WINO_MAX_W 1024
+#define WINO_MAX_W 1024  // widest input and output row the stack buffers of wino_in hold (the pass checks)
 
 // Output channels per weight panel of wino_gemm: 64 (the 6x64 tiles), or 32 (8x32 tiles) where
 // 64-channel panels would pad more than a quarter (DenseNet's 32-channel growth convs).
@@ -28,7 +29,6 @@ static inline int64_t wino_pos_stride(int64_t n) {
   int64_t r = (n + 15) / 16 * 16;
   return (r / 16) % 2 ? r : r + 16;
 }
-  // widest input row the stack buffers of wino_in hold (the pass checks)
 
 enum WinoParam {
   WI_N = 0, WI_C, WI_H, WI_W,  // input dims
@@ -36,8 +36,8 @@ enum WinoParam {
   WI_OH, WI_OW,                // output dims
   WI_TH, WI_TW, WI_TP,         // tile rows / columns per image, V's row length (tiles, padded)
   WI_XDT,                      // dtype of X (f32, f16, bf16)
-  WI_OC, WI_OCP,               // output channels, padded to 64
-  WI_KC, WI_TB, WI_MB,         // wino_gemm: K block, tiles per task, channels per task (64 multiple)
+  WI_OC, WI_OCP,               // output channels, padded to the panel width (WI_NR)
+  WI_KC, WI_TB, WI_MB,         // wino_gemm: K block, tiles per task, channels per task (WI_NR multiple)
   WI_NTB, WI_NMB,              // wino_gemm: tile blocks, channel blocks
   WI_ODT,                      // dtype of Y (f32, f16, bf16)
   WI_HAS_BIAS,                 // wino_out: input 1 is the float32 bias
