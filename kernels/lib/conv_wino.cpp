@@ -135,7 +135,7 @@ template <int NV>
 static inline ATCK_INLINE void wino_gemm_t(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   constexpr int64_t NR = NV * 16, PR = CUBE_OC_ROWS(NV);
   const int64_t C = P[WI_C], TP = P[WI_TP], OCP = P[WI_OCP], KC = P[WI_KC], TB = P[WI_TB], MB = P[WI_MB];
-  const int64_t T = P[WI_N] * P[WI_TH] * P[WI_TW], NP = OCP / NR, VPOS = P[WI_VPOS], MPOS = P[WI_MPOS];
+  const int64_t T = P[WI_T], NP = OCP / NR, VPOS = P[WI_VPOS], MPOS = P[WI_MPOS];
   const float* V = (const float*)bufs[0];
   const float* U = (const float*)bufs[1];
   float* M = (float*)bufs[2];

@@ -46,5 +46,6 @@ enum WinoParam {
   WI_VPOS = WI_EPI + 4,        // floats between the positions of V
   WI_MPOS,                     // floats between the positions of M
   WI_NR,                       // wino_gemm: output channels per weight panel (wino_panel: 64 or 32)
+  WI_T,                        // wino_gemm: tiles (N * TH * TW; the rows of V and M it computes)
   WI_COUNT
 };

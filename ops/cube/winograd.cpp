@@ -138,7 +138,7 @@ KernelCall lowerGemm(LowerCtx& c) {
   std::vector<int64_t> P(WI_COUNT, 0);
   P[WI_VPOS] = wino_pos_stride(C * TP);
   P[WI_MPOS] = wino_pos_stride(TP * OCP);
-  P[WI_N] = 1; P[WI_TH] = 1; P[WI_TW] = T;  // the kernel reads T = N * TH * TW (attr "tiles")
+  P[WI_T] = T;
   P[WI_C] = C; P[WI_TP] = TP; P[WI_OC] = OC; P[WI_OCP] = OCP;
   // K blocks of <= 128 (the 32 KB weight sub-panel stays in L1 across the tile rows), tile blocks
   // of <= 96 (multiples of 6), channel blocks of <= 256; more blocks while under 72 tasks.

@@ -50,6 +50,22 @@ inline void expectClose(const float* got, const std::vector<float>& want, double
                          << want[bad];
 }
 
+// float64 reference of Y[M x N] = A[M x K] x B[K x N] (+ bias[j]) (+ R[m][j]) (then ReLU), the
+// operands read through a(m, k) and b(k, j).
+template <class FA, class FB>
+std::vector<float> refGemm(int64_t M, int64_t N, int64_t K, FA a, FB b, const float* bias, const float* res,
+                           bool relu) {
+  std::vector<float> y(M * N);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t j = 0; j < N; ++j) {
+      double acc = bias ? bias[j] : 0.0;
+      for (int64_t k = 0; k < K; ++k) acc += (double)a(m, k) * b(k, j);
+      if (res) acc += res[m * N + j];
+      y[m * N + j] = (float)(relu && acc < 0 ? 0.0 : acc);
+    }
+  return y;
+}
+
 struct ConvCase {
   int64_t N, C, OC, G;
   std::vector<int64_t> in, k, s, d, pads;  // pads: begin..., end...

@@ -47,15 +47,10 @@ TEST(Bf16Dot, MatMulPairTiles) {
     Shape ys = cc.a;
     ys.back() = N;
     auto rt = randTensor(ys, seed++);
-    std::vector<float> want(M * N);
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t j = 0; j < N; ++j) {
-        double acc = cc.bias ? ct->as<float>()[j] : 0.0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += (double)bf16ToFloat(at->as<uint16_t>()[m * K + k]) * bf16ToFloat(bt->as<uint16_t>()[k * N + j]);
-        if (cc.res) acc += rt->as<float>()[m * N + j];
-        want[m * N + j] = (float)(cc.relu && acc < 0 ? 0.0 : acc);
-      }
+    const std::vector<float> want = cubetest::refGemm(
+        M, N, K, [&](int64_t m, int64_t k) { return bf16ToFloat(at->as<uint16_t>()[m * K + k]); },
+        [&](int64_t k, int64_t j) { return bf16ToFloat(bt->as<uint16_t>()[k * N + j]); },
+        cc.bias ? ct->as<float>() : nullptr, cc.res ? rt->as<float>() : nullptr, cc.relu);
     Graph g;
     std::vector<Value*> ins = {g.newValue("a", TensorType(DType::BF16, cc.a)), g.newConstant("b", bt)};
     ins.push_back(cc.bias ? g.newConstant("c", ct) : nullptr);

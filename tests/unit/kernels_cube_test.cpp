@@ -398,14 +398,10 @@ TEST(CubeGemm, WideTiles) {
     Shape ys = cc.a;
     ys.back() = N;
     auto rt = randTensor(ys, seed++);
-    std::vector<float> want(M * N);
-    for (int64_t m = 0; m < M; ++m)
-      for (int64_t j = 0; j < N; ++j) {
-        double acc = cc.bias ? ct->as<float>()[j] : 0.0;
-        for (int64_t k = 0; k < K; ++k) acc += (double)at->as<float>()[m * K + k] * bt->as<float>()[k * N + j];
-        if (cc.res) acc += rt->as<float>()[m * N + j];
-        want[m * N + j] = (float)(cc.relu && acc < 0 ? 0.0 : acc);
-      }
+    const std::vector<float> want = cubetest::refGemm(
+        M, N, K, [&](int64_t m, int64_t k) { return at->as<float>()[m * K + k]; },
+        [&](int64_t k, int64_t j) { return bt->as<float>()[k * N + j]; }, cc.bias ? ct->as<float>() : nullptr,
+        cc.res ? rt->as<float>() : nullptr, cc.relu);
     Graph g;
     Value* a = g.newValue("a", TensorType(DType::F32, cc.a));
     std::vector<Value*> ins = {a, g.newConstant("b", bt)};
