@@ -301,7 +301,7 @@ static inline ATCK_INLINE int64_t cube_max(int64_t a, int64_t b) { return a > b 
 static inline ATCK_INLINE int64_t cube_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Activations the epilogue computes on 8-lane registers: the same operations in the same order
-// as atck_unary_f (math_ops.h; atck_exp8 is atck_expf lane by lane), so results are identical.
+// as atck_unary_f (math_ops.h; atck_expneg8 is atck_expnegf lane by lane), so results are identical.
 static inline ATCK_INLINE int cube_act8_ok(int64_t act) {
   return act == ATCK_E_SIGMOID || act == ATCK_E_SILU || act == ATCK_E_HARDSIGMOID ||
          act == ATCK_E_HARDSWISH || act == ATCK_E_LEAKYRELU;
@@ -316,19 +316,18 @@ static inline ATCK_INLINE VF cube_act_lanes(int64_t act, VF x, float a, float b)
     v = v < zero ? zero : (v > one ? one : v);
     return act == ATCK_E_HARDSWISH ? x * v : v;
   }
-  VI neg = x < zero;  // sigmoid: exp(-|x|) never overflows
+  VI neg = x < zero;  // atck_sigmoidf / atck_siluf (math_fast.h), lane by lane
   VF e = E(neg ? x : -x);
-  VF r = one / (one + e);
-  VF sg = neg ? e * r : r;
-  return act == ATCK_E_SILU ? x * sg : sg;
+  if (act == ATCK_E_SILU) return (neg ? x * e : x) / (one + e);
+  return (neg ? e : one) / (one + e);
 }
 
 static inline ATCK_INLINE atck_f8 cube_act8(int64_t act, atck_f8 x, float a, float b) {
-  return cube_act_lanes<atck_f8, atck_i8, atck_splat8, atck_exp8>(act, x, a, b);
+  return cube_act_lanes<atck_f8, atck_i8, atck_splat8, atck_expneg8>(act, x, a, b);
 }
 // The same on 16 lanes: one zmm on 512-bit targets (half the instructions of two 8-lane halves).
 static inline ATCK_INLINE atck_v16f cube_act16(int64_t act, atck_v16f x, float a, float b) {
-  return cube_act_lanes<atck_v16f, atck_v16i, atck_splat16, atck_exp16>(act, x, a, b);
+  return cube_act_lanes<atck_v16f, atck_v16i, atck_splat16, atck_expneg16>(act, x, a, b);
 }
 
 // Epilogue of a finished output tile (UB fusion, TbeCommonRules0FusionPass): E[0] = unary

@@ -6,7 +6,7 @@
 //   atck_expf    ~1 ulp (range reduction by ln2 in two parts + degree-7 Taylor polynomial)
 //   atck_expm1f  ~1-2 ulp (degree-10 Taylor for |x| < 0.7, expf(x) - 1 elsewhere)
 //   atck_tanhf   ~2 ulp (expm1 form: no cancellation near 0)
-//   atck_sigmoidf ~2 ulp
+//   atck_sigmoidf, atck_siluf ~2 ulp (exp(-|x|) by atck_expnegf, degree-6 minimax; 0 below -88)
 //   atck_erff    <= 6.4 ulp, relative error <= 3.9e-7 (rational x * P(x^2) / Q(x^2) on
 //                 |x| <= 3.92, +-1 beyond)
 // Everything else (sin, log, pow...) uses <math.h>: accuracy is all that matters there.
@@ -81,10 +81,49 @@ static inline ATCK_INLINE float atck_tanhf(float x) {
   return x != x ? x : r;
 }
 
+// exp(x) for x <= 0 (or NaN), the logistic functions' exponential: exp(-|x|) never overflows, so
+// one scale factor 2^n suffices, and a minimax polynomial of degree 6 (fitted to exp on
+// [-ln2/2, ln2/2] in relative error, fixed 1 + r + r^2 (...): 0.67 ulp evaluated in float32 with
+// FMA, as good as atck_expf's degree-7 Taylor) replaces the Taylor one. Below x = -88 the result
+// is 0 (2^-127 encodes as 0; from about -87.3 down the product rounds into the subnormals): the
+// logistic function then underflows like a flush-to-zero FPU, an absolute error under FLT_MIN.
+// Measured, SiLU over 16 lanes (Zen 5, AVX-512): 0.147 ns per element against 0.273 with
+// atck_expf and a reciprocal; the SiLU epilogues are about a fifth of EfficientNet-B0's time.
+#define ATCK_EXPNEG_C6 1.3814381e-3f
+#define ATCK_EXPNEG_C5 8.3687464e-3f
+#define ATCK_EXPNEG_C4 4.1668393e-2f
+#define ATCK_EXPNEG_C3 1.6666520e-1f
+#define ATCK_EXPNEG_C2 4.9999994e-1f
+static inline ATCK_INLINE float atck_expnegf(float x) {
+  const float magic = 12582912.0f;
+  float xc = x < -88.0f ? -88.0f : x;  // NaN passes
+  float t = xc * 1.44269504088896341f + magic;
+  float n = t - magic;
+  int32_t ni = (int32_t)(atck_f2bits(t) - atck_f2bits(magic));
+  float r = xc - n * 0.693145751953125f;
+  r = r - n * 1.42860682030941723e-06f;
+  float p = ATCK_EXPNEG_C6;
+  p = p * r + ATCK_EXPNEG_C5;
+  p = p * r + ATCK_EXPNEG_C4;
+  p = p * r + ATCK_EXPNEG_C3;
+  p = p * r + ATCK_EXPNEG_C2;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  return p * atck_bits2f((uint32_t)(ni + 127) << 23);
+}
+
+// sigmoid(x) = e / (1 + e) for x < 0, 1 / (1 + e) otherwise, e = exp(-|x|); SiLU x * sigmoid(x)
+// as (x e or x) / (1 + e): one division each. The vector forms (cube_act_lanes) do the same
+// operations in the same order, so fused epilogues and element-wise kernels agree bit for bit.
 static inline ATCK_INLINE float atck_sigmoidf(float x) {
-  float e = atck_expf(x < 0 ? x : -x);  // exp(-|x|): never overflows
-  float r = 1.0f / (1.0f + e);
-  return x < 0 ? e * r : r;
+  const int neg = x < 0;
+  const float e = atck_expnegf(neg ? x : -x);
+  return (neg ? e : 1.0f) / (1.0f + e);
+}
+static inline ATCK_INLINE float atck_siluf(float x) {
+  const int neg = x < 0;
+  const float e = atck_expnegf(neg ? x : -x);
+  return (neg ? x * e : x) / (1.0f + e);
 }
 
 static inline ATCK_INLINE float atck_erff(float x) {

@@ -25,6 +25,8 @@ static inline ATCK_INLINE float atck_m_erf(float x) { return atck_erff(x); }
 static inline ATCK_INLINE double atck_m_erf(double x) { return erf(x); }
 static inline ATCK_INLINE float atck_m_sigmoid(float x) { return atck_sigmoidf(x); }
 static inline ATCK_INLINE double atck_m_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline ATCK_INLINE float atck_m_silu(float x) { return atck_siluf(x); }
+static inline ATCK_INLINE double atck_m_silu(double x) { return x * atck_m_sigmoid(x); }
 static inline ATCK_INLINE float atck_m_log(float x) { return atck_logf(x); }
 static inline ATCK_INLINE double atck_m_log(double x) { return log(x); }
 static inline ATCK_INLINE float atck_m_log1p(float x) { return log1pf(x); }
@@ -84,7 +86,7 @@ static inline ATCK_INLINE C atck_unary_f(int64_t op, C x, const AtckEltPrm& p) {
       return v > (C)p.b ? (C)p.b : v;
     }
     case ATCK_E_SIGMOID: return atck_m_sigmoid(x);
-    case ATCK_E_SILU: return x * atck_m_sigmoid(x);
+    case ATCK_E_SILU: return atck_m_silu(x);
     case ATCK_E_HARDSIGMOID: {
       C v = (C)p.a * x + (C)p.b;
       return v < zero ? zero : (v > one ? one : v);

@@ -86,6 +86,32 @@ static inline ATCK_INLINE atck_v16f atck_exp16(atck_v16f x) {
   return atck_exp_lanes<atck_v16f, atck_v16i, atck_splat16>(x);
 }
 
+// atck_expnegf (math_fast.h, x <= 0 or NaN) lane by lane: the same operations in the same order.
+template <class VF, class VI, VF (*S)(float)>
+static inline ATCK_INLINE VF atck_expneg_lanes(VF x) {
+  const VF magic = S(12582912.0f);
+  VF xc = x < S(-88.0f) ? S(-88.0f) : x;
+  VF t = xc * S(1.44269504088896341f) + magic;
+  VF n = t - magic;
+  VI ni = (VI)t - (VI)magic;
+  VF r = xc - n * S(0.693145751953125f);
+  r = r - n * S(1.42860682030941723e-06f);
+  VF p = S(ATCK_EXPNEG_C6);
+  p = p * r + S(ATCK_EXPNEG_C5);
+  p = p * r + S(ATCK_EXPNEG_C4);
+  p = p * r + S(ATCK_EXPNEG_C3);
+  p = p * r + S(ATCK_EXPNEG_C2);
+  p = p * r + S(1.0f);
+  p = p * r + S(1.0f);
+  return p * (VF)((ni + 127) << 23);
+}
+static inline ATCK_INLINE atck_f8 atck_expneg8(atck_f8 x) {
+  return atck_expneg_lanes<atck_f8, atck_i8, atck_splat8>(x);
+}
+static inline ATCK_INLINE atck_v16f atck_expneg16(atck_v16f x) {
+  return atck_expneg_lanes<atck_v16f, atck_v16i, atck_splat16>(x);
+}
+
 // Softmax of the float32 row x[0..n) into y (y may be x). Sums exp(x - max) in 8 lanes;
 // +-inf and NaN behave as in the scalar kernels (max ignores NaN, whose exp then makes the
 // sum, and so the whole row, NaN).

@@ -275,6 +275,67 @@ KernelCall lowerConvDepthwise(LowerCtx& c, std::vector<int64_t>& P, int64_t NC, 
   return kc;
 }
 
+// Depthwise weights for conv_dwc: [ceil(C/16)][KH*KW][16] float32, zero past C; the original
+// shape is kept in _cube_wshape and the node marked _dwc, so a second lowering (another gear)
+// takes the same path.
+void packDepthwiseLanes(LowerCtx& c, int64_t C, int64_t KHW) {
+  Node& n = c.node;
+  if (n.hasAttr("_dwc")) return;
+  n.attrs["_cube_wshape"] = n.inputs[1]->type.shape;
+  n.attrs["_dwc"] = (int64_t)1;
+  const std::string how = "dw_lanes " + std::to_string(C) + "x" + std::to_string(KHW);
+  if (c.usePackedInput(1, how)) return;
+  const int64_t CB = (C + 15) / 16;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::F32, {CB * KHW * 16}));
+  std::vector<float> src = cubeFloats(*n.inputs[1]->constant);  // f16/bf16 weights: exact values
+  float* dst = pk->as<float>();
+  for (int64_t cb = 0; cb < CB; ++cb)
+    for (int64_t t = 0; t < KHW; ++t)
+      for (int64_t l = 0; l < 16; ++l) {
+        const int64_t ch = cb * 16 + l;
+        dst[(cb * KHW + t) * 16 + l] = ch < C ? src[ch * KHW + t] : 0.0f;
+      }
+  c.replaceConstInput(1, pk, how);
+}
+
+// Whether a depthwise conv takes conv_dwc (channels in the lanes): rows narrower than 32
+// outputs or strided columns (conv_dw's 16-lane row chunks are then mostly padding or
+// gathered), constant weights, and an epilogue computed in a register. ATC_CONV_DWC=0/1 forces
+// it off/on (measurements).
+bool useDepthwiseLanes(const Node& n, const std::vector<int64_t>& out, const std::vector<int64_t>& s) {
+  if (n.hasAttr("_dwc")) return true;
+  if (!n.inputs[1]->isConstant()) return false;
+  if (n.hasAttr("_epi_act")) {  // kernels/lib/cube_gemm.h cube_epi_in_regs
+    const int64_t a = n.attrInt("_epi_act", 0);
+    if (a != ATCK_E_RELU && a != ATCK_E_CLIP && a != ATCK_E_SIGMOID && a != ATCK_E_SILU && a != ATCK_E_HARDSIGMOID &&
+        a != ATCK_E_HARDSWISH && a != ATCK_E_LEAKYRELU)
+      return false;
+  }
+  if (const char* e = getenv("ATC_CONV_DWC")) return e[0] == '1';
+  return out[2] < 32;
+}
+
+// conv_dwc (kernels/lib/conv_dwc.cpp): bands of CV_MB output rows whose pixel-major input tile
+// and output tile fit in 32 KB each; CV_KC units (n, 16 channels) per task.
+KernelCall lowerConvDepthwiseLanes(LowerCtx& c, std::vector<int64_t>& P, int64_t N, int64_t C,
+                                   const std::vector<int64_t>& out, const std::vector<int64_t>& k,
+                                   const std::vector<int64_t>& s, const std::vector<int64_t>& dl) {
+  packDepthwiseLanes(c, C, k[1] * k[2]);
+  P[CV_PADW] = (out[2] - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
+  auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
+  int64_t mb = out[1];
+  while (mb > 1 && (bandRows(mb) * P[CV_PADW] * 64 > 32768 || mb * out[2] * 64 > 32768)) mb = (mb + 1) / 2;
+  P[CV_MB] = mb;
+  P[CV_PADH] = bandRows(mb);
+  P[CV_SLOT] = P[CV_PADH] * P[CV_PADW] * 16 + (mb * out[2] + 15) / 16 * 256;
+  P[CV_MR] = c.cubeRows == 16 ? 16 : 6;  // 8 output pixels at a time on 512-bit targets, else 4
+  const int64_t units = N * ((C + 15) / 16);
+  P[CV_KC] = planesPerTask(units, P[CV_SLOT] * 4);
+  KernelCall kc{"conv_dwc", P};
+  kc.workspaceBytes = (units + P[CV_KC] - 1) / P[CV_KC] * P[CV_SLOT] * 4 + 64;
+  return kc;
+}
+
 KernelCall lowerConv(LowerCtx& c) {
   Node& n = c.node;
   ConvDims d = convDims(n);
@@ -304,8 +365,10 @@ KernelCall lowerConv(LowerCtx& c) {
   // Depthwise (one input and one output channel per group), 1-D / 2-D.
   // Reads X as f32/f16/bf16, writes Y as f32/f16/bf16; constant f16/bf16 weights are widened
   // to f32 here.
-  if ((n.inputs[1]->type.dtype == DType::F32 || n.inputs[1]->isConstant()) && !n.hasAttr("_cube_wshape") &&
-      d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 && k[0] == 1) {
+  if (n.hasAttr("_dwc") || ((n.inputs[1]->type.dtype == DType::F32 || n.inputs[1]->isConstant()) &&
+                             !n.hasAttr("_cube_wshape") && d.G == d.C && d.OC == d.C && d.G > 1 && in[0] == 1 &&
+                             k[0] == 1)) {
+    if (useDepthwiseLanes(n, out, s)) return lowerConvDepthwiseLanes(c, P, d.N, d.C, out, k, s, dl);
     return lowerConvDepthwise(c, P, d.N * d.C, out, k, s, dl);
   }
 

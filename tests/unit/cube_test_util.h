@@ -164,6 +164,7 @@ inline void runConvCaseRows(const ConvCase& cc, uint32_t seed, int rows) {
   Node* n2 = g2.addNode("Conv", "conv", ins2, {y2});
   n2->attrs = n->attrs;
   n2->attrs.erase("_cube_wshape");
+  n2->attrs.erase("_dwc");
   inferNode(g2, *n2);
   LowerCtx ctx(g2, *n2);
   ctx.cubeRows = rows;

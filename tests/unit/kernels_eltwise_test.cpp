@@ -2,6 +2,7 @@
 // references computed here: broadcasting, dtypes, attributes, NaN/inf edge values.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -94,13 +95,22 @@ double ulpDiff(float a, double ref) {
 }  // namespace
 
 TEST(EltwiseFastMath, ExpTanhErfSigmoidAccuracy) {
-  double worst[4] = {0, 0, 0, 0};
+  double worst[5] = {0, 0, 0, 0, 0};
   for (int i = -2000000; i <= 2000000; i += 7) {
     float x = (float)i * 5e-5f;  // [-100, 100]
     worst[0] = std::max(worst[0], ulpDiff(atck_expf(x), std::exp((double)x)));
     worst[1] = std::max(worst[1], ulpDiff(atck_tanhf(x * 0.1f), std::tanh((double)(x * 0.1f))));
     worst[2] = std::max(worst[2], ulpDiff(atck_erff(x * 0.05f), std::erf((double)(x * 0.05f))));
-    worst[3] = std::max(worst[3], ulpDiff(atck_sigmoidf(x), 1.0 / (1.0 + std::exp(-(double)x))));
+    // sigmoid and SiLU flush results under FLT_MIN (x below about -87.3) to 0 or a subnormal
+    // (math_fast.h, atck_expnegf): there the error is absolute, under FLT_MIN.
+    const double sg = 1.0 / (1.0 + std::exp(-(double)x)), si = (double)x * sg;
+    if (sg >= FLT_MIN) {
+      worst[3] = std::max(worst[3], ulpDiff(atck_sigmoidf(x), sg));
+      worst[4] = std::max(worst[4], ulpDiff(atck_siluf(x), si));
+    } else {
+      EXPECT_LE(std::fabs(atck_sigmoidf(x) - sg), FLT_MIN) << x;
+      EXPECT_LE(std::fabs(atck_siluf(x) - si), 100 * FLT_MIN) << x;
+    }
   }
   for (float x : {1e-6f, -3e-5f, 1e-20f, 0.3f}) {
     worst[1] = std::max(worst[1], ulpDiff(atck_tanhf(x), std::tanh((double)x)));
@@ -110,6 +120,12 @@ TEST(EltwiseFastMath, ExpTanhErfSigmoidAccuracy) {
   EXPECT_LE(worst[1], 3.0);
   EXPECT_LE(worst[2], 7.0);  // erf: rational approximation, <= 6.4 ulp (math_fast.h)
   EXPECT_LE(worst[3], 3.0);
+  EXPECT_LE(worst[4], 3.0);
+  EXPECT_EQ(atck_sigmoidf(INFINITY), 1.0f);
+  EXPECT_EQ(atck_sigmoidf(-INFINITY), 0.0f);
+  EXPECT_EQ(atck_siluf(INFINITY), INFINITY);
+  EXPECT_TRUE(std::isnan(atck_sigmoidf(NAN)));
+  EXPECT_TRUE(std::isnan(atck_siluf(NAN)));
   EXPECT_TRUE(std::isnan(atck_expf(NAN)));
   EXPECT_EQ(atck_expf(INFINITY), INFINITY);
   EXPECT_EQ(atck_expf(-INFINITY), 0.0f);
