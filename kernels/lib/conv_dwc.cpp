@@ -46,7 +46,10 @@ static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t
     float* d = tile + rr * PADW * 16;
     const int64_t ih = r0 + rr;
     if (ih < 0 || ih >= IH || hi <= 0) {
-      for (int64_t q = 0; q < PADW; ++q) atck_st16(d + q * 16, z);
+      for (int64_t q = 0; q < PADW; ++q) {
+        atck_st16(d + q * 16, z);
+        __asm__ volatile("");  // no memset call (cube_copy_f32)
+      }
       continue;
     }
     for (int64_t q = 0; q < PW; ++q) atck_st16(d + q * 16, z);
@@ -54,13 +57,13 @@ static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t
     for (int64_t j0 = 0; j0 < hi; j0 += 16) {
       const int64_t cnt = cube_min(16, hi - j0);
       atck_v16f a[16], b[16];
-      for (int l = 0; l < 16; ++l) {
-        const int64_t o = xoff + (l < nc ? l : nc - 1) * plane + ih * IW + j0;
-        if (o + 16 <= total) {
-          a[l] = dwc_ld16(X, xdt, o);  // lanes past the row: ignored
-        } else {  // the tensor's last row: no read past its end
+      const int64_t o0 = xoff + ih * IW + j0;
+      if (o0 + (nc - 1) * plane + 16 <= total) {  // whole vectors (lanes past the row: ignored)
+        for (int l = 0; l < 16; ++l) a[l] = dwc_ld16(X, xdt, o0 + (l < nc ? l : nc - 1) * plane);
+      } else {  // the tensor's last row: no read past its end
+        for (int l = 0; l < 16; ++l) {
           float t[16];
-          for (int q = 0; q < 16; ++q) t[q] = q < cnt ? cube_ldx(X, xdt, o + q) : 0.0f;
+          for (int q = 0; q < 16; ++q) t[q] = q < cnt ? cube_ldx(X, xdt, o0 + (l < nc ? l : nc - 1) * plane + q) : 0.0f;
           a[l] = atck_ld16(t);
         }
       }
@@ -68,7 +71,10 @@ static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t
       cube_zip16(b, a);
       cube_zip16(a, b);
       cube_zip16(b, a);
-      for (int64_t p = 0; p < cnt; ++p) atck_st16(d + (PW + j0 + p) * 16, a[p]);
+      for (int64_t p = 0; p < cnt; ++p) {
+        atck_st16(d + (PW + j0 + p) * 16, a[p]);
+        __asm__ volatile("");
+      }
     }
   }
 }
@@ -112,7 +118,10 @@ static inline ATCK_INLINE void dwc_store(const int64_t* P, void** bufs, const fl
   for (int64_t j0 = 0; j0 < npx; j0 += 16) {
     const int64_t cnt = cube_min(16, npx - j0);
     atck_v16f a[16], b[16];
-    for (int p = 0; p < 16; ++p) a[p] = atck_ld16(out + (j0 + p) * 16);
+    for (int p = 0; p < 16; ++p) {  // the empty asm: no memcpy of the 16 rows (cube_copy_f32)
+      a[p] = atck_ld16(out + (j0 + p) * 16);
+      __asm__ volatile("");
+    }
     cube_zip16(a, b);
     cube_zip16(b, a);
     cube_zip16(a, b);

