@@ -1,10 +1,14 @@
 // attention: fused multi-head scaled dot-product attention (AttentionFusionPass).
 // Per (batch, head, block of QB query rows), all in cache:
-//   S = scale * Q_blk K^T (+ mask)   Q block packed into 6-row panels (scale folded in),
-//                                    K^T packed once per head as rows [D][Skp] (Skp: SK padded
-//                                    to 16 columns, or 64 for the 6x64 tiles of AT_WIDE)
-//   P = softmax(S) per row           atck_softmax_row8 (vec_math.h), then stored into 6-row
-//                                    panels for the next product
+//   S = scale * Q_blk K^T (+ mask)   K^T packed once per head as rows [D][Skp] (Skp: SK padded
+//                                    to 16 columns, or 64 for the 6x64 tiles of AT_WIDE). 6x64
+//                                    tiles: Q's rows read in place (six row offsets), the scale
+//                                    folded into K^T; 6x16 tiles: Q packed into 6-row panels,
+//                                    the scale folded in there
+//   P = softmax(S) per row           atck_softmax_row (vec_math.h): in place for the 6x64 tiles,
+//                                    which read P's six rows from S; stored k-major into 6-row
+//                                    panels for the 6x16 ones (ViT-B/16's attention, Zen 5, one
+//                                    thread: 19.9 -> 14.8 ms without the Q and P packing)
 //   O_blk = P V                      V rows read in place when contiguous, else packed
 // with the 6x16 cube microkernel (cube_gemm.h), or on 512-bit targets (AT_WIDE) the 6x64 one
 // (cube_ukoc.h: 64 columns in 4 zmm registers, where 6x16 uses 8-lane vectors). Q, K, V, O and the mask are strided views
@@ -43,16 +47,19 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
   // slower), so they pack V always and give K^T rows an odd multiple of 16 floats.
   const int vDirect = P[AT_V_SD] == 1 && DV == DVP && !WIDE;
   const int64_t KTS = WIDE && (SKP / 16) % 2 == 0 ? SKP + 16 : SKP;  // K^T row stride
+  // S row stride: the 6x64 tiles of O = P V read P in place from S (below), six rows at a time.
+  const int64_t SST = KTS;
+  // 6x64 tiles: the scale goes into K^T (Q is read in place), else into the packed Q panels.
+  const float kscale = WIDE ? scale : 1.0f;
   const int oDirect = P[AT_O_SD] == 1 && (!WIDE || DV == DVP);
   CubeOcInit zero;
   for (int v = 0; v < 4; ++v) zero.v[v] = atck_splat16(0.0f);
-  const int64_t q6[CUBE_OC_PR] = {0, 1, 2, 3, 4, 5};
   for (int64_t task = begin; task < end; ++task) {
     float* ws = cube_align(bufs[P[AT_OIDX] + 1]) + task * P[AT_SLOT];
     float* Kt = ws;                       // [D][KTS]
     float* Qp = Kt + D * KTS;             // NPAN x [D][6]
-    float* S = Qp + NPAN * D * CUBE_MR;   // [QB][SKP]
-    float* Pp = S + QB * SKP;             // NPAN x [SK][6]
+    float* S = Qp + NPAN * D * CUBE_MR;   // [QB][SST]
+    float* Pp = S + QB * SST;             // NPAN x [SK][6]
     float* Vp = Pp + NPAN * SK * CUBE_MR; // [SK][DVP] (when packed)
     float* Ot = Vp + SK * DVP;            // [QB][DVP] (when O has a non-unit dim stride)
     const int64_t i0 = task * NITEMS / NT, i1 = (task + 1) * NITEMS / NT;
@@ -75,11 +82,11 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
             for (int64_t d = 0; d < d16; d += 16) {
               float t[256] __attribute__((aligned(64)));
               cube_transpose16(Kh + j * KSS + d, KSS, t);
-              for (int r = 0; r < 16; ++r) atck_st16(Kt + (d + r) * KTS + j, atck_ld16(t + r * 16));
+              for (int r = 0; r < 16; ++r) atck_st16(Kt + (d + r) * KTS + j, atck_splat16(kscale) * atck_ld16(t + r * 16));
             }
         }
         for (int64_t j = 0; j < SK; ++j)
-          for (int64_t d = j < j16 ? d16 : 0; d < D; ++d) Kt[d * KTS + j] = Kh[j * KSS + d * KSD];
+          for (int64_t d = j < j16 ? d16 : 0; d < D; ++d) Kt[d * KTS + j] = kscale * Kh[j * KSS + d * KSD];
         for (int64_t d = 0; d < D; ++d)
           for (int64_t j = SK; j < KTS; ++j) Kt[d * KTS + j] = 0.0f;
         if (!vDirect)
@@ -89,23 +96,33 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
       }
       const int64_t q0 = qb * QB, qn = cube_min(QB, SQ - q0);
       const int64_t npan = (qn + CUBE_MR - 1) / CUBE_MR;
-      // S = scale * Q K^T
+      // S = scale * Q K^T (6x64 tiles: Q's six rows read in place, Q_SS apart; 6x16: packed)
       for (int64_t p = 0; p < npan; ++p) {
         const int64_t mr = cube_min(CUBE_MR, qn - p * CUBE_MR);
-        float* qp = Qp + p * D * CUBE_MR;
-        cube_pack_a_f32(Qh, P[AT_Q_SS], P[AT_Q_SD], q0 + p * CUBE_MR, mr, 0, D, scale, qp);
         if (WIDE) {
-          auto arow = [&](int64_t k) ATCK_INLINE { return qp + k * CUBE_MR; };
-          for (int64_t n = 0; n < SKP; n += CUBE_OC_NR)
-            cube_ukoc_any(mr, D, Kt + n, KTS, arow, q6, S + p * CUBE_MR * SKP + n, SKP, 0, zero);
+          const float* qrow = Qh + (q0 + p * CUBE_MR) * P[AT_Q_SS];
+          const int64_t QSD = P[AT_Q_SD];
+          int64_t qoff[CUBE_OC_PR];
+          for (int i = 0; i < CUBE_OC_PR; ++i) qoff[i] = i * P[AT_Q_SS];
+          auto arow = [&](int64_t k) ATCK_INLINE { return qrow + k * QSD; };
+          // 64-column tiles, then 16-column ones up to SK (ViT's 197 keys: 3 x 64 + 16, not 4 x 64)
+          const int64_t SK16 = (SK + 15) / 16 * 16;
+          int64_t n = 0;
+          for (; n + CUBE_OC_NR <= SK16; n += CUBE_OC_NR)
+            cube_ukoc_any(mr, D, Kt + n, KTS, arow, qoff, S + p * CUBE_MR * SST + n, SST, 0, zero);
+          for (; n < SK16; n += 16)
+            cube_ukoc_any<1>(mr, D, Kt + n, KTS, arow, qoff, S + p * CUBE_MR * SST + n, SST, 0, zero);
           continue;
         }
+        float* qp = Qp + p * D * CUBE_MR;
+        cube_pack_a_f32(Qh, P[AT_Q_SS], P[AT_Q_SD], q0 + p * CUBE_MR, mr, 0, D, scale, qp);
         for (int64_t n = 0; n < SKP; n += CUBE_NR)
-          cube_tile(D, qp, Kt + n, KTS, S + p * CUBE_MR * SKP + n, SKP, mr, CUBE_NR, CUBE_INIT_ZERO, 0);
+          cube_tile(D, qp, Kt + n, KTS, S + p * CUBE_MR * SST + n, SST, mr, CUBE_NR, CUBE_INIT_ZERO, 0);
       }
-      // P = softmax(S (+ mask)) row by row, stored k-major into the 6-row panels.
+      // P = softmax(S (+ mask)) row by row, in place (6x64 tiles) or stored k-major into the
+      // 6-row panels (6x16 tiles).
       for (int64_t i = 0; i < qn; ++i) {
-        float* s = S + i * SKP;
+        float* s = S + i * SST;
         if (M) {
           const float* m = M + b * P[AT_M_SB] + h * P[AT_M_SH] + (q0 + i) * P[AT_M_SQ];
           const int64_t mk = P[AT_M_SK];
@@ -116,12 +133,13 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
         if (allMasked) {
           for (int64_t j = 0; j < SK; ++j) s[j] = 0.0f;
         } else {
-          atck_softmax_row8(s, s, SK);
+          atck_softmax_row(s, s, SK);
         }
+        if (WIDE) continue;
         float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);
         for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = s[j];
       }
-      for (int64_t i = qn; i < npan * CUBE_MR; ++i) {  // zero rows of the last panel
+      for (int64_t i = qn; i < npan * CUBE_MR && !WIDE; ++i) {  // zero rows of the last panel
         float* pp = Pp + (i / CUBE_MR) * SK * CUBE_MR + (i % CUBE_MR);
         for (int64_t j = 0; j < SK; ++j) pp[j * CUBE_MR] = 0.0f;
       }
@@ -131,13 +149,16 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
       for (int64_t p = 0; p < npan; ++p) {
         const int64_t mr = cube_min(CUBE_MR, qn - p * CUBE_MR);
         if (WIDE) {
-          auto arow = [&](int64_t k) ATCK_INLINE { return Pp + p * SK * CUBE_MR + k * CUBE_MR; };
+          const float* prow = S + p * CUBE_MR * SST;
+          int64_t soff[CUBE_OC_PR];
+          for (int i = 0; i < CUBE_OC_PR; ++i) soff[i] = i * SST;
+          auto arow = [&](int64_t k) ATCK_INLINE { return prow + k; };
           for (int64_t n = 0; n < DVP; n += CUBE_OC_NR) {
             if (oDirect)
-              cube_ukoc_any(mr, SK, Vb + n, ldv, arow, q6, Oh + (q0 + p * CUBE_MR) * P[AT_O_SS] + n, P[AT_O_SS], 0,
+              cube_ukoc_any(mr, SK, Vb + n, ldv, arow, soff, Oh + (q0 + p * CUBE_MR) * P[AT_O_SS] + n, P[AT_O_SS], 0,
                             zero);
             else
-              cube_ukoc_any(mr, SK, Vb + n, ldv, arow, q6, Ot + p * CUBE_MR * DVP + n, DVP, 0, zero);
+              cube_ukoc_any(mr, SK, Vb + n, ldv, arow, soff, Ot + p * CUBE_MR * DVP + n, DVP, 0, zero);
           }
           continue;
         }

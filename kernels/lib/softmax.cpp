@@ -1,6 +1,6 @@
 // softmax: Softmax / LogSoftmax / Hardmax along n of an input viewed as [outer, n, inner]
 // (params: math_norm_codes.h). inner == 1 (the BERT case, last axis): float32 Softmax rows
-// run atck_softmax_row8 (vec_math.h: explicit 8-lane max, exp and sum; LLVM leaves a loop
+// run atck_softmax_row (vec_math.h: explicit 16-lane max, exp (atck_expneg) and sum; LLVM leaves a loop
 // that sums exp scalar); other rows a max pass and a sum-of-exp pass with 16 partial
 // accumulators, then a scaling pass; exp is atck_expf (~1 ulp). inner > 1: segments of up to ATCK_NORM_VEC lanes are
 // processed together (vectorised across inner).
@@ -132,7 +132,7 @@ static inline ATCK_INLINE void atck_sm_run(const int64_t* P, void** bufs, int64_
   void* y = bufs[P[ATCK_SP_OUTBUF]];
   if (inner == 1) {
     if (sizeof(C) == 4 && mode == 0 && dt == ATCK_F32) {  // the common case: explicit vectors
-      for (int64_t r = lo; r < hi; ++r) atck_softmax_row8((const float*)x + r * n, (float*)y + r * n, n);
+      for (int64_t r = lo; r < hi; ++r) atck_softmax_row((const float*)x + r * n, (float*)y + r * n, n);
       return;
     }
     for (int64_t r = lo; r < hi; ++r) atck_sm_row<C>(mode, x, y, dt, r * n, n);

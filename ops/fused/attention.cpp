@@ -74,7 +74,7 @@ KernelCall lowerAttention(LowerCtx& c) {
   P[AT_WIDE] = c.cubeRows == 16 ? 1 : 0;
   const int64_t padw = P[AT_WIDE] ? 64 : 16;
   auto rp = [&](int64_t x) { return (x + padw - 1) / padw * padw; };
-  int64_t slot = D * (rp(SK) + 16) + qb * D + qb * rp(SK) + qb * SK + SK * rp(DV) + qb * rp(DV);
+  int64_t slot = D * (rp(SK) + 16) + qb * D + qb * (rp(SK) + 16) + qb * SK + SK * rp(DV) + qb * rp(DV);
   P[AT_SLOT] = (slot + 15) / 16 * 16;
   P[AT_SCALE] = paramFromDouble(n.attrFloat("scale", 1.0));
   P[AT_QIDX] = 0; P[AT_KIDX] = 1; P[AT_VIDX] = 2;

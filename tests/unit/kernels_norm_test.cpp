@@ -220,11 +220,11 @@ TEST(Norm, LpNormalizationZeroSlice) {
   }
 }
 
-// The explicit-vector row path (vec_math.h atck_softmax_row8): row lengths below, at and
-// above the 8-lane width, -inf entries (attention masks) giving exact zeros, and a NaN
+// The explicit-vector row path (vec_math.h atck_softmax_row): row lengths below, at and
+// above the 16-lane width, -inf entries (attention masks) giving exact zeros, and a NaN
 // making its whole row NaN while the other rows stay finite.
 TEST(Softmax, VectorRowsWithInfAndNan) {
-  for (int64_t n : {1, 7, 8, 13, 64, 67}) {
+  for (int64_t n : {1, 7, 8, 13, 16, 31, 64, 67}) {
     SCOPED_TRACE(n);
     auto x = randT({4, n}, 10 + (unsigned)n, -20, 20);
     float* d = x->as<float>();
