@@ -207,6 +207,16 @@ void planOcm(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std
   int64_t mblocks = base < 8 ? std::min<int64_t>(MP, (8 + base - 1) / base) : 1;
   const int64_t MBp = (MP + mblocks - 1) / mblocks;
   mblocks = (MP + MBp - 1) / MBp;
+  if (!band && NG * nblocks * mblocks < 8) {
+    // Few output channels on a small map (MobileNetV2's 14x14 projections to 64 channels: one
+    // 64-channel panel, one task, no second thread): split the pixels too, >= 48 per block.
+    const int64_t want = std::min((8 + NG * mblocks - 1) / (NG * mblocks), std::max<int64_t>(1, NPIX / 48));
+    if (want > nblocks) {
+      npmax = (NPIX + want - 1) / want;
+      nblocks = (NPIX + npmax - 1) / npmax;
+      P[CV_NB] = npmax;
+    }
+  }
   P[CV_OCM] = nv;
   P[CV_MB] = MBp * NR;
   P[CV_KC] = KC;
