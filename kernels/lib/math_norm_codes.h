@@ -12,8 +12,9 @@ enum AtckSoftmaxParam {
   ATCK_SP_OUTBUF = 5,
 };
 
-// "batchnorm" (inference): y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + B[c] over
-// x viewed as [N, C, S]. bufs: X, scale, B, mean, var, Y.
+// "batchnorm" (inference): y = act((x - mean[c]) / sqrt(var[c] + eps) * scale[c] + B[c]) over
+// x viewed as [N, C, S] (act: none, or the activation folded in after it). bufs: X, scale, B,
+// mean, var, Y.
 enum AtckBatchNormParam {
   ATCK_BP_DT = 0,
   ATCK_BP_N = 1,
@@ -25,6 +26,10 @@ enum AtckBatchNormParam {
   ATCK_BP_DTMEAN = 7,
   ATCK_BP_DTVAR = 8,
   ATCK_BP_OUTBUF = 9,
+  ATCK_BP_ACT = 10,    // activation on the output (TbeReduceElemwiseFusionPass): AtckEltOp code + 1
+  ATCK_BP_ACT_A = 11,  // its alpha, beta (double bits)
+  ATCK_BP_ACT_B = 12,
+  ATCK_BP_COUNT = 13,
 };
 
 // "normalize": per kept position, statistics over the reduced positions, then write.

@@ -1,5 +1,6 @@
 // batchnorm: inference BatchNormalization, y = x * a[c] + b[c] with a, b folded per
-// channel from scale, B, mean, var, eps (params: math_norm_codes.h).
+// channel from scale, B, mean, var, eps (params: math_norm_codes.h), then the activation
+// TbeReduceElemwiseFusionPass folded in (ATCK_BP_ACT; DenseNet's BN -> ReLU pairs).
 // normalize: mean/variance (InstanceNormalization, LayerNormalization,
 // MeanVarianceNormalization) or Lp (LpNormalization) normalisation over the reduced
 // positions of each kept position. Statistics: two passes (mean, then mean of squared
@@ -34,6 +35,12 @@ static inline ATCK_INLINE void atck_bn_run(const int64_t* P, void** bufs, int64_
   const double eps = atck_d(P[ATCK_BP_EPS]);
   const void* x = bufs[0];
   void* y = bufs[P[ATCK_BP_OUTBUF]];
+  const int64_t act = P[ATCK_BP_ACT] - 1;
+  AtckEltPrm prm;
+  prm.a = atck_d(P[ATCK_BP_ACT_A]);
+  prm.b = atck_d(P[ATCK_BP_ACT_B]);
+  prm.g = 0;
+  prm.ia = prm.ib = 0;
   for (int64_t it = lo; it < hi; ++it) {
     int64_t c = it % Cn;
     double sc = atck_ld<double>(bufs[1], P[ATCK_BP_DTSCALE], c);
@@ -43,7 +50,12 @@ static inline ATCK_INLINE void atck_bn_run(const int64_t* P, void** bufs, int64_
     double ad = sc / sqrt(va + eps);
     C a = (C)ad, b = (C)(bi - mu * ad);
     int64_t base = it * S;
-    for (int64_t i = 0; i < S; ++i) atck_st<C>(y, dt, base + i, atck_ld<C>(x, dt, base + i) * a + b);
+    if (act < 0) {
+      for (int64_t i = 0; i < S; ++i) atck_st<C>(y, dt, base + i, atck_ld<C>(x, dt, base + i) * a + b);
+    } else {  // act is a constant once the params are: one vector loop with the activation inlined
+      for (int64_t i = 0; i < S; ++i)
+        atck_st<C>(y, dt, base + i, atck_unary_f<C>(act, atck_ld<C>(x, dt, base + i) * a + b, prm));
+    }
   }
 }
 

@@ -42,7 +42,9 @@ const bool kReg0 = [] {
     k.params = {(int64_t)x.dtype, N, C, S, paramFromDouble(n.attrFloat("epsilon", 1e-5)),
                 (int64_t)n.inputs[1]->type.dtype, (int64_t)n.inputs[2]->type.dtype,
                 (int64_t)n.inputs[3]->type.dtype, (int64_t)n.inputs[4]->type.dtype,
-                (int64_t)n.inputs.size()};
+                (int64_t)n.inputs.size(),
+                n.hasAttr("_epi_act") ? n.attrInt("_epi_act", 0) + 1 : 0,
+                paramFromDouble(n.attrFloat("_epi_alpha", 0.0)), paramFromDouble(n.attrFloat("_epi_beta", 0.0))};
     return k;
   };
   return d;

@@ -1,6 +1,8 @@
 // TbeReduceElemwiseFusionPass (the name ATC uses for reduction + element-wise UB fusion):
 // a normalisation (LayerNormalization, InstanceNormalization) and its element-wise
-// neighbours become one "normalize" kernel (kernels/lib/norm.cpp):
+// neighbours become one "normalize" kernel (kernels/lib/norm.cpp); an inference
+// BatchNormalization left standing (one that no conv before it absorbed: DenseNet's
+// BN -> ReLU after each Concat) takes the activation after it only, in its "batchnorm" kernel:
 //   - before it, a residual Add of two tensors of X's type (no broadcast; one may be a
 //     constant, such as BERT's position embeddings) whose only user is the normalisation:
 //     X = a + b is then read from both buffers, never written
@@ -20,7 +22,8 @@ bool runTbeReduceElemwiseFusionPass(Graph& g, PassContext& ctx) {
   bool changed = false;
   std::vector<Node*> norms;
   for (auto& up : g.nodes())
-    if ((up->type == "LayerNormalization" || up->type == "InstanceNormalization") &&
+    if ((up->type == "LayerNormalization" || up->type == "InstanceNormalization" ||
+         up->type == "BatchNormalization") &&
         up->outputs[0]->type.dtype == DType::F32 && !up->hasAttr("_pre_add") && !up->hasAttr("_epi_act") &&
         !implKeepsOwnKernel(*up))
       norms.push_back(up.get());
@@ -28,7 +31,7 @@ bool runTbeReduceElemwiseFusionPass(Graph& g, PassContext& ctx) {
     Value* x = n->inputs[0];
     Node* add = x ? x->producer : nullptr;
     bool takeAdd = false;
-    if (add && add->type == "Add" && add->inputs.size() == 2 && fu::soleUserIs(g, x, n) &&
+    if (n->type != "BatchNormalization" && add && add->type == "Add" && add->inputs.size() == 2 && fu::soleUserIs(g, x, n) &&
         !implKeepsOwnKernel(*add)) {
       Value* a = add->inputs[0];
       Value* b = add->inputs[1];
