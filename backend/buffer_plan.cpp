@@ -17,6 +17,7 @@ BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, 
   arenaSize_ = planArena(groups_, reuse);
   for (auto& pb : groups_) pb.offset += redzone, pb.size -= 2 * redzone;
   for (auto& pb : groups_) regions_.push_back({false, pb.offset, pb.size});
+  for (const Slice& sl : slices_) regions_[sl.group] = {false, groups_[sl.concatGroup].offset + sl.offset, sl.size};
 }
 
 void BufferPlan::liveness(const Graph& g, const std::vector<LoweredNode>& lowered) {
@@ -25,7 +26,10 @@ void BufferPlan::liveness(const Graph& g, const std::vector<LoweredNode>& lowere
   for (int i = 0; i < N; ++i) {
     if (lowered[i].skip) continue;
     for (auto* in : lowered[i].node->inputs)
-      if (in && !in->isConstant()) lastUse_[in] = std::max(lastUse_.count(in) ? lastUse_[in] : i, i);
+      if (in && !in->isConstant()) {
+        lastUse_[in] = std::max(lastUse_.count(in) ? lastUse_[in] : i, i);
+        uses_[in]++;
+      }
     for (auto* o : lowered[i].node->outputs) {
       defAt_[o] = i;
       if (!lastUse_.count(o)) lastUse_[o] = i;
@@ -44,6 +48,7 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
     pb.last = lastUse_[v];
     groups_.push_back(pb);
     groupOf_[v] = (int)groups_.size() - 1;
+    ownGroup_.insert((int)groups_.size() - 1);
   };
   for (auto* v : g.inputs)
     if (!groupOf_.count(v)) newGroup(v);
@@ -61,12 +66,17 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
                  L.call.workspaceBytes == 0;
     if (alias) {
       int gi = groupOf_[in0];
+      ownGroup_.erase(gi);
       groupOf_[n.outputs[0]] = gi;
       groups_[gi].last = std::max(groups_[gi].last, lastUse_[n.outputs[0]]);
       L.skip = true;
       continue;
     }
     for (auto* o : n.outputs) newGroup(o);
+    if (reuse && sliceConcat(n, i, graphOut)) {
+      L.skip = true;
+      continue;
+    }
     if (L.call.workspaceBytes > 0) {
       PlanBuffer pb;
       pb.size = L.call.workspaceBytes;
@@ -75,6 +85,43 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
       workspace_[i] = (int)groups_.size() - 1;
     }
   }
+}
+
+// Concat without copies: when every input of a Concat is the sole-use output of an earlier
+// step, in a group of its own, and the axis has only 1s before it (each input is then one
+// contiguous byte range of the output), the producers write straight into their slices: each
+// input's group gets no arena memory of its own, its region is placed inside the output's, and
+// the Concat step is skipped. The output's group lives from the first producer on.
+// (SqueezeNet's fire modules, GoogLeNet's inception blocks.)
+bool BufferPlan::sliceConcat(const Node& n, int step, const std::set<const Value*>& graphOut) {
+  if (n.type != "Concat" || n.outputs.size() != 1) return false;
+  const Value* y = n.outputs[0];
+  if (graphOut.count(y) || y->isConstant() || !y->type.isStatic()) return false;
+  const int64_t axis = normalizeAxis(n.attrInt("axis", 0), y->type.rank(), n);
+  for (int64_t d = 0; d < axis; ++d)
+    if (y->type.shape[d] != 1) return false;
+  std::set<const Value*> seen;
+  int first = defAt_[y];
+  for (const Value* v : n.inputs) {
+    if (!v || !v->producer || v->isConstant() || graphOut.count(v) || !seen.insert(v).second || !groupOf_.count(v) ||
+        !ownGroup_.count(groupOf_[v]) || uses_[v] != 1 || lastUse_[v] != step || v->type.dtype != y->type.dtype ||
+        !v->type.isStatic())
+      return false;
+    first = std::min(first, defAt_[v]);
+  }
+  const int gc = groupOf_[y];
+  int64_t off = 0;
+  for (const Value* v : n.inputs) {
+    const int gv = groupOf_[v];
+    const int64_t size = std::max<int64_t>(v->type.byteSize(), 0);
+    slices_.push_back({gv, gc, off, size});
+    groups_[gv].size = 0;
+    ownGroup_.erase(gv);
+    off += size;
+  }
+  if (off != groups_[gc].size) internalError("Concat " + n.name + ": slices do not cover the output");
+  groups_[gc].first = first;
+  return true;
 }
 
 int BufferPlan::weightOf(const Value* v) {

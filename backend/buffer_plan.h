@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "backend/lowering.h"
@@ -39,9 +40,18 @@ class BufferPlan {
  private:
   void liveness(const Graph& g, const std::vector<LoweredNode>& lowered);
   void groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered, bool reuse);
+  bool sliceConcat(const Node& n, int step, const std::set<const Value*>& graphOut);
   int weightOf(const Value* v);
 
-  std::map<const Value*, int> lastUse_, defAt_, groupOf_;
+  std::map<const Value*, int> lastUse_, defAt_, groupOf_, uses_;
+  std::set<int> ownGroup_;  // groups made for one value (no alias shares them)
+  // A Concat's input written in place into its slice of the output (sliceConcat): the input's
+  // group (left empty in the arena), the output's group, the byte offset of the slice.
+  struct Slice {
+    int group, concatGroup;
+    int64_t offset, size;
+  };
+  std::vector<Slice> slices_;
   std::vector<PlanBuffer> groups_;
   std::vector<int> workspace_;
   int64_t arenaSize_ = 0;
