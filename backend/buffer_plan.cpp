@@ -12,6 +12,8 @@ BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, 
                        int64_t redzone)
     : weights_(weights) {
   liveness(g, lowered);
+  // An oom build's red zones around every region would lie inside a Concat's other slices.
+  sliceConcats_ = reuse && redzone == 0;
   groupBuffers(g, lowered, reuse);
   for (auto& pb : groups_) pb.size += 2 * redzone;
   arenaSize_ = planArena(groups_, reuse);
@@ -73,7 +75,7 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
       continue;
     }
     for (auto* o : n.outputs) newGroup(o);
-    if (reuse && sliceConcat(n, i, graphOut)) {
+    if (sliceConcats_ && sliceConcat(n, i, graphOut)) {
       L.skip = true;
       continue;
     }
@@ -92,7 +94,8 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
 // contiguous byte range of the output), the producers write straight into their slices: each
 // input's group gets no arena memory of its own, its region is placed inside the output's, and
 // the Concat step is skipped. The output's group lives from the first producer on.
-// (SqueezeNet's fire modules, GoogLeNet's inception blocks.)
+// (SqueezeNet's fire modules, GoogLeNet's inception blocks.) Not in `oom` builds: the red zones
+// checked around each region would be the neighbouring slices.
 bool BufferPlan::sliceConcat(const Node& n, int step, const std::set<const Value*>& graphOut) {
   if (n.type != "Concat" || n.outputs.size() != 1) return false;
   const Value* y = n.outputs[0];

@@ -52,6 +52,7 @@ class BufferPlan {
     int64_t offset, size;
   };
   std::vector<Slice> slices_;
+  bool sliceConcats_ = false;
   std::vector<PlanBuffer> groups_;
   std::vector<int> workspace_;
   int64_t arenaSize_ = 0;

@@ -52,7 +52,7 @@ static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t
       }
       continue;
     }
-    for (int64_t q = 0; q < PW; ++q) atck_st16(d + q * 16, z);
+    for (int64_t q = 0; q < cube_min(PW, PADW); ++q) atck_st16(d + q * 16, z);  // PW > PADW: IW + end pad < SW
     for (int64_t q = PW + hi; q < PADW; ++q) atck_st16(d + q * 16, z);
     for (int64_t j0 = 0; j0 < hi; j0 += 16) {
       const int64_t cnt = cube_min(16, hi - j0);

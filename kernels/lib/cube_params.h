@@ -12,14 +12,15 @@ enum CubeConvParam {
   CV_HAS_BIAS,   // input 2 present
   CV_W_PACKED,   // weights pre-packed into MR-row panels [G][ceil(M/MR)][K][MR] (f32)
   CV_DIRECT,     // unused (was: 1x1 convs read B rows in place; im2col's plain copy is faster)
-  CV_MB,         // output channels per task (multiple of MR); conv_dw: output rows per band
+  CV_MB,         // output channels per task (multiple of MR); conv_dw, conv_dwc: output rows per band
   CV_NB,         // output pixels per task (multiple of 16)
-  CV_KC,         // K block
+  CV_KC,         // K block; conv_dwc: units (image, 16 channels) per task
   CV_MSUB,       // output channels per inner block (multiple of MR)
   CV_MBLOCKS, CV_NBLOCKS,
   CV_LDB,        // row stride of the im2col block in the workspace
   CV_SLOT,       // workspace floats per task (excluding alignment)
-  CV_PADH, CV_PADW,  // conv_dw: padded rows of one band (CV_MB output rows) and row width
+  CV_PADH, CV_PADW,  // conv_dw: padded rows of one band (CV_MB output rows) and row width;
+                     // conv_dwc: the same in pixels of its [CV_PADH][CV_PADW][16] input tile
   CV_YIDX,       // index of the output in bufs (= number of input slots)
   CV_EPI,        // 4 words: epilogue (cube_epilogue in cube_gemm.h; conv, conv_dw)
   CV_ODT = CV_EPI + 4,  // dtype of Y (0 or f32: float32; f16 / bf16: rounded on store)

@@ -1,7 +1,8 @@
 // Concat without copies (backend/buffer_plan.cpp sliceConcat): producers write straight into
 // their slices of the Concat's output and the Concat step disappears from the plan, where the
 // slices are contiguous (only 1s before the axis) and every input is the sole-use output of an
-// earlier step; otherwise the Concat copies as before. Outputs are checked against the values
+// earlier step; otherwise (and in oom builds, whose red zones would be the other slices) the
+// Concat copies as before. Outputs are checked against the values
 // computed here in both cases.
 #include <gtest/gtest.h>
 
@@ -43,10 +44,14 @@ std::unique_ptr<Graph> concatGraph(int64_t N, bool shareRelu) {
 }
 
 // Builds and runs the graph; returns whether the plan still has a Concat step.
-bool buildAndCheck(int64_t N, bool shareRelu) {
+bool buildAndCheck(int64_t N, bool shareRelu, bool oom = false) {
   auto g = concatGraph(N, shareRelu);
   BackendOptions o;
   o.cmdline = "test";
+  if (oom) {  // red zones around every region: they would lie in the neighbouring slices
+    o.oomBoundsCheck = true;
+    o.oomRedzone = 256;
+  }
   std::vector<uint8_t> om1 = buildOm(*g, o, loadHostTargetProfile("x86-64-v3"));
   om::OmView v = om::parseOm(om1.data(), om1.size());
   const bool concatStep = v.partString(om::kTaskInfo).find("\"type\":\"Concat\"") != std::string::npos;
@@ -78,4 +83,5 @@ TEST(BackendConcatSlices, ProducersWriteIntoTheirSlices) {
 TEST(BackendConcatSlices, CopiesWhereSlicesAreNotContiguousOrShared) {
   EXPECT_TRUE(buildAndCheck(2, false));  // two images: each input is two separate ranges
   EXPECT_TRUE(buildAndCheck(1, true));   // Relu(x) is also a graph output
+  EXPECT_TRUE(buildAndCheck(1, false, true));  // an oom build
 }

@@ -74,7 +74,9 @@ TEST(DepthwiseLanes, MatchesReferenceAndPlaneKernel) {
       {{1, 24, 24, 24, {28, 28}, {3, 3}, {2, 2}, {1, 1}, {0, 0, 1, 1}, true}, 6, false, true},
       {{1, 33, 33, 33, {15, 13}, {3, 3}, {2, 2}, {2, 2}, {2, 2, 1, 1}, true}, 1, true, false},
       {{1, 16, 16, 16, {30, 30}, {7, 7}, {1, 1}, {1, 1}, {3, 3, 3, 3}, true}, 42, true, true},
-      {{3, 5, 5, 5, {4, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 0, false, false}};
+      {{3, 5, 5, 5, {4, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, 0, false, false},
+      // a left pad wider than the padded row (one input column, stride 4: PADW 9 < PW 10)
+      {{1, 16, 16, 16, {3, 1}, {1, 1}, {1, 4}, {1, 1}, {0, 10, 0, 0}, true}, 0, false, false}};
   uint32_t seed = 1200;
   for (const DwCase& c : cases) {
     const ConvCase& cc = c.cc;
