@@ -318,8 +318,9 @@ static inline ATCK_INLINE VF cube_act_lanes(int64_t act, VF x, float a, float b)
   }
   VI neg = x < zero;  // atck_sigmoidf / atck_siluf (math_fast.h), lane by lane
   VF e = E(neg ? x : -x);
-  if (act == ATCK_E_SILU) return (neg ? x * e : x) / (one + e);
-  return (neg ? e : one) / (one + e);
+  VF r = one / (one + e);
+  VF sg = neg ? e * r : r;
+  return act == ATCK_E_SILU ? x * sg : sg;
 }
 
 static inline ATCK_INLINE atck_f8 cube_act8(int64_t act, atck_f8 x, float a, float b) {
