@@ -15,6 +15,16 @@
 ATC_KERNEL(batchnorm)
 ATC_KERNEL(normalize)
 
+// The parameters of a fused activation (alpha, beta as double bits).
+static inline ATCK_INLINE AtckEltPrm atck_nm_act_prm(int64_t a, int64_t b) {
+  AtckEltPrm prm;
+  prm.a = atck_d(a);
+  prm.b = atck_d(b);
+  prm.g = 0;
+  prm.ia = prm.ib = 0;
+  return prm;
+}
+
 // ---- batchnorm ------------------------------------------------------------------------------
 
 static inline ATCK_INLINE int64_t atck_bn_per_task(const int64_t* P) {
@@ -36,11 +46,7 @@ static inline ATCK_INLINE void atck_bn_run(const int64_t* P, void** bufs, int64_
   const void* x = bufs[0];
   void* y = bufs[P[ATCK_BP_OUTBUF]];
   const int64_t act = P[ATCK_BP_ACT] - 1;
-  AtckEltPrm prm;
-  prm.a = atck_d(P[ATCK_BP_ACT_A]);
-  prm.b = atck_d(P[ATCK_BP_ACT_B]);
-  prm.g = 0;
-  prm.ia = prm.ib = 0;
+  const AtckEltPrm prm = atck_nm_act_prm(P[ATCK_BP_ACT_A], P[ATCK_BP_ACT_B]);
   for (int64_t it = lo; it < hi; ++it) {
     int64_t c = it % Cn;
     double sc = atck_ld<double>(bufs[1], P[ATCK_BP_DTSCALE], c);
@@ -137,11 +143,7 @@ static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_
   const void* x = bufs[0];
   const void* x2 = P[ATCK_NP_ADDBUF] >= 0 ? bufs[P[ATCK_NP_ADDBUF]] : 0;
   const int64_t act = P[ATCK_NP_ACT] - 1;
-  AtckEltPrm prm;
-  prm.a = atck_d(P[ATCK_NP_ACT_A]);
-  prm.b = atck_d(P[ATCK_NP_ACT_B]);
-  prm.g = 0;
-  prm.ia = prm.ib = 0;
+  const AtckEltPrm prm = atck_nm_act_prm(P[ATCK_NP_ACT_A], P[ATCK_NP_ACT_B]);
   void* y = bufs[P[ATCK_NP_OUTBUF]];
   const void* scale = P[ATCK_NP_SCALEBUF] >= 0 ? bufs[P[ATCK_NP_SCALEBUF]] : 0;
   const void* bias = P[ATCK_NP_BIASBUF] >= 0 ? bufs[P[ATCK_NP_BIASBUF]] : 0;

@@ -73,6 +73,16 @@ struct ConvCase {
   std::string autoPad = "NOTSET";
 };
 
+// The case's Conv attributes on n (group, strides, dilations, kernel_shape, pads or auto_pad).
+inline void setConvAttrs(Node* n, const ConvCase& cc) {
+  n->attrs["group"] = cc.G;
+  n->attrs["strides"] = cc.s;
+  n->attrs["dilations"] = cc.d;
+  n->attrs["kernel_shape"] = cc.k;
+  if (cc.autoPad != "NOTSET") n->attrs["auto_pad"] = cc.autoPad;
+  else n->attrs["pads"] = cc.pads;
+}
+
 // Naive grouped N-d convolution (nd = 1..3) with explicit begin pads and output sizes.
 inline std::vector<float> refConv(const ConvCase& cc, const float* x, const float* w, const float* b,
                            const std::vector<int64_t>& out, const std::vector<int64_t>& pb) {
@@ -125,12 +135,7 @@ inline void runConvCaseRows(const ConvCase& cc, uint32_t seed, int rows) {
   if (cc.bias) ins.push_back(g.newConstant("b", bt));
   Value* y = g.newValue("y");
   Node* n = g.addNode("Conv", "conv", ins, {y});
-  n->attrs["group"] = cc.G;
-  n->attrs["strides"] = cc.s;
-  n->attrs["dilations"] = cc.d;
-  n->attrs["kernel_shape"] = cc.k;
-  if (cc.autoPad != "NOTSET") n->attrs["auto_pad"] = cc.autoPad;
-  else n->attrs["pads"] = cc.pads;
+  setConvAttrs(n, cc);
   inferNode(g, *n);
   // Expected geometry (independent computation for NOTSET, ONNX formulas for SAME_*).
   std::vector<int64_t> out(nd), pb(nd);

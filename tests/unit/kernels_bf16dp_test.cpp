@@ -132,11 +132,7 @@ TEST(Bf16Dot, ConvPairTiles) {
     std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, xs)), g.newConstant("w", wt)};
     if (cc.bias) ins.push_back(g.newConstant("b", bt));
     Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
-    n->attrs["group"] = cc.G;
-    n->attrs["strides"] = cc.s;
-    n->attrs["dilations"] = cc.d;
-    n->attrs["kernel_shape"] = cc.k;
-    n->attrs["pads"] = cc.pads;
+    cubetest::setConvAttrs(n, cc);
     n->attrs["_out_dtype"] = (int64_t)(c.bf16Y ? DType::BF16 : DType::F32);
     inferNode(g, *n);
     LowerCtx ctx(g, *n);

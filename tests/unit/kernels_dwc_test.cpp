@@ -39,11 +39,7 @@ std::vector<float> runDw(const DwCase& c, const TensorPtr& xt, const TensorPtr& 
   std::vector<Value*> ins = {g.newConstant("x", xt), g.newConstant("w", wt), g.newConstant("b", bt)};
   if (c.res) ins.push_back(g.newConstant("r", rt));
   Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
-  n->attrs["group"] = cc.G;
-  n->attrs["strides"] = cc.s;
-  n->attrs["dilations"] = cc.d;
-  n->attrs["kernel_shape"] = cc.k;
-  n->attrs["pads"] = cc.pads;
+  cubetest::setConvAttrs(n, cc);
   if (c.act) n->attrs["_epi_act"] = (int64_t)c.act;
   if (c.act == 6) n->attrs["_epi_beta"] = 6.0;
   if (c.res) n->attrs["_epi_res"] = int64_t(3);
