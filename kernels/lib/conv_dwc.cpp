@@ -1,14 +1,16 @@
 // conv_dwc: depthwise 2-D convolution (G == C == OC) with 16 channels in the vector lanes, for
-// small planes (14x14, 7x7) and strided layers, where the plane-per-task kernel conv_dw spends
-// its 16 lanes on rows of 7 or 14 outputs and its time on per-row copies. NCHW in and out, X
-// f32/f16/bf16 (CV_DTYPE), Y f32/f16/bf16 (CV_ODT); W prepacked at compile time as
-// [ceil(C/16)][KH*KW][16] float32 (zero past C, ops/cube/conv.cpp packDepthwiseLanes).
+// rows of fewer than 28 outputs (and 28 from a strided input: ops/cube/conv.cpp
+// useDepthwiseLanes), where the plane-per-task kernel conv_dw spends its 16 lanes on rows of 7
+// or 14 outputs and its time on per-row copies. NCHW in and out, X f32/f16/bf16 (CV_DTYPE), Y
+// f32/f16/bf16 (CV_ODT); W prepacked at compile time as [ceil(C/16)][KH*KW][16] float32 (zero
+// past C, ops/cube/conv.cpp packDepthwiseLanes).
 // A unit is (n, block of 16 channels), taken in bands of CV_MB output rows:
 //   1. the band's input rows are transposed into a zero-padded pixel-major tile
 //      [CV_PADH][CV_PADW][16] (16x16 register transposes, chunks of 16 pixels of a row);
 //   2. each output pixel is one vector of 16 channels: KH*KW multiply-adds of a weight vector
-//      by an input pixel vector, CV_NB output pixels at a time (independent accumulators); the
-//      activation runs here, on 16 useful lanes, unless a residual must be added first;
+//      by an input pixel vector, 8 output pixels at a time (4 on 256-bit targets, CV_MR), each
+//      its own accumulator; the activation runs here, on 16 useful lanes, unless a residual
+//      must be added first;
 //   3. the band's outputs (pixel-major, [ceil16(CV_MB*OW)][16]) are transposed back in chunks of
 //      16 pixels, which are contiguous in each NCHW output plane: whole-vector stores.
 // Units per task: CV_KC (0 reads as 1); a task's units reuse its workspace slot (CV_SLOT floats:
