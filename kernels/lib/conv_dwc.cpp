@@ -6,7 +6,8 @@
 // past C, ops/cube/conv.cpp packDepthwiseLanes).
 // A unit is (n, block of 16 channels), taken in bands of CV_MB output rows:
 //   1. the band's input rows are transposed into a zero-padded pixel-major tile
-//      [CV_PADH][CV_PADW][16] (16x16 register transposes, chunks of 16 pixels of a row);
+//      [CV_PADH][CV_PADW][16] (16x16 register transposes, cube_transpose16_regs; chunks of 16
+//      pixels of a row);
 //   2. each output pixel is one vector of 16 channels: KH*KW multiply-adds of a weight vector
 //      by an input pixel vector, 8 output pixels at a time (4 on 256-bit targets, CV_MR), each
 //      its own accumulator; the activation runs here, on 16 useful lanes, unless a residual
@@ -69,10 +70,7 @@ static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t
           a[l] = atck_ld16(t);
         }
       }
-      cube_zip16(a, b);
-      cube_zip16(b, a);
-      cube_zip16(a, b);
-      cube_zip16(b, a);
+      cube_transpose16_regs(a, b);
       for (int64_t p = 0; p < cnt; ++p) {
         atck_st16(d + (PW + j0 + p) * 16, a[p]);
         __asm__ volatile("");
@@ -124,10 +122,7 @@ static inline ATCK_INLINE void dwc_store(const int64_t* P, void** bufs, const fl
       a[p] = atck_ld16(out + (j0 + p) * 16);
       __asm__ volatile("");
     }
-    cube_zip16(a, b);
-    cube_zip16(b, a);
-    cube_zip16(a, b);
-    cube_zip16(b, a);
+    cube_transpose16_regs(a, b);
     for (int64_t c = 0; c < nc; ++c) {
       const int64_t o = yoff + c * OHW + j0;
       atck_v16f v = a[c];

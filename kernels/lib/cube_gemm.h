@@ -448,7 +448,7 @@ static inline ATCK_INLINE void cube_epilogue_r(const int64_t* E, const float* R,
 // Epilogues that cube_epi16 computes on a register: none, ReLU, Clip and the cube_act8_ok ones.
 static inline ATCK_INLINE int cube_epi_in_regs(const int64_t* E) {
   const int64_t act = E[0] - 1;
-  return act < 0 || act == ATCK_E_RELU || act == ATCK_E_CLIP || cube_act8_ok(act);
+  return act < 0 || atck_act_in_regs(act);
 }
 
 // The epilogue of 16 finished outputs held in a register (R: their 16 residual values, or null),

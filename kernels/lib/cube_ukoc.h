@@ -110,13 +110,18 @@ static inline ATCK_INLINE void cube_zip16(const atck_v16f* s, atck_v16f* d) {
   }
 }
 
+// a[j][i] = a[i][j] for i, j < 16, in registers (b: scratch).
+static inline ATCK_INLINE void cube_transpose16_regs(atck_v16f* a, atck_v16f* b) {
+  cube_zip16(a, b);
+  cube_zip16(b, a);
+  cube_zip16(a, b);
+  cube_zip16(b, a);
+}
+
 // dst[j * 16 + i] = src[i * lds + j] for i, j < 16.
 static inline ATCK_INLINE void cube_transpose16(const float* src, int64_t lds, float* dst) {
   atck_v16f a[16], b[16];
   for (int i = 0; i < 16; ++i) a[i] = atck_ld16(src + i * lds);
-  cube_zip16(a, b);
-  cube_zip16(b, a);
-  cube_zip16(a, b);
-  cube_zip16(b, a);
+  cube_transpose16_regs(a, b);
   for (int i = 0; i < 16; ++i) atck_st16(dst + i * 16, a[i]);
 }

@@ -80,6 +80,13 @@ enum AtckEltOp {
   ATCK_E_CLIP3 = 97,  // min(max(x0, x1), x2) with runtime bounds
 };
 
+// Activations a cube epilogue computes in a register (cube_epi16, kernels/lib/cube_gemm.h):
+// the lowerings choose kernels by it (conv_dwc needs it).
+static inline int atck_act_in_regs(long long act) {
+  return act == ATCK_E_RELU || act == ATCK_E_CLIP || act == ATCK_E_SIGMOID || act == ATCK_E_SILU ||
+         act == ATCK_E_HARDSIGMOID || act == ATCK_E_HARDSWISH || act == ATCK_E_LEAKYRELU;
+}
+
 // Parameter layout of kernel "eltwise":
 enum AtckEltParam {
   ATCK_EP_OP = 0,      // AtckEltOp

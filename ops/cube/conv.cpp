@@ -255,6 +255,12 @@ KernelCall lowerConvOcm(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_
   return kc;
 }
 
+// Padded input rows of a band of b output rows (conv_dw, conv_dwc).
+int64_t dwBandRows(int64_t b, const std::vector<int64_t>& k, const std::vector<int64_t>& s,
+                   const std::vector<int64_t>& dl) {
+  return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1;
+}
+
 // Depthwise conv (kernel conv_dw): bands of output rows whose padded input rows fit in 32 KB;
 // constant f16/bf16 weights are widened to f32 here.
 KernelCall lowerConvDepthwise(LowerCtx& c, std::vector<int64_t>& P, int64_t NC, const std::vector<int64_t>& out,
@@ -272,7 +278,7 @@ KernelCall lowerConvDepthwise(LowerCtx& c, std::vector<int64_t>& P, int64_t NC, 
   // Rows stored as s[2] column phases (kernels/lib/conv.cpp): s[2] * ceil(PADW / s[2]) floats.
   const int64_t rowFloats = (P[CV_PADW] + s[2] - 1) / s[2] * s[2];
   // Bands of CV_MB output rows whose padded input rows (CV_PADH) fit in 32 KB.
-  auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
+  auto bandRows = [&](int64_t b) { return dwBandRows(b, k, s, dl); };
   int64_t ohb = out[1];
   while (ohb > 1 && bandRows(ohb) * rowFloats * 4 > 32768) ohb = (ohb + 1) / 2;
   P[CV_MB] = ohb;
@@ -316,12 +322,7 @@ void packDepthwiseLanes(LowerCtx& c, int64_t C, int64_t KHW) {
 bool useDepthwiseLanes(const Node& n, const std::vector<int64_t>& out, const std::vector<int64_t>& s) {
   if (n.hasAttr("_dwc")) return true;
   if (!n.inputs[1]->isConstant()) return false;
-  if (n.hasAttr("_epi_act")) {  // kernels/lib/cube_gemm.h cube_epi_in_regs
-    const int64_t a = n.attrInt("_epi_act", 0);
-    if (a != ATCK_E_RELU && a != ATCK_E_CLIP && a != ATCK_E_SIGMOID && a != ATCK_E_SILU && a != ATCK_E_HARDSIGMOID &&
-        a != ATCK_E_HARDSWISH && a != ATCK_E_LEAKYRELU)
-      return false;
-  }
+  if (n.hasAttr("_epi_act") && !atck_act_in_regs(n.attrInt("_epi_act", 0))) return false;
   if (const char* e = getenv("ATC_CONV_DWC")) return e[0] == '1';
   return out[2] < 28 || (out[2] == 28 && s[2] > 1);
 }
@@ -333,7 +334,7 @@ KernelCall lowerConvDepthwiseLanes(LowerCtx& c, std::vector<int64_t>& P, int64_t
                                    const std::vector<int64_t>& s, const std::vector<int64_t>& dl) {
   packDepthwiseLanes(c, C, k[1] * k[2]);
   P[CV_PADW] = (out[2] - 1) * s[2] + (k[2] - 1) * dl[2] + 1;
-  auto bandRows = [&](int64_t b) { return (b - 1) * s[1] + (k[1] - 1) * dl[1] + 1; };
+  auto bandRows = [&](int64_t b) { return dwBandRows(b, k, s, dl); };
   int64_t mb = out[1];
   // (32, 64 and 128 KB measured alike on MobileNetV2's strided 56x56 layer)
   while (mb > 1 && (bandRows(mb) * P[CV_PADW] * 64 > 32768 || mb * out[2] * 64 > 32768)) mb = (mb + 1) / 2;
