@@ -86,6 +86,18 @@ struct OpDef {
   // Output i aliases input 0 bytes unchanged (Reshape, Flatten, Squeeze, Identity...):
   // the planner may share the buffer instead of copying.
   bool aliasesInput0 = false;
+  // Narrow float dtypes (float16, bfloat16) the op's kernels also store, converting to float32
+  // on load and rounding on store: what the precision passes may choose for an op that the
+  // target's op_info does not list (docs/precision.md, "Ops the op-info does not list").
+  // Empty: such an op keeps its model dtype. The first reducedInputs inputs follow the chosen
+  // dtype (-1: every float input); later ones keep theirs (BatchNormalization's statistics).
+  std::vector<DType> reducedFloats;
+  int reducedInputs = -1;
+  // reducedFloats = float16 and bfloat16 (usable inside ATC_REGISTER_OP, which a braced list breaks).
+  void storesF16AndBf16(int inputs = -1) {
+    reducedFloats = {DType::F16, DType::BF16};
+    reducedInputs = inputs;
+  }
   // Made by the compiler's passes only (FusedEltwise, FusedAttention, QuantizedConv): the
   // frontends refuse it in a model (its inputs would be trusted as the pass left them).
   bool internal = false;

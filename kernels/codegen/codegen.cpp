@@ -153,7 +153,9 @@ void retarget(llvm::Function& f, const TargetProfile& t) {
   f.addFnAttr("prefer-vector-width", vb);
   if (t.vectorBits >= 512) f.addFnAttr("min-legal-vector-width", vb);
   f.removeFnAttr(llvm::Attribute::OptimizeNone);
-  f.removeFnAttr(llvm::Attribute::NoInline);
+  // NoInline stays: the library is compiled without optimisation passes, so only functions the
+  // source marks __attribute__((noinline)) carry it (cube_ukoc_rows: the microkernel keeps its
+  // own register allocation instead of sharing the caller's, docs/kernels-cube.md).
 }
 
 // kernel_meta keeps the library's line tables: the generated entry and trampoline get an
@@ -449,7 +451,8 @@ class Worker {
 std::string llvmVersionString() { return LLVM_VERSION_STRING; }
 
 // Bump when this file changes the code it generates for the same kernel library.
-static constexpr int kCodegenScheme = 4;  // 3: F16C float16 conversions; 4: vector width attributes
+static constexpr int kCodegenScheme = 5;  // 3: F16C float16 conversions; 4: vector width attributes;
+                                          // 5: source noinline kept
 
 std::string codegenVersionTag() {
   static const std::string tag = [] {

@@ -194,6 +194,16 @@ static inline ATCK_INLINE void cube_store16_dt(int64_t ydt, void* Y, int64_t o, 
   }
 }
 
+// 16 values at element o of X, of dtype xdt (float32, float16 or bfloat16), as float32 lanes
+// (whole-vector conversions once the dtype is a baked-in param).
+static inline ATCK_INLINE atck_v16f cube_load16_dt(int64_t xdt, const void* X, int64_t o) {
+  if (xdt == ATCK_F32) return atck_ld16((const float*)X + o);
+  const uint16_t* h = (const uint16_t*)X + o;
+  atck_v16f v;
+  for (int l = 0; l < 16; ++l) v[l] = xdt == ATCK_F16 ? atck_h2f(h[l]) : atck_bf2f(h[l]);
+  return v;
+}
+
 // The microkernel of the family with MR rows (CUBE_MR or CUBE_MR_WIDE; a baked-in param, so
 // only one branch survives specialisation).
 static inline ATCK_INLINE void cube_ukernel_mr(int64_t MR, int64_t K, const float* ATCK_RESTRICT A,
@@ -456,21 +466,23 @@ static inline ATCK_INLINE int cube_epi_in_regs(const int64_t* E) {
 // epilogue reload them pays a failed store-to-load forward whenever the reload is wider than the
 // stores, and the reload then waits for the stores to retire (a depthwise layer with SiLU ran
 // at 9 GFLOP/s that way).
-static inline ATCK_INLINE atck_v16f cube_epi16(const int64_t* E, atck_v16f v, const float* R) {
-  const int64_t act = E[0] - 1;
-  if (R) v += atck_ld16(R);
+// Activation act (< 0: none; else one of atck_act_in_regs) with parameters a, b on 16 lanes.
+static inline ATCK_INLINE atck_v16f cube_act16_regs(int64_t act, atck_v16f v, float a, float b) {
   if (act == ATCK_E_RELU || act == ATCK_E_CLIP) {
-    const float lo = act == ATCK_E_RELU ? 0.0f : (float)atck_d(E[1]);
-    const atck_v16f l = atck_splat16(lo);
+    const atck_v16f l = atck_splat16(act == ATCK_E_RELU ? 0.0f : a);
     v = v < l ? l : v;
     if (act == ATCK_E_CLIP) {
-      const atck_v16f h = atck_splat16((float)atck_d(E[2]));
+      const atck_v16f h = atck_splat16(b);
       v = v > h ? h : v;
     }
     return v;
   }
-  if (act >= 0) v = cube_act16(act, v, (float)atck_d(E[1]), (float)atck_d(E[2]));
-  return v;
+  return act >= 0 ? cube_act16(act, v, a, b) : v;
+}
+
+static inline ATCK_INLINE atck_v16f cube_epi16(const int64_t* E, atck_v16f v, const float* R) {
+  if (R) v += atck_ld16(R);
+  return cube_act16_regs(E[0] - 1, v, (float)atck_d(E[1]), (float)atck_d(E[2]));
 }
 
 static inline ATCK_INLINE void cube_epilogue(const int64_t* E, void** bufs, const float* Y, float* C,

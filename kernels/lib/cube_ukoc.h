@@ -42,7 +42,7 @@ static inline ATCK_INLINE float cube_oc_val(CubeBF16 x) { return atck_bf2f(x.v);
 // alone on Zen 5, where 12x32 runs out of registers for its row offsets: 152); W rows (NV * 16
 // floats) ldw floats apart, C rows ldc floats apart.
 template <int PR, int NV, class ARow>
-static inline ATCK_INLINE void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, int64_t ldw, ARow arow,
+__attribute__((noinline)) static void cube_ukoc_rows(int64_t K, const float* ATCK_RESTRICT W, int64_t ldw, ARow arow,
                                               const int64_t* q0, float* ATCK_RESTRICT C, int64_t ldc, int accumulate,
                                               CubeOcInit init) {
   atck_v16f c[PR][NV];

@@ -16,21 +16,36 @@ int64_t atck_eltwise_ntasks(const int64_t* P) {
 }
 
 // float16 / bfloat16 operands of a float32-compute unary or binary op: a row is processed in
-// chunks of 64, each converted into float32 scratch, computed, and rounded back in three separate
+// chunks of ATCK_ELT_CHUNK, each converted into float32 scratch, computed, and rounded back in three separate
 // loops. Written as one loop, LLVM folds the round trip (relu(h) becomes a compare-and-select
 // on the half bits) into code it no longer vectorises: 20x slower than the float32 op.
+enum { ATCK_ELT_CHUNK = 256 };  // 64: the per-chunk overhead doubled a float16 Mul's time
 static inline ATCK_INLINE int atck_elt_reduced(int64_t dt) { return dt == ATCK_F16 || dt == ATCK_BF16; }
+
+// m (<= ATCK_ELT_CHUNK) operand values of chunk c0 into float32 scratch: one value repeated (innermost stride
+// 0, a broadcast operand) or a contiguous run (stride 1). A loop over i * s with s unknown
+// stayed scalar (EfficientNet-B0's float16 squeeze-excite Mul ran 4x its float32 time).
+static inline ATCK_INLINE void atck_elt_chunk_ld(float* x, const void* in, int64_t dt, int64_t o, int64_t s,
+                                                 int64_t c0, int64_t m) {
+  if (s == 0) {
+    const float v = atck_ld<float>(in, dt, o);
+    for (int64_t i = 0; i < m; ++i) x[i] = v;
+  } else {
+    ATCK_VEC16
+    for (int64_t i = 0; i < m; ++i) x[i] = atck_ld<float>(in, dt, o + c0 + i);
+  }
+}
 
 static inline ATCK_INLINE void atck_elt_row_chunked(int64_t op, const int64_t* dts, int64_t nin, int64_t outdt,
                                                     const AtckEltPrm& prm, const void* in0, int64_t o0,
                                                     int64_t s0, const void* in1, int64_t o1, int64_t s1,
                                                     void* out, int64_t o, int64_t n) {
-  float xa[64], xb[64], r[64];
-  for (int64_t c0 = 0; c0 < n; c0 += 64) {
-    const int64_t m = n - c0 < 64 ? n - c0 : 64;
-    for (int64_t i = 0; i < m; ++i) xa[i] = atck_ld<float>(in0, dts[0], o0 + (c0 + i) * s0);
+  float xa[ATCK_ELT_CHUNK], xb[ATCK_ELT_CHUNK], r[ATCK_ELT_CHUNK];
+  for (int64_t c0 = 0; c0 < n; c0 += ATCK_ELT_CHUNK) {
+    const int64_t m = n - c0 < ATCK_ELT_CHUNK ? n - c0 : ATCK_ELT_CHUNK;
+    atck_elt_chunk_ld(xa, in0, dts[0], o0, s0, c0, m);
     if (nin == 2) {
-      for (int64_t i = 0; i < m; ++i) xb[i] = atck_ld<float>(in1, dts[1], o1 + (c0 + i) * s1);
+      atck_elt_chunk_ld(xb, in1, dts[1], o1, s1, c0, m);
       for (int64_t i = 0; i < m; ++i) {
         float v = atck_binary<float>(op, xa[i], xb[i], prm);
         r[i] = op == ATCK_E_MEAN ? v / 2.0f : v;
@@ -38,6 +53,7 @@ static inline ATCK_INLINE void atck_elt_row_chunked(int64_t op, const int64_t* d
     } else {
       for (int64_t i = 0; i < m; ++i) r[i] = atck_unary<float>(op, xa[i], prm);
     }
+    ATCK_VEC16
     for (int64_t i = 0; i < m; ++i) atck_st<float>(out, outdt, o + c0 + i, r[i]);
   }
 }

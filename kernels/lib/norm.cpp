@@ -8,6 +8,7 @@
 // fp64; the contiguous case (normalised dims last: LayerNorm, InstanceNorm) vectorises.
 // TbeReduceElemwiseFusionPass can fold a residual Add before (x + x2 is normalised, read
 // from both buffers) and an activation after (ATCK_NP_ACT) into it.
+#include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_norm_codes.h"
 #include "kernels/lib/math_ops.h"
@@ -56,6 +57,22 @@ static inline ATCK_INLINE void atck_bn_run(const int64_t* P, void** bufs, int64_
     double ad = sc / sqrt(va + eps);
     C a = (C)ad, b = (C)(bi - mu * ad);
     int64_t base = it * S;
+    if (sizeof(C) == 4 && (dt == ATCK_F32 || dt == ATCK_F16 || dt == ATCK_BF16) &&
+        (act < 0 || atck_act_in_regs(act))) {
+      // 16 lanes at a time through the cube epilogue's register activations: the scalar loop
+      // below stayed scalar for float16 data (one conversion each way per element).
+      const atck_v16f va = atck_splat16((float)a), vb = atck_splat16((float)b);
+      int64_t i = 0;
+      for (; i + 16 <= S; i += 16)
+        cube_store16_dt(dt, y, base + i,
+                        cube_act16_regs(act, cube_load16_dt(dt, x, base + i) * va + vb, (float)prm.a, (float)prm.b),
+                        16);
+      for (; i < S; ++i) {
+        C v = atck_ld<C>(x, dt, base + i) * a + b;
+        atck_st<C>(y, dt, base + i, act < 0 ? v : atck_unary_f<C>(act, v, prm));
+      }
+      continue;
+    }
     if (act < 0) {
       for (int64_t i = 0; i < S; ++i) atck_st<C>(y, dt, base + i, atck_ld<C>(x, dt, base + i) * a + b);
     } else {  // act is a constant once the params are: one vector loop with the activation inlined

@@ -102,6 +102,7 @@ ATC_REGISTER_OP([] {
   d.maxInputs = -1;
   d.infer = inferConcat;
   d.lower = lowerConcat;
+  d.storesF16AndBf16();  // bytes moved as they are
   return d;
 }());
 
@@ -115,6 +116,7 @@ ATC_REGISTER_OP([] {
   d.maxOutputs = -1;
   d.infer = inferSplit;
   d.lower = lowerSplit;
+  d.storesF16AndBf16(1);
   return d;
 }());
 

@@ -91,6 +91,7 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 4;
   d.infer = inferPad;
   d.lower = lowerPad;
+  d.storesF16AndBf16(1);  // bytes moved; the pad value converted to X's dtype
   return d;
 }());
 

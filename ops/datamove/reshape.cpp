@@ -18,6 +18,7 @@ OpDef reshapeLike(const char* type, int minIn, int maxIn, std::function<void(Gra
   d.infer = std::move(f);
   d.lower = [](LowerCtx& c) { return dm::copyInput0(c.node); };
   d.aliasesInput0 = true;
+  d.storesF16AndBf16(1);  // bytes moved as they are
   return d;
 }
 

@@ -85,6 +85,7 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 5;
   d.infer = inferSlice;
   d.lower = lowerSlice;
+  d.storesF16AndBf16(1);  // bytes moved as they are
   return d;
 }());
 

@@ -95,6 +95,7 @@ OpDef def(const char* type, std::function<void(Graph&, Node&)> inf, std::functio
   d.category = OpCategory::DataMove;
   d.infer = std::move(inf);
   d.lower = std::move(low);
+  d.storesF16AndBf16();  // bytes moved as they are
   return d;
 }
 

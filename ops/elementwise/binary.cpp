@@ -53,6 +53,10 @@ OpDef makeBinary(const BinaryRow& r) {
   OpDef d;
   d.type = r.type;
   d.category = OpCategory::Elementwise;
+  // Add, Sub, Mul, PRelu: float16/bfloat16 storage under reduced precision modes (computed in
+  // float32); Div, Pow and Mod keep the model dtype unless the op-info lists them.
+  if (r.code == ATCK_E_ADD || r.code == ATCK_E_SUB || r.code == ATCK_E_MUL || r.code == ATCK_E_PRELU)
+    d.storesF16AndBf16();
   d.minInputs = d.maxInputs = 2;
   BinaryRow row = r;
   d.infer = [row](Graph&, Node& n) {

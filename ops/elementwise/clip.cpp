@@ -18,6 +18,7 @@ ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "Clip";
   d.category = OpCategory::Elementwise;
+  d.storesF16AndBf16(1);  // min/max keep their dtype (read as scalars)
   d.minInputs = 1;
   d.maxInputs = 3;
   d.infer = [](Graph&, Node& n) {

@@ -1,5 +1,7 @@
 // Unary element-wise ops (math, activations): one table row each, all lowered to the
 // generic "eltwise" kernel with an op code and the op's float attributes as scalars.
+#include <set>
+
 #include "ops/elementwise/eltwise_common.h"
 #include "ops/elementwise/unary_table.h"
 
@@ -51,10 +53,21 @@ const UnaryRow kUnary[] = {
     {"BitwiseNot", ATCK_E_BITNOT},
 };
 
+// Ops whose results stay in a float16-friendly range (activations, sign and rounding ops): their
+// kernels may store float16/bfloat16 under a reduced precision mode. Exp, Log, Sqrt, Reciprocal
+// and the trigonometric ops keep the model dtype unless the op-info lists them.
+bool narrowStorageOk(const std::string& t) {
+  static const std::set<std::string> k = {"Relu", "LeakyRelu", "Elu", "Selu", "Celu", "Sigmoid", "HardSigmoid",
+                                          "HardSwish", "Softsign", "Tanh", "Erf", "Neg", "Abs", "Floor", "Ceil",
+                                          "Round", "Sign", "ThresholdedRelu", "Shrink", "Mish"};
+  return k.count(t) != 0;
+}
+
 OpDef makeUnary(const UnaryRow& r) {
   OpDef d;
   d.type = r.type;
   d.category = OpCategory::Elementwise;
+  if (narrowStorageOk(r.type)) d.storesF16AndBf16();
   bool boolOut = r.boolOut;
   const bool intOnly = r.code == ATCK_E_BITNOT;
   d.infer = [boolOut, intOnly](Graph&, Node& n) {

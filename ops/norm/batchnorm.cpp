@@ -13,6 +13,8 @@ const bool kReg0 = [] {
   OpDef d;
   d.type = "BatchNormalization";
   d.category = OpCategory::Reduce;
+  // X and Y may be float16/bfloat16 (computed in float32); the statistics keep their dtype.
+  d.storesF16AndBf16(1);
   d.minInputs = d.maxInputs = 5;
   d.maxOutputs = 5;  // more than 1: training outputs, refused with a clear error
   d.infer = [](Graph&, Node& n) {

@@ -40,6 +40,7 @@ OpDef globalDef(const char* type) {
   d.category = OpCategory::Pool;
   d.infer = inferGlobalPool;
   d.lower = lowerGlobalPool;
+  if (std::string(type) != "GlobalLpPool") d.reducedFloats = {DType::F16};  // pool kernels: float32, float16
   return d;
 }
 

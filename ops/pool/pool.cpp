@@ -54,6 +54,7 @@ OpDef poolDef(const char* type, int maxOutputs) {
   d.maxOutputs = maxOutputs;
   d.infer = inferPool;
   d.lower = lowerPool;
+  if (std::string(type) != "LpPool") d.reducedFloats = {DType::F16};  // pool kernels: float32, float16
   return d;
 }
 

@@ -68,9 +68,9 @@ bool runCastFoldingPass(Graph& g, PassContext& ctx) {
     if (n->type == "Cast" && !n->inputs.empty() && n->inputs[0] && !n->outputs.empty()) casts.push_back(n.get());
   std::set<Node*> removed;
   // 0. Cast(f32 -> f16/bf16) -> Relu => Relu -> Cast where the Cast's source cannot round on its own
-  //    store (BatchNormalization): rounding is monotonic and keeps signs and
+  //    store (an op that stays float32: InstanceNormalization...): rounding is monotonic and keeps signs and
   //    zero, so relu(round(x)) == round(relu(x)) bit for bit; the Cast then folds into the Relu's
-  //    store below (a float16 build's BatchNorm -> Cast -> Relu -> Conv: one pass, not two).
+  //    store below (InstanceNorm -> Cast -> Relu -> Conv in a float16 build: one pass, not two).
   for (Node* c : casts) {
     Value* src = c->inputs[0];
     Value* h = c->outputs[0];

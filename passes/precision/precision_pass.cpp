@@ -43,6 +43,20 @@ std::set<DType> slotDtypes(const json& info, const char* key, size_t i) {
 
 std::string dn(DType t) { return dtypeName(t); }
 
+// The float dtypes an op's kernels store when the op-info does not list the op: float32 and
+// the OpDef's reducedFloats (ir/op_registry.h).
+std::set<DType> kernelFloats(const OpDef* def) {
+  std::set<DType> s{DType::F32};
+  if (def) s.insert(def->reducedFloats.begin(), def->reducedFloats.end());
+  return s;
+}
+
+// Whether an unlisted op with model dtype O may change dtype: its kernels store narrow floats
+// and O is one of its kernel floats (a float64 op keeps float64).
+bool narrowCapable(const OpDef* def, DType O) {
+  return def && !def->reducedFloats.empty() && kernelFloats(def).count(O);
+}
+
 std::string listDtypes(const std::set<DType>& s) {
   std::string r;
   for (DType t : s) r += (r.empty() ? "" : ", ") + dn(t);
@@ -176,12 +190,14 @@ class PrecisionPass {
     const bool listed = opInfo_.contains(n.type);
     const json info = listed ? opInfo_[n.type] : json::object();
     std::set<DType> S = slotDtypes(info, "outputs", 0), SI = slotDtypes(info, "inputs", 0);
-    if (!listed) S = SI = {O};
     const OpDef* def = OpRegistry::instance().find(n.type);
+    const bool narrow = !listed && narrowCapable(def, O);
+    if (!listed) S = SI = narrow ? kernelFloats(def) : std::set<DType>{O};
     const bool cube = def && def->category == OpCategory::Cube;
     auto has = [&](DType t) { return S.count(t) != 0 && SI.count(t) != 0; };
     auto same = [&](DType t, const std::string& why) { return Decision{t, t, why}; };
-    std::string unl = listed ? "" : " (not in the op-info: origin dtype only)";
+    std::string unl = listed ? "" : narrow ? " (not in the op-info: its kernels' " + listDtypes(S) + ")"
+                                           : " (not in the op-info: origin dtype only)";
     if (mode_ != PrecMode::Origin) {
       // customize_dtypes: op-name line beats OpType:: line.
       const PrecLine* c = nullptr;
@@ -351,6 +367,11 @@ class PrecisionPass {
         std::set<DType> si = slotDtypes(info, "inputs", i);
         bool listed = !info.empty();
         if ((listed && si.count(d.in)) || (!listed && d.in == want)) want = d.in;
+        // An op the op-info does not list but whose kernels store narrow floats: its leading
+        // data inputs follow the chosen dtype.
+        if (!listed && narrowCapable(def, O) &&
+            (def->reducedInputs < 0 || (int64_t)i < def->reducedInputs) && kernelFloats(def).count(want))
+          want = d.in;
         if (cube && i >= 2) want = DType::F32;  // bias / residual: read as float32 by the kernels
         // A residual folded into a normalisation (TbeReduceElemwiseFusionPass) is read like
         // X: same dtype as input 0 (already converted, inputs go in order).
