@@ -40,6 +40,7 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
         const float* sf = (const float*)X + src;
         for (int64_t l = 0; l < np; ++l) d[l] = sf[l];
       } else {
+        ATCK_VEC16
         for (int64_t l = 0; l < np; ++l) d[l] = cube_ldx(X, xdt, src + l);
       }
       for (int64_t l = np; l < npad; ++l) d[l] = 0.0f;
@@ -75,6 +76,7 @@ static inline ATCK_INLINE void conv_im2col(const int64_t* P, const void* X, int6
         for (int64_t l = 0; l < lo; ++l) dj[l] = 0.0f;
         const int64_t r = row + iw0;
         if (SW == 1) {
+          ATCK_VEC16
           for (int64_t l = lo; l < hi; ++l) dj[l] = cube_ldx(X, xdt, r + l);
         } else {
           for (int64_t l = lo; l < hi; ++l) dj[l] = cube_ldx(X, xdt, r + l * SW);
@@ -367,6 +369,7 @@ void atck_conv_dw_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
         if (xdt == ATCK_F32) {  // vector moves (a plain loop stayed scalar: d and sf may alias)
           if (hi > lo) cube_copy_f32(d + lo, (const float*)bufs[0] + s + lo, hi - lo);
         } else {
+          ATCK_VEC16
           for (int64_t q = lo; q < hi; ++q) d[q] = cube_ldx(bufs[0], xdt, s + q);
         }
         for (int64_t q = hi; q < RS; ++q) d[q] = 0.0f;

@@ -60,6 +60,9 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
                        if (SW == 1) cube_copy_f32(d + jlo, sf + jlo, jhi - jlo);  // vector moves
                        else
                          for (int64_t j = jlo; j < jhi; ++j) d[j] = sf[j * SW];
+                     } else if (SW == 1) {  // 16-lane conversions
+                       ATCK_VEC16
+                       for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j);
                      } else {
                        for (int64_t j = jlo; j < jhi; ++j) d[j] = cube_ldx(X, xdt, s0 + j * SW);
                      }

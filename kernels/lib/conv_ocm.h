@@ -62,10 +62,13 @@ static inline ATCK_INLINE void conv_ocm_convert_block(const int64_t* P, void** b
     float* d = xb + k * NPB;
     if (unit) {
       const uint16_t* src = x16 + (k0 + k) * IHW + p0;
-      if (xdt == ATCK_F16)
+      if (xdt == ATCK_F16) {
+        ATCK_VEC16
         for (int64_t p = 0; p < np; ++p) d[p] = atck_h2f(src[p]);
-      else
+      } else {
+        ATCK_VEC16
         for (int64_t p = 0; p < np; ++p) d[p] = atck_bf2f(src[p]);
+      }
     } else {
       for (int64_t p = 0; p < np; ++p) d[p] = cube_ldx(bufs[0], xdt, inOff + (k0 + k) * IHW + gpix[p]);
     }

@@ -58,9 +58,11 @@ static inline ATCK_INLINE void wino_row_phases(const int64_t* P, const void* X, 
     if (hi > lo) cube_copy_f32(row + lo, (const float*)X + xoff + ih * W + lo - PL, hi - lo);
   } else if (xdt == ATCK_F16) {  // contiguous conversions (vcvtph2ps / shifts)
     const uint16_t* src = (const uint16_t*)X + xoff + ih * W - PL;
+    ATCK_VEC16
     for (int64_t q = lo; q < hi; ++q) row[q] = atck_h2f(src[q]);
   } else {
     const uint16_t* src = (const uint16_t*)X + xoff + ih * W - PL;
+    ATCK_VEC16
     for (int64_t q = lo; q < hi; ++q) row[q] = atck_bf2f(src[q]);
   }
   for (int64_t j = 0; j < NJ; j += 16) {

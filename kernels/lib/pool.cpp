@@ -42,8 +42,10 @@ static inline ATCK_INLINE void pool_f16_rows(const int64_t* P, const void* X, vo
       const int64_t h0 = oh * SH - PH;
       for (int64_t kh = 0; kh < KH; ++kh) {
         const int64_t ih = h0 + kh * DH;
-        if (ih >= 0 && ih < IH)
+        if (ih >= 0 && ih < IH) {
+          ATCK_VEC16
           for (int64_t q = 0; q < IW; ++q) rb[kh * IW + q] = atck_h2f(x[ih * IW + q]);
+        }
       }
       for (int64_t ow = 0; ow < OW; ++ow) {
         const int64_t w0 = ow * SW - PW;

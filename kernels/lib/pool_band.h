@@ -45,6 +45,7 @@ static inline ATCK_INLINE void pool_band_fill(const int64_t* P, const void* X, i
     if (dt == ATCK_F32) {
       if (hi > lo) cube_copy_f32(d + lo, (const float*)X + s + lo, hi - lo);
     } else {
+      ATCK_VEC16
       for (int64_t q = lo; q < hi; ++q) d[q] = atck_h2f(((const uint16_t*)X)[s + q]);
     }
     for (int64_t q = hi; q < PADW; ++q) d[q] = pv;
