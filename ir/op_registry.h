@@ -93,6 +93,9 @@ struct OpDef {
   // dtype (-1: every float input); later ones keep theirs (BatchNormalization's statistics).
   std::vector<DType> reducedFloats;
   int reducedInputs = -1;
+  // When set, a node takes reducedFloats only where this returns true (FusedEltwise: when every
+  // fused op type declares narrow storage itself).
+  std::function<bool(const Node&)> narrowIf;
   // reducedFloats = float16 and bfloat16 (usable inside ATC_REGISTER_OP, which a braced list breaks).
   void storesF16AndBf16(int inputs = -1) {
     reducedFloats = {DType::F16, DType::BF16};

@@ -3,7 +3,8 @@
 // "eltwise"; rows of the innermost dim are processed in blocks of FE_BLK elements: each
 // input is read once into its register block, the program's ops run on the blocks (once the
 // params are constants LLVM unrolls the program and the op switch disappears), and the
-// result is written once. bufs: inputs..., output.
+// result is written once. bufs: inputs..., output. Float16 / bfloat16 storage (FE_DT): inputs
+// widened into the register blocks and the result rounded on its store, 16 lanes at a time.
 #include "kernels/lib/fused_params.h"
 #include "kernels/lib/bcast_walk.h"
 #include "kernels/lib/kernel_abi.h"
@@ -42,13 +43,28 @@ static inline ATCK_INLINE void fe_row(const int64_t* P, void** bufs, const int64
   const int64_t nin = P[FE_NIN], nops = P[FE_NOPS], rank = P[FE_RANK];
   const int64_t* bix = P + FE_HEADER;
   const int64_t* ops = bix + nin + rank + nin * rank;
+  const int64_t dt = P[FE_DT];
   float* out = (float*)bufs[P[FE_OUTBUF]];
   float R[FE_MAX_REG][FE_BLK];
   for (int64_t j0 = 0; j0 < n; j0 += FE_BLK) {
     const int64_t cnt = n - j0 < FE_BLK ? n - j0 : FE_BLK;
     for (int64_t k = 0; k < nin; ++k) {
-      const float* in = (const float*)bufs[bix[k]] + off[k] + j0 * istr[k];
       const int64_t s = istr[k];
+      if (dt) {  // float16 / bfloat16: stride 0 (a broadcast value) or 1
+        const int64_t at = off[k] + j0 * s;
+        if (s == 0) {
+          const float v = atck_ld<float>(bufs[bix[k]], dt, at);
+          for (int i = 0; i < FE_BLK; ++i) R[k][i] = v;
+        } else if (cnt == FE_BLK) {
+          ATCK_VEC16
+          for (int i = 0; i < FE_BLK; ++i) R[k][i] = atck_ld<float>(bufs[bix[k]], dt, at + i);
+        } else {
+          for (int64_t i = 0; i < cnt; ++i) R[k][i] = atck_ld<float>(bufs[bix[k]], dt, at + i);
+          for (int64_t i = cnt; i < FE_BLK; ++i) R[k][i] = 0.0f;
+        }
+        continue;
+      }
+      const float* in = (const float*)bufs[bix[k]] + off[k] + j0 * istr[k];
       if (cnt == FE_BLK) {
         for (int i = 0; i < FE_BLK; ++i) R[k][i] = in[i * s];
       } else {
@@ -67,6 +83,15 @@ static inline ATCK_INLINE void fe_row(const int64_t* P, void** bufs, const int64
       fe_apply(e[0], R[e[1]], R[e[2]], R[e[3] < 0 ? e[2] : e[3]], prm);
     }
     const float* r = R[P[FE_OUTREG]];
+    if (dt) {
+      if (cnt == FE_BLK) {
+        ATCK_VEC16
+        for (int i = 0; i < FE_BLK; ++i) atck_st<float>(out, dt, o + j0 + i, r[i]);
+      } else {
+        for (int64_t i = 0; i < cnt; ++i) atck_st<float>(out, dt, o + j0 + i, r[i]);
+      }
+      continue;
+    }
     float* d = out + o + j0;
     if (cnt == FE_BLK) {
       for (int i = 0; i < FE_BLK; ++i) d[i] = r[i];

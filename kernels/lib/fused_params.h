@@ -6,9 +6,11 @@
 // Registers 0..NIN-1 hold the inputs (broadcast like kernel "eltwise"), then each op writes
 // its own register (SSA). Op entry: {code, dst, a, b, alpha bits, beta bits}; code is an
 // AtckEltOp (unary: r[a]; binary: r[a], r[b]; alpha/beta: the op's float params) or
-// FE_OP_CONST (dst = alpha). float32 inputs and output.
+// FE_OP_CONST (dst = alpha). Inputs and output float32, or all of dtype FE_DT (float16 /
+// bfloat16, converted on load and rounded on store; the program runs in float32).
 enum FusedEltParam {
   FE_NIN = 0, FE_RANK, FE_TOTAL, FE_OUTBUF, FE_NOPS, FE_OUTREG,
+  FE_DT = 6,  // 0: float32; else the dtype code of every input and the output
   FE_HEADER = 8,
   // then: input buffer indices [NIN], shape [RANK], strides [NIN][RANK], ops [NOPS][6]
 };

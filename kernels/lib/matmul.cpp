@@ -115,10 +115,14 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
       for (int64_t m = m0; m < mEnd; ++m) {
         const uint16_t* src = A16 + m * ARS + k0 * ACS;
         float* d = Af + (m - m0) * kc;
-        if (P[GM_DTYPE] == ATCK_F16)
+        if (ACS == 1) {  // contiguous rows: 16-lane conversions
+          ATCK_VEC16
+          for (int64_t k = 0; k < kc; ++k) d[k] = P[GM_DTYPE] == ATCK_F16 ? atck_h2f(src[k]) : atck_bf2f(src[k]);
+        } else if (P[GM_DTYPE] == ATCK_F16) {
           for (int64_t k = 0; k < kc; ++k) d[k] = atck_h2f(src[k * ACS]);
-        else
+        } else {
           for (int64_t k = 0; k < kc; ++k) d[k] = atck_bf2f(src[k * ACS]);
+        }
       }
     if (BF && !inPlace)
       for (int64_t m = m0; m < mEnd; ++m) {

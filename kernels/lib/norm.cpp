@@ -147,78 +147,116 @@ static inline ATCK_INLINE C atck_nm_sum(const void* x, const void* x2, int64_t d
   return s;
 }
 
+// One output item o (its reduced positions) of x (+ x2) of dtype xdt, the first at element
+// base; y (dtype ydt) gets position (base + rowoff + i * ls) - base + ybase.
 template <class C, bool ADD>
-static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
-  const int64_t kind = atck_iv_base(P[ATCK_NP_KIND]), dt = P[ATCK_NP_DT];
+static inline ATCK_INLINE void atck_nm_item(const int64_t* P, void** bufs, int64_t o, const void* x, const void* x2,
+                                            int64_t xdt, int64_t base, void* y, int64_t ydt, int64_t ybase) {
+  const int64_t kind = atck_iv_base(P[ATCK_NP_KIND]);
   const int64_t K = P[ATCK_NP_K], R = P[ATCK_NP_R], nred = P[ATCK_NP_NRED];
   const C eps = (C)atck_d(P[ATCK_NP_EPS]);
   const int64_t affine = P[ATCK_NP_AFFINE], Cn = P[ATCK_NP_C], dta = P[ATCK_NP_DTAFFINE];
-  const int64_t* ks = P + ATCK_NP_HEADER;
-  const int64_t* kst = ks + K;
-  const int64_t* rs = kst + K;
+  const int64_t* rs = P + ATCK_NP_HEADER + 2 * K;
   const int64_t* rst = rs + R;
-  const void* x = bufs[0];
-  const void* x2 = P[ATCK_NP_ADDBUF] >= 0 ? bufs[P[ATCK_NP_ADDBUF]] : 0;
   const int64_t act = P[ATCK_NP_ACT] - 1;
   const AtckEltPrm prm = atck_nm_act_prm(P[ATCK_NP_ACT_A], P[ATCK_NP_ACT_B]);
-  void* y = bufs[P[ATCK_NP_OUTBUF]];
   const void* scale = P[ATCK_NP_SCALEBUF] >= 0 ? bufs[P[ATCK_NP_SCALEBUF]] : 0;
   const void* bias = P[ATCK_NP_BIASBUF] >= 0 ? bufs[P[ATCK_NP_BIASBUF]] : 0;
   void* meanOut = P[ATCK_NP_MEANBUF] >= 0 ? bufs[P[ATCK_NP_MEANBUF]] : 0;
   void* invOut = P[ATCK_NP_INVSTDBUF] >= 0 ? bufs[P[ATCK_NP_INVSTDBUF]] : 0;
   const int64_t last = rs[R - 1], ls = rst[R - 1];
   const int64_t rows = last > 0 ? nred / last : 0;
+  C mean = (C)0, inv;
+  if (kind == ATCK_NK_MEANVAR) {
+    mean = atck_nm_sum<C, ADD>(x, x2, xdt, base, rs, rst, R, nred, (C)0, 0) / (C)nred;
+    C var = atck_nm_sum<C, ADD>(x, x2, xdt, base, rs, rst, R, nred, mean, 1) / (C)nred;
+    inv = P[ATCK_NP_EPS_ON_STD] ? (C)1 / (atck_m_sqrt(var) + eps) : (C)1 / atck_m_sqrt(var + eps);
+  } else if (kind == ATCK_NK_RMS) {
+    C ms = atck_nm_sum<C, ADD>(x, x2, xdt, base, rs, rst, R, nred, (C)0, 1) / (C)nred;
+    inv = (C)1 / atck_m_sqrt(ms + eps);
+  } else {
+    // Lp: x / norm, and 0 where the norm is 0 (an all-zero slice; ONNX Runtime's result,
+    // where 1 / 0 would make 0 * inf = NaN).
+    C norm = kind == ATCK_NK_L1 ? atck_nm_sum<C, ADD>(x, x2, xdt, base, rs, rst, R, nred, (C)0, 2)
+                                : atck_m_sqrt(atck_nm_sum<C, ADD>(x, x2, xdt, base, rs, rst, R, nred, (C)0, 1));
+    inv = norm == (C)0 ? (C)0 : (C)1 / norm;
+  }
+  if (meanOut) atck_st<C>(meanOut, P[ATCK_NP_DTSTAT], o, mean);
+  if (invOut) atck_st<C>(invOut, P[ATCK_NP_DTSTAT], o, inv);
+  C ka = inv, kb = -mean * inv;  // y = x * ka + kb (before the affine part)
+  if (affine == ATCK_NA_PER_KEPT) {
+    int64_t c = o % Cn;
+    C sc = scale ? atck_ld<C>(scale, dta, c) : (C)1;
+    C bi = bias ? atck_ld<C>(bias, dta, c) : (C)0;
+    ka = ka * sc;
+    kb = kb * sc + bi;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t ro = atck_nm_rowoff(rs, rst, R, r), off = base + ro, yo = ybase + ro;
+    if (affine == ATCK_NA_PER_RED) {
+      int64_t ri = r * last;
+      for (int64_t i = 0; i < last; ++i) {
+        C v = atck_nm_ld<C, ADD>(x, x2, xdt, off + i * ls) * ka + kb;
+        C sc = scale ? atck_ld<C>(scale, dta, ri + i) : (C)1;
+        C bi = bias ? atck_ld<C>(bias, dta, ri + i) : (C)0;
+        v = v * sc + bi;
+        if (act >= 0) v = atck_unary_f<C>(act, v, prm);
+        atck_st<C>(y, ydt, yo + i * ls, v);
+      }
+    } else {
+      for (int64_t i = 0; i < last; ++i) {
+        C v = atck_nm_ld<C, ADD>(x, x2, xdt, off + i * ls) * ka + kb;
+        if (act >= 0) v = atck_unary_f<C>(act, v, prm);
+        atck_st<C>(y, ydt, yo + i * ls, v);
+      }
+    }
+  }
+}
+
+// float16 / bfloat16 data reduced over one contiguous run (LayerNormalization over the last
+// axis): the run (plus the fused residual) widened to float32 once, normalised there, and
+// rounded back, each a 16-lane loop. Read and written element by element the conversions stayed
+// scalar: ConvNeXt-T's float16 LayerNorms ran at 3x their float32 time.
+enum { ATCK_NM_ROWBUF = 4096 };
+static inline ATCK_INLINE int atck_nm_narrow_row(const int64_t* P) {
+  const int64_t dt = P[ATCK_NP_DT], K = P[ATCK_NP_K], R = P[ATCK_NP_R];
+  const int64_t* rs = P + ATCK_NP_HEADER + 2 * K;
+  return (dt == ATCK_F16 || dt == ATCK_BF16) && R == 1 && rs[R] == 1 && rs[0] <= ATCK_NM_ROWBUF;
+}
+
+template <bool ADD>
+static inline ATCK_INLINE void atck_nm_item_narrow(const int64_t* P, void** bufs, int64_t o, const void* x,
+                                                   const void* x2, int64_t base, void* y) {
+  const int64_t dt = P[ATCK_NP_DT], n = P[ATCK_NP_NRED];
+  float xs[ATCK_NM_ROWBUF], ys[ATCK_NM_ROWBUF];
+  ATCK_VEC16
+  for (int64_t i = 0; i < n; ++i) xs[i] = atck_ld<float>(x, dt, base + i);
+  if (ADD) {
+    ATCK_VEC16
+    for (int64_t i = 0; i < n; ++i) xs[i] += atck_ld<float>(x2, dt, base + i);
+  }
+  atck_nm_item<float, false>(P, bufs, o, xs, 0, ATCK_F32, 0, ys, ATCK_F32, 0);
+  ATCK_VEC16
+  for (int64_t i = 0; i < n; ++i) atck_st<float>(y, dt, base + i, ys[i]);
+}
+
+template <class C, bool ADD>
+static inline ATCK_INLINE void atck_nm_run(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
+  const int64_t dt = P[ATCK_NP_DT], K = P[ATCK_NP_K];
+  const int64_t* ks = P + ATCK_NP_HEADER;
+  const int64_t* kst = ks + K;
+  const void* x = bufs[0];
+  const void* x2 = P[ATCK_NP_ADDBUF] >= 0 ? bufs[P[ATCK_NP_ADDBUF]] : 0;
+  void* y = bufs[P[ATCK_NP_OUTBUF]];
+  const int narrow = sizeof(C) == 4 && atck_nm_narrow_row(P);
   for (int64_t o = lo; o < hi; ++o) {
     int64_t base = 0, rem = o;
     for (int64_t d = K - 1; d >= 0; --d) {
       base += (rem % ks[d]) * kst[d];
       rem /= ks[d];
     }
-    C mean = (C)0, inv;
-    if (kind == ATCK_NK_MEANVAR) {
-      mean = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 0) / (C)nred;
-      C var = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, mean, 1) / (C)nred;
-      inv = P[ATCK_NP_EPS_ON_STD] ? (C)1 / (atck_m_sqrt(var) + eps) : (C)1 / atck_m_sqrt(var + eps);
-    } else if (kind == ATCK_NK_RMS) {
-      C ms = atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 1) / (C)nred;
-      inv = (C)1 / atck_m_sqrt(ms + eps);
-    } else {
-      // Lp: x / norm, and 0 where the norm is 0 (an all-zero slice; ONNX Runtime's result,
-      // where 1 / 0 would make 0 * inf = NaN).
-      C norm = kind == ATCK_NK_L1 ? atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 2)
-                                  : atck_m_sqrt(atck_nm_sum<C, ADD>(x, x2, dt, base, rs, rst, R, nred, (C)0, 1));
-      inv = norm == (C)0 ? (C)0 : (C)1 / norm;
-    }
-    if (meanOut) atck_st<C>(meanOut, P[ATCK_NP_DTSTAT], o, mean);
-    if (invOut) atck_st<C>(invOut, P[ATCK_NP_DTSTAT], o, inv);
-    C ka = inv, kb = -mean * inv;  // y = x * ka + kb (before the affine part)
-    if (affine == ATCK_NA_PER_KEPT) {
-      int64_t c = o % Cn;
-      C sc = scale ? atck_ld<C>(scale, dta, c) : (C)1;
-      C bi = bias ? atck_ld<C>(bias, dta, c) : (C)0;
-      ka = ka * sc;
-      kb = kb * sc + bi;
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t off = base + atck_nm_rowoff(rs, rst, R, r);
-      if (affine == ATCK_NA_PER_RED) {
-        int64_t ri = r * last;
-        for (int64_t i = 0; i < last; ++i) {
-          C v = atck_nm_ld<C, ADD>(x, x2, dt, off + i * ls) * ka + kb;
-          C sc = scale ? atck_ld<C>(scale, dta, ri + i) : (C)1;
-          C bi = bias ? atck_ld<C>(bias, dta, ri + i) : (C)0;
-          v = v * sc + bi;
-          if (act >= 0) v = atck_unary_f<C>(act, v, prm);
-          atck_st<C>(y, dt, off + i * ls, v);
-        }
-      } else {
-        for (int64_t i = 0; i < last; ++i) {
-          C v = atck_nm_ld<C, ADD>(x, x2, dt, off + i * ls) * ka + kb;
-          if (act >= 0) v = atck_unary_f<C>(act, v, prm);
-          atck_st<C>(y, dt, off + i * ls, v);
-        }
-      }
-    }
+    if (narrow) atck_nm_item_narrow<ADD>(P, bufs, o, x, x2, base, y);
+    else atck_nm_item<C, ADD>(P, bufs, o, x, x2, dt, base, y, dt, base);
   }
 }
 

@@ -38,8 +38,12 @@ KernelCall makeFusedEltwiseCall(const Node& n, const FeProgram& prog, const Tens
   const size_t nin = n.inputs.size();
   if (nin == 0 || nin > FE_MAX_IN) opError(n, "fused_eltwise: 1 to 8 inputs");
   if (prog.nextReg() > FE_MAX_REG) opError(n, "fused_eltwise: program too long");
+  // float32, or one narrow float (float16 / bfloat16) for every input and the output.
+  const DType st = n.inputs.empty() || !n.inputs[0] ? DType::F32 : n.inputs[0]->type.dtype;
+  if (st != DType::F32 && st != DType::F16 && st != DType::BF16) opError(n, "fused_eltwise: float inputs only");
   for (auto* v : n.inputs)
-    if (!v || v->type.dtype != DType::F32) opError(n, "fused_eltwise: float32 inputs only");
+    if (!v || v->type.dtype != st) opError(n, "fused_eltwise: inputs of one float dtype only");
+  if (out.dtype != st) opError(n, "fused_eltwise: the output has its inputs' dtype");
   std::vector<const Shape*> inShapes;
   for (auto* v : n.inputs) inShapes.push_back(&v->type.shape);
   const BroadcastLayout lay = collapseBroadcast(n, inShapes, out.shape, FE_MAX_RANK);
@@ -56,6 +60,7 @@ KernelCall makeFusedEltwiseCall(const Node& n, const FeProgram& prog, const Tens
   p[FE_OUTBUF] = (int64_t)nin;
   p[FE_NOPS] = (int64_t)prog.ops.size();
   p[FE_OUTREG] = prog.outReg;
+  p[FE_DT] = st == DType::F32 ? 0 : (int64_t)st;
   for (size_t k = 0; k < nin; ++k) p.push_back((int64_t)k);
   for (auto d : shape) p.push_back(d);
   for (size_t k = 0; k < nin; ++k)

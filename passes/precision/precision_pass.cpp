@@ -51,10 +51,11 @@ std::set<DType> kernelFloats(const OpDef* def) {
   return s;
 }
 
-// Whether an unlisted op with model dtype O may change dtype: its kernels store narrow floats
-// and O is one of its kernel floats (a float64 op keeps float64).
-bool narrowCapable(const OpDef* def, DType O) {
-  return def && !def->reducedFloats.empty() && kernelFloats(def).count(O);
+// Whether an unlisted node n with model dtype O may change dtype: its kernels store narrow
+// floats (for this node: OpDef::narrowIf) and O is one of its kernel floats (a float64 op keeps
+// float64).
+bool narrowCapable(const OpDef* def, const Node& n, DType O) {
+  return def && !def->reducedFloats.empty() && kernelFloats(def).count(O) && (!def->narrowIf || def->narrowIf(n));
 }
 
 std::string listDtypes(const std::set<DType>& s) {
@@ -191,7 +192,7 @@ class PrecisionPass {
     const json info = listed ? opInfo_[n.type] : json::object();
     std::set<DType> S = slotDtypes(info, "outputs", 0), SI = slotDtypes(info, "inputs", 0);
     const OpDef* def = OpRegistry::instance().find(n.type);
-    const bool narrow = !listed && narrowCapable(def, O);
+    const bool narrow = !listed && narrowCapable(def, n, O);
     if (!listed) S = SI = narrow ? kernelFloats(def) : std::set<DType>{O};
     const bool cube = def && def->category == OpCategory::Cube;
     auto has = [&](DType t) { return S.count(t) != 0 && SI.count(t) != 0; };
@@ -369,7 +370,7 @@ class PrecisionPass {
         if ((listed && si.count(d.in)) || (!listed && d.in == want)) want = d.in;
         // An op the op-info does not list but whose kernels store narrow floats: its leading
         // data inputs follow the chosen dtype.
-        if (!listed && narrowCapable(def, O) &&
+        if (!listed && narrowCapable(def, n, O) &&
             (def->reducedInputs < 0 || (int64_t)i < def->reducedInputs) && kernelFloats(def).count(want))
           want = d.in;
         if (cube && i >= 2) want = DType::F32;  // bias / residual: read as float32 by the kernels

@@ -1,12 +1,14 @@
 #!/bin/bash
 # Ops whose kernels store float16 / bfloat16 without an op-info entry (OpDef::reducedFloats,
 # docs/precision.md): a small model of MaxPool (column-strided and padded: pool_f16_rows),
-# AveragePool with and without count_include_pad, Concat, BatchNormalization + ReLU (the 16-lane
-# path of the batchnorm kernel; odd plane sizes for its scalar tail), Transpose and Clip (and a
-# fused Sigmoid/Mul/Sub), built under must_keep_origin_dtype, force_fp16, allow_mix_precision and
-# allow_fp32_to_bf16. Checks: the --mode=1 JSON shows those ops in the reduced dtype (so the
-# narrow kernels ran), and every output matches a float64 numpy reference within the storage
-# type's rounding (float32 1e-5, float16 1e-2, bfloat16 6e-2 of the output's scale).
+# AveragePool with and without count_include_pad, GlobalAveragePool, Concat, BatchNormalization +
+# ReLU (the 16-lane path of the batchnorm kernel; odd plane sizes for its scalar tail), Transpose,
+# Clip, and a FusedEltwise of Sigmoid/Mul/Sub with a broadcast operand (float16 loads and stores
+# in the fused_eltwise kernel), built under must_keep_origin_dtype, force_fp16,
+# allow_mix_precision and allow_fp32_to_bf16. Checks: the --mode=1 JSON shows those ops in the
+# reduced dtype (so the narrow kernels ran), and every output matches a float64 numpy reference
+# within the storage type's rounding (float32 1e-5, float16 1e-2, bfloat16 6e-2 of the output's
+# scale).
 # Usage: precision_narrow.sh <bin dir> <repo root>
 BIN=$(cd "$1" && pwd)
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -37,7 +39,8 @@ nodes = [
     n("BatchNormalization", ["cat", "sc", "b", "mu", "var"], ["bn2"]),
     n("Sigmoid", ["bn2"], ["sg"]),
     n("Mul", ["r", "sg"], ["m"]),
-    n("Sub", ["m", "bn2"], ["d"]),
+    n("GlobalAveragePool", ["cat"], ["gp"]),
+    n("Sub", ["m", "gp"], ["d"]),
     n("Transpose", ["d"], ["t"], perm=[0, 2, 3, 1]),
     n("Clip", ["t", "lo", "hi"], ["y"]),
     n("Concat", ["ap2", "ap2"], ["y2"], axis=2),
@@ -72,7 +75,7 @@ ap2 = pool(c, 2, 3, 2, 0, 1, 1, 0, "avg", 0)
 cat = np.concatenate([mp, ap], axis=1)
 s = f["sc"] / np.sqrt(f["var"] + 1e-5)
 bn = cat * s[None, :, None, None] + (f["b"] - f["mu"] * s)[None, :, None, None]
-r = np.maximum(bn, 0); sg = 1 / (1 + np.exp(-bn)); d = r * sg - bn
+r = np.maximum(bn, 0); sg = 1 / (1 + np.exp(-bn)); d = r * sg - cat.mean(axis=(2, 3), keepdims=True)
 np.save(T + "/ref_y.npy", np.clip(d.transpose(0, 2, 3, 1), -0.5, 0.75))
 np.save(T + "/ref_y2.npy", np.concatenate([ap2, ap2], axis=2))
 PY
@@ -106,10 +109,9 @@ for spec in "origin must_keep_origin_dtype 1e-5" "fp16 force_fp16 1e-2" "mix all
   msg=$(check "$1" "$3") && ok "$2 matches the float64 reference ($msg)" || bad "$2 accuracy" "$msg"
   types=$(dtypes "$1")
   case $1 in
-    # Sigmoid, Mul and Sub become one FusedEltwise (float32 result); under allow_mix_precision the
-    # grey Transpose and Clip follow it in float32.
-    fp16) want="AveragePool:float16 BatchNormalization:float16 Clip:float16 Concat:float16 MaxPool:float16 Transpose:float16" ;;
-    mix) want="AveragePool:float16 BatchNormalization:float16 Concat:float16 MaxPool:float16 Transpose:float32" ;;
+    # Sigmoid, Mul and Sub become one FusedEltwise, narrow as each of them is; under
+    # allow_mix_precision the grey ops follow their float16 producers.
+    fp16|mix) want="AveragePool:float16 BatchNormalization:float16 Clip:float16 Concat:float16 FusedEltwise:float16 GlobalAveragePool:float16 MaxPool:float16 Transpose:float16" ;;
     bf16) want="BatchNormalization:float32 Concat:float32" ;;  # allow_fp32_to_bf16 keeps vector ops in float32
     *) want="MaxPool:float32 BatchNormalization:float32" ;;
   esac
