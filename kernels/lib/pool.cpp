@@ -115,11 +115,7 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
       int64_t i = 0;
       for (; i + 64 <= IPIX; i += 64)
         for (int q = 0; q < 4; ++q) {
-          atck_v16f v;
-          if (dt == ATCK_F16)
-            for (int l = 0; l < 16; ++l) v[l] = atck_h2f(((const uint16_t*)X)[ib + i + 16 * q + l]);
-          else
-            v = atck_ld16((const float*)X + ib + i + 16 * q);
+          const atck_v16f v = cube_load16_dt(dt, X, ib + i + 16 * q);
           if (kind == 0) a[q] = v > a[q] ? v : a[q];
           else a[q] += v;
         }
