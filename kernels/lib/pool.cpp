@@ -133,7 +133,8 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     }
     return;
   }
-  if (dt == ATCK_F16 && kind <= 1 && !Ind && ID == 1 && KD == 1 && KH * IW <= POOL_F16_ROWBUF) {
+  if (dt == ATCK_F16 && kind <= 1 && !Ind && ID == 1 && OD == 1 && KD == 1 && PD == 0 &&
+      KH * IW <= POOL_F16_ROWBUF) {
     pool_f16_rows(P, X, Y, pl0, pl1);
     return;
   }
