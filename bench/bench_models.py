@@ -46,6 +46,18 @@ def _export(name, folder):
     os.replace(path + ".tmp", path)
 
 
+def add_ours_only_args(ap):
+    """The run options of the scripts that compare our builds with each other (bench_precision.py,
+    bench_ab.py): models, target, threads, interleaved rounds of omrun --loop runs, model cache."""
+    ap.add_argument("--models", default="resnet18")
+    ap.add_argument("--soc", default="native")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--loop", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--cache", default=os.path.expanduser("~/.cache/atc-bench"))
+
+
 def model_path(name, cache):
     """The .onnx path of a model, exporting it into CACHE/models first if needed."""
     if name in SHARED_MODELS:
