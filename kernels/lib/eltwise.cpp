@@ -16,15 +16,16 @@ int64_t atck_eltwise_ntasks(const int64_t* P) {
 }
 
 // float16 / bfloat16 operands of a float32-compute unary or binary op: a row is processed in
-// chunks of ATCK_ELT_CHUNK, each converted into float32 scratch, computed, and rounded back in three separate
-// loops. Written as one loop, LLVM folds the round trip (relu(h) becomes a compare-and-select
+// chunks of ATCK_ELT_CHUNK, each converted into float32 scratch, computed, and rounded back in
+// three separate loops. Written as one loop, LLVM folds the round trip (relu(h) becomes a compare-and-select
 // on the half bits) into code it no longer vectorises: 20x slower than the float32 op.
 enum { ATCK_ELT_CHUNK = 256 };  // 64: the per-chunk overhead doubled a float16 Mul's time
 static inline ATCK_INLINE int atck_elt_reduced(int64_t dt) { return dt == ATCK_F16 || dt == ATCK_BF16; }
 
-// m (<= ATCK_ELT_CHUNK) operand values of chunk c0 into float32 scratch: one value repeated (innermost stride
-// 0, a broadcast operand) or a contiguous run (stride 1). A loop over i * s with s unknown
-// stayed scalar (EfficientNet-B0's float16 squeeze-excite Mul ran 4x its float32 time).
+// m (<= ATCK_ELT_CHUNK) operand values of chunk c0 into float32 scratch: one value repeated
+// (innermost stride 0, a broadcast operand) or a contiguous run (stride 1; the lowering's
+// collapse leaves no other innermost stride). A loop over i * s with s unknown stayed scalar
+// (EfficientNet-B0's float16 squeeze-excite Mul ran 4x its float32 time).
 static inline ATCK_INLINE void atck_elt_chunk_ld(float* x, const void* in, int64_t dt, int64_t o, int64_t s,
                                                  int64_t c0, int64_t m) {
   if (s == 0) {
