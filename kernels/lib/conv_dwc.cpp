@@ -28,15 +28,6 @@ static inline ATCK_INLINE int64_t dwc_units(const int64_t* P) { return P[CV_N] *
 
 int64_t atck_conv_dwc_ntasks(const int64_t* P) { return (dwc_units(P) + dwc_upt(P) - 1) / dwc_upt(P); }
 
-// 16 values of X from element `o` (f32, or f16/bf16 widened).
-static inline ATCK_INLINE atck_v16f dwc_ld16(const void* X, int64_t dt, int64_t o) {
-  if (dt == ATCK_F32) return atck_ld16((const float*)X + o);
-  const uint16_t* h = (const uint16_t*)X + o;
-  float t[16];
-  for (int l = 0; l < 16; ++l) t[l] = dt == ATCK_F16 ? atck_h2f(h[l]) : atck_bf2f(h[l]);
-  return atck_ld16(t);
-}
-
 // Input rows [r0, r0 + rows) of channels c0.. (n's planes at xoff) into the padded pixel-major
 // tile: tile[rr][q] = X[c][r0 + rr][q - PW] (channels past C repeat the last one), 0 outside.
 static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t xoff, int64_t nc, int64_t r0,
@@ -62,7 +53,7 @@ static inline ATCK_INLINE void dwc_fill(const int64_t* P, const void* X, int64_t
       atck_v16f a[16], b[16];
       const int64_t o0 = xoff + ih * IW + j0;
       if (o0 + (nc - 1) * plane + 16 <= total) {  // whole vectors (lanes past the row: ignored)
-        for (int l = 0; l < 16; ++l) a[l] = dwc_ld16(X, xdt, o0 + (l < nc ? l : nc - 1) * plane);
+        for (int l = 0; l < 16; ++l) a[l] = cube_load16_dt(xdt, X, o0 + (l < nc ? l : nc - 1) * plane);
       } else {  // the tensor's last row: no read past its end
         for (int l = 0; l < 16; ++l) {
           float t[16];

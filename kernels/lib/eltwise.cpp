@@ -22,21 +22,6 @@ int64_t atck_eltwise_ntasks(const int64_t* P) {
 enum { ATCK_ELT_CHUNK = 256 };  // 64: the per-chunk overhead doubled a float16 Mul's time
 static inline ATCK_INLINE int atck_elt_reduced(int64_t dt) { return dt == ATCK_F16 || dt == ATCK_BF16; }
 
-// m (<= ATCK_ELT_CHUNK) operand values of chunk c0 into float32 scratch: one value repeated
-// (innermost stride 0, a broadcast operand) or a contiguous run (stride 1; the lowering's
-// collapse leaves no other innermost stride). A loop over i * s with s unknown stayed scalar
-// (EfficientNet-B0's float16 squeeze-excite Mul ran 4x its float32 time).
-static inline ATCK_INLINE void atck_elt_chunk_ld(float* x, const void* in, int64_t dt, int64_t o, int64_t s,
-                                                 int64_t c0, int64_t m) {
-  if (s == 0) {
-    const float v = atck_ld<float>(in, dt, o);
-    for (int64_t i = 0; i < m; ++i) x[i] = v;
-  } else {
-    ATCK_VEC16
-    for (int64_t i = 0; i < m; ++i) x[i] = atck_ld<float>(in, dt, o + c0 + i);
-  }
-}
-
 static inline ATCK_INLINE void atck_elt_row_chunked(int64_t op, const int64_t* dts, int64_t nin, int64_t outdt,
                                                     const AtckEltPrm& prm, const void* in0, int64_t o0,
                                                     int64_t s0, const void* in1, int64_t o1, int64_t s1,
@@ -44,9 +29,9 @@ static inline ATCK_INLINE void atck_elt_row_chunked(int64_t op, const int64_t* d
   float xa[ATCK_ELT_CHUNK], xb[ATCK_ELT_CHUNK], r[ATCK_ELT_CHUNK];
   for (int64_t c0 = 0; c0 < n; c0 += ATCK_ELT_CHUNK) {
     const int64_t m = n - c0 < ATCK_ELT_CHUNK ? n - c0 : ATCK_ELT_CHUNK;
-    atck_elt_chunk_ld(xa, in0, dts[0], o0, s0, c0, m);
+    atck_ld_run_f32(xa, in0, dts[0], o0 + c0 * s0, s0, m);
     if (nin == 2) {
-      atck_elt_chunk_ld(xb, in1, dts[1], o1, s1, c0, m);
+      atck_ld_run_f32(xb, in1, dts[1], o1 + c0 * s1, s1, m);
       for (int64_t i = 0; i < m; ++i) {
         float v = atck_binary<float>(op, xa[i], xb[i], prm);
         r[i] = op == ATCK_E_MEAN ? v / 2.0f : v;

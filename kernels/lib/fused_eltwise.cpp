@@ -50,16 +50,12 @@ static inline ATCK_INLINE void fe_row(const int64_t* P, void** bufs, const int64
     const int64_t cnt = n - j0 < FE_BLK ? n - j0 : FE_BLK;
     for (int64_t k = 0; k < nin; ++k) {
       const int64_t s = istr[k];
-      if (dt) {  // float16 / bfloat16: stride 0 (a broadcast value) or 1
+      if (dt) {  // float16 / bfloat16
         const int64_t at = off[k] + j0 * s;
-        if (s == 0) {
-          const float v = atck_ld<float>(bufs[bix[k]], dt, at);
-          for (int i = 0; i < FE_BLK; ++i) R[k][i] = v;
-        } else if (cnt == FE_BLK) {
-          ATCK_VEC16
-          for (int i = 0; i < FE_BLK; ++i) R[k][i] = atck_ld<float>(bufs[bix[k]], dt, at + i);
+        if (cnt == FE_BLK) {
+          atck_ld_run_f32(R[k], bufs[bix[k]], dt, at, s, FE_BLK);
         } else {
-          for (int64_t i = 0; i < cnt; ++i) R[k][i] = atck_ld<float>(bufs[bix[k]], dt, at + i);
+          atck_ld_run_f32(R[k], bufs[bix[k]], dt, at, s, cnt);
           for (int64_t i = cnt; i < FE_BLK; ++i) R[k][i] = 0.0f;
         }
         continue;

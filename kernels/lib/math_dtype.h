@@ -75,3 +75,18 @@ static inline ATCK_INLINE void atck_st(void* p, int64_t dt, int64_t i, C v) {
       break;
   }
 }
+
+// m values of `in` (dtype dt) as float32 from element o with innermost stride s: 0 (one value
+// repeated, a broadcast operand) or 1 (contiguous; the lowerings' broadcast collapse leaves no
+// other innermost stride), converted 16 lanes at a time. A loop over i * s with s unknown stayed
+// scalar (EfficientNet-B0's float16 squeeze-excite Mul ran 4x its float32 time). Used for
+// float16 / bfloat16 operands by kernels "eltwise" and "fused_eltwise".
+static inline ATCK_INLINE void atck_ld_run_f32(float* x, const void* in, int64_t dt, int64_t o, int64_t s, int64_t m) {
+  if (s == 0) {
+    const float v = atck_ld<float>(in, dt, o);
+    for (int64_t i = 0; i < m; ++i) x[i] = v;
+  } else {
+    ATCK_VEC16
+    for (int64_t i = 0; i < m; ++i) x[i] = atck_ld<float>(in, dt, o + i);
+  }
+}

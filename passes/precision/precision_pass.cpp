@@ -359,7 +359,10 @@ class PrecisionPass {
       n.attrs["_dtype_out"] = dn(d.out);
       n.attrs["_precision_reason"] = d.reason;
     }
-    // Inputs: the decided dtype where the op-info slot accepts it, else the original dtype.
+    // Inputs: the decided dtype where the op-info slot accepts it, else the original dtype. An
+    // op the op-info does not list but whose kernels store narrow floats: its leading data
+    // inputs follow the chosen dtype.
+    const bool narrowIn = decided && info.empty() && narrowCapable(def, n, O);
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       Value* v = n.inputs[i];
       if (!v || (!isFp(v->type.dtype) && !isFp(orig_[v]))) continue;
@@ -368,10 +371,7 @@ class PrecisionPass {
         std::set<DType> si = slotDtypes(info, "inputs", i);
         bool listed = !info.empty();
         if ((listed && si.count(d.in)) || (!listed && d.in == want)) want = d.in;
-        // An op the op-info does not list but whose kernels store narrow floats: its leading
-        // data inputs follow the chosen dtype.
-        if (!listed && narrowCapable(def, n, O) &&
-            (def->reducedInputs < 0 || (int64_t)i < def->reducedInputs) && kernelFloats(def).count(want))
+        if (narrowIn && (def->reducedInputs < 0 || (int64_t)i < def->reducedInputs) && kernelFloats(def).count(want))
           want = d.in;
         if (cube && i >= 2) want = DType::F32;  // bias / residual: read as float32 by the kernels
         // A residual folded into a normalisation (TbeReduceElemwiseFusionPass) is read like
