@@ -40,14 +40,39 @@ const std::map<int64_t, const char*>& changesByOpset() {
   return t;
 }
 
+// The new versions of those opsets that only add element types (float8e8m0 in 24, int2 and
+// uint2 in 25), or attributes that only apply to the new types (CastLike-24's round_mode);
+// Cast-24's float8 saturation table changed, and atc refuses float8 tensors. Compared
+// against onnx/docs/Changelog.md (the text of each op's version 23 and 24/25). For every
+// element type atc implements, these versions compute what version 23 computes, so a node
+// using them imports as the opset-23 op (an unsupported element type is still refused by
+// type). Attention-24/25 (nonpad_kv_seqlen, sliding windows), If/Loop/Scan and
+// SplitToSequence are real changes and stay in the table above.
+const std::map<int64_t, const char*>& typeOnlyChanges() {
+  static const std::map<int64_t, const char*> t = {
+      {24, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Pad QuantizeLinear Reshape Shape "
+           "Size Squeeze TopK Transpose Unsqueeze"},
+      {25, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Pad QuantizeLinear Reshape Shape "
+           "Size Squeeze Transpose Unsqueeze"},
+  };
+  return t;
+}
+
+std::map<int64_t, std::set<std::string>> splitLists(const std::map<int64_t, const char*>& t) {
+  std::map<int64_t, std::set<std::string>> m;
+  for (auto& [v, text] : t) {
+    std::istringstream ss(text);
+    std::string op;
+    while (ss >> op) m[v].insert(op);
+  }
+  return m;
+}
+
 const std::map<int64_t, std::set<std::string>>& changeSets() {
   static const std::map<int64_t, std::set<std::string>> sets = [] {
-    std::map<int64_t, std::set<std::string>> m;
-    for (auto& [v, text] : changesByOpset()) {
-      std::istringstream ss(text);
-      std::string op;
-      while (ss >> op) m[v].insert(op);
-    }
+    std::map<int64_t, std::set<std::string>> m = splitLists(changesByOpset());
+    for (auto& [v, ops] : splitLists(typeOnlyChanges()))
+      for (const std::string& op : ops) m[v].erase(op);
     return m;
   }();
   return sets;

@@ -12,7 +12,8 @@ namespace onnxfe {
 constexpr int64_t kNewestKnownOpset = 28;
 
 // The first opset v in (after, upTo] that has a new version of `op` (0 when none: the op is
-// unchanged between the two). Covers opsets 18 to kNewestKnownOpset.
+// unchanged between the two). Covers opsets 18 to kNewestKnownOpset. Versions that only add
+// element types (Cast-24, QuantizeLinear-25...) do not count as changes.
 int64_t opChangedIn(const std::string& op, int64_t after, int64_t upTo);
 
 }  // namespace onnxfe

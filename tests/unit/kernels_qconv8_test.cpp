@@ -153,6 +153,10 @@ const std::vector<Q8Case>& cases() {
       {"1x1 map, many channels", DType::F32, DType::U8, 1, 64, 1, 1, 24, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, true},
       {"Clip, then Q/DQ output stage", DType::F32, DType::U8, 1, 8, 12, 21, 16, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, false, true, true, true},
       {"Q/DQ output stage alone", DType::U8, DType::U8, 1, 5, 7, 18, 17, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, true},
+      // Groups of 2 and 3 tiles (the 8 x 32 / 8 x 48 vpdpbusd tiles), ragged panel halves.
+      {"3x3 s1 wide map, 20 channels", DType::F32, DType::U8, 1, 8, 9, 45, 20, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, true},
+      {"3x3 s2 rows of 49, 5 channels", DType::F32, DType::U8, 1, 4, 6, 98, 5, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, false, true, false, true},
+      {"1x1 s2 rows of 33, 40 channels", DType::U8, DType::U8, 1, 12, 4, 66, 40, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, true},
   };
   return cs;
 }

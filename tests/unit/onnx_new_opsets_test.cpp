@@ -95,7 +95,10 @@ std::vector<T> run(Graph& g, const std::vector<std::vector<T>>& ins) {
 
 TEST(OnnxOpsets, ChangeTableFollowsOnnxOperatorSets) {
   EXPECT_EQ(onnxfe::opChangedIn("Abs", 23, 28), 0);      // unchanged since 13
-  EXPECT_EQ(onnxfe::opChangedIn("Cast", 23, 25), 24);
+  EXPECT_EQ(onnxfe::opChangedIn("Cast", 23, 25), 0);     // 24 and 25 add element types only
+  EXPECT_EQ(onnxfe::opChangedIn("QuantizeLinear", 23, 25), 0);
+  EXPECT_EQ(onnxfe::opChangedIn("Attention", 23, 25), 24);  // nonpad_kv_seqlen
+  EXPECT_EQ(onnxfe::opChangedIn("Loop", 23, 24), 24);
   EXPECT_EQ(onnxfe::opChangedIn("Range", 23, 26), 0);    // changed in 27
   EXPECT_EQ(onnxfe::opChangedIn("Range", 23, 27), 27);
   EXPECT_EQ(onnxfe::opChangedIn("ReduceMax", 17, 20), 18);
