@@ -9,7 +9,8 @@
 //  2. per panel and per tile of 16 output pixels: 16 x 16 int32 accumulators (16 output
 //     channels x 16 pixels) over the k-quads, reading the band in place through a table of
 //     per-quad word offsets (as the float band path of conv.cpp does);
-//  3. epilogue: (acc - comp[oc]) * mult[oc] + bias[oc], ReLU, stored to Y.
+//  3. epilogue: (acc - comp[oc]) * mult[oc] + bias[oc], ReLU or Clip, + the residual R and the
+//     activation after it, the Q/DQ output stage, stored to Y.
 // Stride-1 convs tile the band's padded rows as one flat run of pixels (the pad columns
 // give discarded lanes), so 7x7 or 14x14 maps do not waste most of a 16-lane tile.
 //
@@ -295,11 +296,33 @@ static inline ATCK_INLINE void q8_put(float* d, const float* s, int64_t n) {
 }
 
 // Epilogue of one tile: channels [oc0, oc0 + noc) of acc (row i: channel oc0 + i).
+// The activation `code` (0: none, 1: ReLU, 2: Clip to [lo, hi]) of 16 floats.
+static inline ATCK_INLINE q8_f32 q8_act(int64_t code, q8_f32 y, float lo, float hi) {
+  if (code == 1) y = y > q8_splatf(0.0f) ? y : q8_splatf(0.0f);
+  if (code == 2) {
+    y = y < q8_splatf(lo) ? q8_splatf(lo) : y;
+    y = y > q8_splatf(hi) ? q8_splatf(hi) : y;
+  }
+  return y;
+}
+
+// The 16 floats of a channel plane `r` that the tile's lanes land on (lanes no segment
+// covers: 0).
+static inline ATCK_INLINE q8_f32 q8_gather_segs(const float* r, const Q8Seg* seg, int nseg) {
+  if (nseg == 1 && seg[0].len == 16) return *(const q8_f32u*)(r + seg[0].dst);
+  float t[16] = {0};
+  for (int s = 0; s < nseg; ++s) q8_put(t + seg[s].lane, r + seg[s].dst, seg[s].len);
+  return *(const q8_f32u*)t;
+}
+
+// Epilogue of one tile: channels [oc0, oc0 + noc) of acc (row i: channel oc0 + i); R: the
+// residual's planes of this image (nullptr: none).
 static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, int64_t oc0, int64_t noc,
-                                        const float* aux, float* Y, const Q8Seg* seg, int nseg) {
+                                        const float* aux, float* Y, const float* R, const Q8Seg* seg, int nseg) {
   const int64_t OCP = P[Q8_OCP], plane = P[Q8_OH] * P[Q8_OW];
   const int32_t* comp = (const int32_t*)(aux + 2 * OCP);
   const float lo = (float)atck_d(P[Q8_ACTLO]), hi = (float)atck_d(P[Q8_ACTHI]);
+  const float plo = (float)atck_d(P[Q8_PACTLO]), phi = (float)atck_d(P[Q8_PACTHI]);
   Q8Quant oq;
   oq.scale = (float)atck_d(P[Q8_OSCALE]);
   oq.zp = (float)P[Q8_OZP];
@@ -313,11 +336,8 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
     q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + i * 16) - q8_splati(comp[oc]), q8_f32) *
                    q8_splatf(aux[oc]) +
                q8_splatf(aux[OCP + oc]);
-    if (P[Q8_ACT] == 1) y = y > q8_splatf(0.0f) ? y : q8_splatf(0.0f);
-    if (P[Q8_ACT] == 2) {
-      y = y < q8_splatf(lo) ? q8_splatf(lo) : y;
-      y = y > q8_splatf(hi) ? q8_splatf(hi) : y;
-    }
+    y = q8_act(P[Q8_ACT], y, lo, hi);
+    if (R) y = q8_act(P[Q8_PACT], y + q8_gather_segs(R + oc * plane, seg, nseg), plo, phi);
     if (P[Q8_OQ]) y = q8_fakequant16(oq, y);
     float* yo = Y + oc * plane;
     if (nseg == 1 && seg[0].len == 16) {
@@ -400,6 +420,7 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
         for (int64_t kw = 0; kw < KW; ++kw, ++kq)
           off[kq] = (int32_t)(cq * PLANE + kh * DH * WPP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
     float* Y = (float*)bufs[P[Q8_YBUF]] + n * OC * OH * OW;
+    const float* R = P[Q8_RBUF] >= 0 ? (const float*)bufs[P[Q8_RBUF]] + n * OC * OH * OW : nullptr;
     // Tiles: flat runs of 16 band words (stride 1), else 16 columns of one output row. With
     // vpdpbusd, two or three neighbouring tiles (of one output row when strided) run as the
     // 8 x 32 / 8 x 48 tiles, each panel in two halves of 8 channels.
@@ -423,7 +444,7 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
           else
 #endif
             q8_tile_portable(band, off, KQ, base, wp, acc);
-          q8_store(P, acc, p * 16, noc, aux, Y, seg[0], nseg[0]);
+          q8_store(P, acc, p * 16, noc, aux, Y, R, seg[0], nseg[0]);
         }
 #if defined(__x86_64__)
         for (int64_t h = 0; nv > 1 && h < 2 && noc > 8 * h; ++h) {
@@ -433,7 +454,8 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
           else
             q8_tile8_vnni<3>(band, off, KQ, base, wh, acc);
           const int64_t nh = noc - 8 * h < 8 ? noc - 8 * h : 8;
-          for (int64_t v = 0; v < nv; ++v) q8_store(P, acc + v * 128, p * 16 + 8 * h, nh, aux, Y, seg[v], nseg[v]);
+          for (int64_t v = 0; v < nv; ++v)
+            q8_store(P, acc + v * 128, p * 16 + 8 * h, nh, aux, Y, R, seg[v], nseg[v]);
         }
 #endif
         ti += nv;

@@ -117,5 +117,7 @@ enum QConv8Param {
   Q8_ACTLO, Q8_ACTHI,                   // atck_f: Clip bounds (Q8_ACT 2)
   Q8_OQ,                                // 1: y goes through QuantizeLinear + DequantizeLinear
   Q8_OSCALE, Q8_OZP, Q8_OQLO, Q8_OQHI,  // their scale (atck_f), zero point, saturation range
+  Q8_RBUF,                              // residual R added after the activation (-1: none)
+  Q8_PACT, Q8_PACTLO, Q8_PACTHI,        // the activation after R: as Q8_ACT / ACTLO / ACTHI
   Q8_COUNT
 };

@@ -4,17 +4,20 @@
 //   inputs: x (float32, quantized in the kernel as QuantizeLinear(x, x_scale, x_zero_point)
 //           does; or uint8 / int8, already quantized), x_scale (float32 scalar),
 //           x_zero_point (uint8 / int8 scalar, constant), w (int8 [OC, C, KH, KW], constant),
-//           mult (float32 [OC], constant), B (float32 [OC], constant, optional)
+//           mult (float32 [OC], constant), B (float32 [OC], constant, optional),
+//           R (float32, y's shape, optional: a residual)
 //   y[oc] = float(sum (xq - x_zero_point) * w[oc]) * mult[oc] + B[oc], then the activation
-//   (attribute activation: "Relu", or "Clip" to [clip_min, clip_max]), then, when attribute
-//   out_scale is set, QuantizeLinear + DequantizeLinear with out_scale, out_zero_point and
-//   out_dtype ("uint8" / "int8"). Conv's attributes (group must be 1).
+//   (attribute activation: "Relu", or "Clip" to [clip_min, clip_max]), then + R and the
+//   activation after it (post_activation, post_clip_min/max: a ResNet block's Add and Relu),
+//   then, when attribute out_scale is set, QuantizeLinear + DequantizeLinear with out_scale,
+//   out_zero_point and out_dtype ("uint8" / "int8"). Conv's attributes (group must be 1).
 // mult is x_scale * w_scale[oc] (times a folded BatchNormalization's scale).
 #include <algorithm>
 #include <cmath>
 
 #include "ops/cube/conv_geometry.h"
 #include "ops/quant/quant_util.h"
+#include "support/strings.h"
 
 namespace atc {
 namespace {
@@ -49,8 +52,18 @@ QcDims quantizedConvDims(const Node& n) {
     if (n.input(i) && !(packed && i == 4) && (n.input(i)->type.dtype != DType::F32 || n.input(i)->type.numel() != d.OC))
       opError(n, "mult and B must be float32 with one value per output channel");
   d.g = windowGeometry(n, {xt.shape[2], xt.shape[3]}, {ws[2], ws[3]}, false);
-  const std::string act = n.attrString("activation", "");
-  if (!act.empty() && act != "Relu" && act != "Clip") opError(n, "activation must be Relu, Clip or absent, not " + act);
+  for (const char* a : {"activation", "post_activation"}) {
+    const std::string act = n.attrString(a, "");
+    if (!act.empty() && act != "Relu" && act != "Clip")
+      opError(n, std::string(a) + " must be Relu, Clip or absent, not " + act);
+  }
+  if (n.hasAttr("post_activation") && !n.input(6)) opError(n, "post_activation needs the residual input R");
+  if (const Value* r = n.input(6)) {
+    const Shape want = {d.N, d.OC, d.g.out[0], d.g.out[1]};
+    if (r->type.dtype != DType::F32 || !r->type.shapeKnown || r->type.shape != want)
+      opError(n, "R must be float32 of y's shape [" + joinInts(want) + "], not " + dtypeName(r->type.dtype) + " [" +
+                     joinInts(r->type.shape) + "]");
+  }
   if (n.hasAttr("out_scale")) {
     const std::string qdt = n.attrString("out_dtype", "");
     if (qdt != "uint8" && qdt != "int8") opError(n, "out_dtype must be uint8 or int8");
@@ -163,6 +176,11 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_ACT] = act == "Relu" ? 1 : act == "Clip" ? 2 : 0;
   P[Q8_ACTLO] = paramFromDouble(n.attrFloat("clip_min", -INFINITY));
   P[Q8_ACTHI] = paramFromDouble(n.attrFloat("clip_max", INFINITY));
+  const std::string post = n.attrString("post_activation", "");
+  P[Q8_RBUF] = n.input(6) ? 6 : -1;
+  P[Q8_PACT] = post == "Relu" ? 1 : post == "Clip" ? 2 : 0;
+  P[Q8_PACTLO] = paramFromDouble(n.attrFloat("post_clip_min", -INFINITY));
+  P[Q8_PACTHI] = paramFromDouble(n.attrFloat("post_clip_max", INFINITY));
   P[Q8_OQ] = n.hasAttr("out_scale") ? 1 : 0;
   P[Q8_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
   P[Q8_OZP] = n.attrInt("out_zero_point", 0);
@@ -205,7 +223,7 @@ ATC_REGISTER_OP([] {
   d.type = "QuantizedConv";
   d.internal = true;
   d.minInputs = 5;
-  d.maxInputs = 6;
+  d.maxInputs = 7;
   d.infer = inferQuantizedConv;
   d.lower = lowerQuantizedConv;
   return d;

@@ -2,8 +2,8 @@
 // BatchNormalization] [-> Relu | Clip] [-> QuantizeLinear -> DequantizeLinear] ->
 // QuantizedConv (ops/quant/quantized_conv.cpp), the int8 kernel: xq - x_zero_point times the
 // int8 weights summed exactly in int32, scaled by x_scale * w_scale[oc] (and the
-// BatchNormalization's scale) in the epilogue, then the activation and the Q/DQ output stage
-// (a pair that feeds a float reader). When xq is QuantizeLinear(x) with the same scale and
+// BatchNormalization's scale) in the epilogue, then the activation, a residual Add (and the
+// activation after it) and the Q/DQ output stage (a pair that feeds a float reader). When xq is QuantizeLinear(x) with the same scale and
 // zero point, the kernel reads x and quantizes it while packing (the QuantizeLinear stays
 // only for its other readers).
 // Each quantized Conv gets a decision in _quant_decision (shown by --mode=1): the int8 kernel,
@@ -232,6 +232,48 @@ int absorbOutputFakeQuant(Graph& g, PassContext& ctx, std::set<Node*>* removed) 
   return n;
 }
 
+// QuantizedConv -> Add(y, r) [-> Relu | Clip]: the Add of a float32 tensor of y's shape (not a
+// constant) and the activation after it join the conv's epilogue as its residual input R
+// and post_activation (a ResNet block's shortcut; before, a separate element-wise kernel
+// read and wrote the whole tensor once more). Runs before the output stages, which may
+// follow the activation.
+int absorbResidualAdd(Graph& g, PassContext& ctx) {
+  int n = 0;
+  for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
+    if (qc->input(6) || qc->hasAttr("out_scale")) continue;
+    Value* v = qc->outputs[0];
+    Node* add = fu::soleUser(g, v);
+    if (!add || add->type != "Add") continue;
+    Value* r = fu::otherInput(add, v);
+    if (!r || r->isConstant() || !(r->type == v->type) || !(add->outputs[0]->type == v->type)) continue;
+    Node* act = fu::soleUser(g, add->outputs[0]);
+    double lo = 0, hi = 0;
+    if (act && !(act->inputs[0] == add->outputs[0] &&
+                 (act->type == "Relu" || (act->type == "Clip" && clipBounds(act, &lo, &hi)))))
+      act = nullptr;
+    while (qc->inputs.size() < 6) qc->inputs.push_back(nullptr);
+    qc->inputs.push_back(r);
+    std::string decision = qc->attrString("_quant_decision", "") + ", Add " + add->name + " (residual)";
+    qc->originalNames.push_back(add->name);
+    if (act) {
+      qc->attrs["post_activation"] = act->type;
+      if (act->type == "Clip") {
+        qc->attrs["post_clip_min"] = lo;
+        qc->attrs["post_clip_max"] = hi;
+      }
+      decision += ", " + act->type + " " + act->name;
+      qc->originalNames.push_back(act->name);
+    }
+    qc->attrs["_quant_decision"] = decision;
+    fu::adoptOutput(qc, (act ? act : add)->outputs[0]);
+    g.removeNode(add);
+    if (act) g.removeNode(act);
+    ctx.stats.effectTimes++;
+    ++n;
+  }
+  return n;
+}
+
 // Folds the weight DequantizeLinear nodes constant folding kept and nothing fused.
 int foldKeptDequantize(Graph& g, PassContext& ctx) {
   int folded = 0;
@@ -313,6 +355,7 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
       if (!uses.count(n->outputs[0]) && !g.isGraphOutput(n->outputs[0])) g.removeNode(n);
   }
   if (g.nodes().size() != before) changed = true;
+  if (absorbResidualAdd(g, ctx) > 0) changed = true;
   if (absorbOutputFakeQuant(g, ctx, &removed) > 0) changed = true;
   if (foldKeptDequantize(g, ctx) > 0) changed = true;
   return fu::finishRewrite(g, changed);

@@ -25,6 +25,7 @@ struct Q8Case {
   bool relu, bias;
   bool clip = false;  // activation Clip to [-0.7, 0.9] instead of ReLU
   bool outq = false;  // output stage: QuantizeLinear + DequantizeLinear (scale 0.011, zero point 3, int8)
+  bool resid = false;  // residual input R added after the activation, then ReLU (post_activation)
 };
 
 int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
@@ -79,8 +80,19 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
   else zpT->as<uint8_t>()[0] = (uint8_t)zp;
   std::vector<Value*> ins = {b.g.newConstant("x", x), b.g.newConstant("xs", xsT), b.g.newConstant("zp", zpT),
                              b.g.newConstant("w", w), b.g.newConstant("mult", mult)};
-  if (c.bias) ins.push_back(b.g.newConstant("b", bias));
+  ins.push_back(c.bias ? b.g.newConstant("b", bias) : nullptr);
+  std::vector<float> res;
+  if (c.resid) {
+    const int64_t OH = (c.H + c.pads[0] + c.pads[2] - c.dil[0] * (c.KH - 1) - 1) / c.strides[0] + 1;
+    const int64_t OW = (c.W + c.pads[1] + c.pads[3] - c.dil[1] * (c.KW - 1) - 1) / c.strides[1] + 1;
+    auto r = std::make_shared<Tensor>(TensorType(DType::F32, {c.N, c.OC, OH, OW}));
+    for (int64_t i = 0; i < r->type.numel(); ++i) r->as<float>()[i] = uf(rng);
+    res.assign(r->as<float>(), r->as<float>() + r->type.numel());
+    ins.push_back(b.g.newConstant("r", r));
+  }
+  if (!c.resid && !c.bias) ins.pop_back();
   b.n = b.g.addNode("QuantizedConv", "qc", ins, {b.g.newValue("y")});
+  if (c.resid) b.n->attrs["post_activation"] = std::string("Relu");
   b.n->attrs["strides"] = c.strides;
   b.n->attrs["pads"] = c.pads;
   b.n->attrs["dilations"] = c.dil;
@@ -116,6 +128,7 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
           float y = (float)acc * mult->as<float>()[o] + bias->as<float>()[o];
           if (c.relu) y = std::max(y, 0.0f);
           if (c.clip) y = std::min(std::max(y, -0.7f), 0.9f);
+          if (c.resid) y = std::max(y + res[((n * c.OC + o) * OH + oh) * OW + ow], 0.0f);
           if (c.outq) y = (float)(quantRef(y, 0.011f, 3, DType::I8) - 3) * 0.011f;
           b.ref[((n * c.OC + o) * OH + oh) * OW + ow] = y;
         }
@@ -157,6 +170,11 @@ const std::vector<Q8Case>& cases() {
       {"3x3 s1 wide map, 20 channels", DType::F32, DType::U8, 1, 8, 9, 45, 20, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, true},
       {"3x3 s2 rows of 49, 5 channels", DType::F32, DType::U8, 1, 4, 6, 98, 5, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, false, true, false, true},
       {"1x1 s2 rows of 33, 40 channels", DType::U8, DType::U8, 1, 12, 4, 66, 40, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, true},
+      // A residual R and the ReLU after it (a ResNet block's Add and Relu in the epilogue):
+      // flat tiles ending mid-row, grouped tiles, strided rows, with and without an output stage.
+      {"residual, 3x3 s1 7x7 map", DType::F32, DType::U8, 1, 8, 7, 7, 24, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, false, true},
+      {"residual, wide map, no bias", DType::F32, DType::U8, 1, 8, 5, 50, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, false, false, true, true},
+      {"residual, 1x1 s2", DType::U8, DType::U8, 1, 12, 8, 70, 20, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, false, false, true},
   };
   return cs;
 }
