@@ -407,6 +407,11 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
   const int8_t* W = (const int8_t*)bufs[P[Q8_WBUF]];
   const float* aux = (const float*)bufs[P[Q8_ABUF]];
   char* ws = (char*)(((uintptr_t)bufs[P[Q8_YBUF] + 1] + 63) & ~(uintptr_t)63);
+  // Tasks of one row block differ only in their channel group (og, the fastest index): a
+  // thread running several in a row packs the band once, in the first one's slot (slots are
+  // per task, and this thread owns the tasks it runs).
+  uint32_t* filled = nullptr;
+  int64_t filledBlock = -1;
   for (int64_t t = begin; t < end; ++t) {
     const int64_t og = t % P[Q8_NOCG], rb = (t / P[Q8_NOCG]) % P[Q8_NRB], n = t / (P[Q8_NOCG] * P[Q8_NRB]);
     const int64_t r0 = rb * P[Q8_RB];
@@ -415,9 +420,15 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     const int64_t p1 = p0 + P[Q8_PANELS] < npanels ? p0 + P[Q8_PANELS] : npanels;
     if (rows <= 0 || p0 >= p1) continue;
     uint32_t* band = (uint32_t*)(ws + t * P[Q8_SLOT]);
+    if (filled && filledBlock == t / P[Q8_NOCG]) {
+      band = filled;
+    } else {
+      q8_band_fill(P, bufs, n, r0, rows, band);
+      filled = band;
+      filledBlock = t / P[Q8_NOCG];
+    }
     int32_t* off = (int32_t*)(band + P[Q8_C4] * PLANE);
     int32_t* acc = off + (KQ + 15) / 16 * 16;
-    q8_band_fill(P, bufs, n, r0, rows, band);
     for (int64_t cq = 0, kq = 0; cq < P[Q8_C4]; ++cq)
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t kw = 0; kw < KW; ++kw, ++kq)

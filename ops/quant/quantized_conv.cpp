@@ -123,8 +123,9 @@ double q8RunCost(int64_t n, bool vnni) {
 }
 
 // Rows per task and channel groups. Each task packs (and quantizes) the input rows of its
-// row block for all channels, so splitting the output channels repeats that work while
-// splitting rows repeats only the rows the windows share, and small row blocks waste lanes.
+// row block for all channels (once for consecutive tasks of one block on a thread), so
+// splitting the output channels can repeat that work while splitting rows repeats only the
+// rows the windows share, and small row blocks waste lanes.
 // Chosen by a cost model in instructions: ~0.6 per packed element, q8RunCost per tile run and
 // k-quad of one 16-channel panel; at least 8 tasks where the output allows it.
 void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, int64_t KQ, int64_t WQ, bool flat,
@@ -141,7 +142,10 @@ void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, in
     for (int64_t panels = npanels; panels >= 1; --panels) {
       const int64_t nocg = (npanels + panels - 1) / panels;
       if (panels < npanels && (npanels + panels) / (panels + 1) == nocg) continue;
-      const double cost = (double)N * nrb * nocg * (4.0 * C4 * hb * WQ) * 0.6 + (double)N * nrb * tiles * npanels * KQ;
+      // A thread packs a row block's band once for the channel groups it runs in a row:
+      // count two packs per block when there are several groups (chunk boundaries).
+      const double packs = (double)N * nrb * (nocg > 1 ? 2 : 1);
+      const double cost = packs * (4.0 * C4 * hb * WQ) * 0.6 + (double)N * nrb * tiles * npanels * KQ;
       const bool enough = N * nrb * nocg >= want;
       if (enough && (best < 0 || cost < best)) {
         best = cost;
