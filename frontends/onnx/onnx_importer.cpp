@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "frontends/onnx/onnx_model_loader.h"
+#include "frontends/onnx/onnx_function_ops.h"
 #include "frontends/onnx/onnx_opset_changes.h"
 #include "frontends/onnx/onnx_tensor.h"
 #include "support/diagnostics.h"
@@ -53,6 +54,8 @@ class OnnxImporter {
     prepareOpset();
     onnxfe::expandAttentionNodes(&model_);  // opset 23 Attention -> its function body
     onnxfe::expandRotaryEmbeddingNodes(&model_);  // opset 23 RotaryEmbedding -> its definition
+    onnxfe::expandGroupNormalizationNodes(&model_, onnxfe::defaultOpset(model_));  // opsets 18, 21
+    onnxfe::expandSwishNodes(&model_);  // opset 24
     g_ = std::make_unique<Graph>();
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);
@@ -186,7 +189,7 @@ class OnnxImporter {
     for (const auto& n : model_.graph().node()) {
       if (!isDefaultDomain(n.domain())) continue;
       int64_t v = onnxfe::opChangedIn(n.op_type(), onnxfe::kMaxOpset, opset);
-      if (!v) continue;
+      if (!v || onnxfe::expandedNewerOp(n.op_type())) continue;
       if (++count <= 10)
         list += (list.empty() ? "" : ", ") + (n.name().empty() ? n.op_type() : n.name()) + " (" + n.op_type() +
                 " changed in opset " + std::to_string(v) + ")";

@@ -1,0 +1,102 @@
+#include "frontends/onnx/onnx_function_ops.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/onnx_function_body.h"
+#include "support/diagnostics.h"
+
+namespace atc {
+namespace onnxfe {
+namespace {
+
+[[noreturn]] void refuse(const std::string& node, const std::string& why) {
+  throw AtcError("E19999", "Op [" + node + "] of type [GroupNormalization] is invalid: " + why,
+                 "Check the node's attributes and inputs against the ONNX GroupNormalization specification.");
+}
+
+void expandGroupNorm(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n, int64_t opset) {
+  int64_t groups = 0, stash = 1;
+  float eps = 1e-5f;
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "num_groups") groups = a.i();
+    else if (a.name() == "epsilon") eps = a.f();
+    else if (a.name() == "stash_type") stash = a.i();
+  }
+  const std::string X = input(n, 0), scale = input(n, 1), bias = input(n, 2);
+  if (X.empty() || scale.empty() || bias.empty() || output(n, 0).empty())
+    refuse(n.name(), "X, scale, bias and Y are required");
+  if (groups <= 0) refuse(n.name(), "num_groups must be given and positive");
+  if (stash != 1) refuse(n.name(), "stash_type " + std::to_string(stash) + " (only 1, float32, is defined)");
+  const Declared d = declared(g, X);
+  if (d.rank < 3) refuse(n.name(), "X must have a known rank of at least 3 (N x C x D1 ...)");
+  if (d.dims.size() > 1 && d.dims[1] > 0 && d.dims[1] % groups)
+    refuse(n.name(), "num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(d.dims[1]) +
+                         " channels");
+  // Stage one in float32 (stash_type 1) when X is float16 or bfloat16.
+  const bool narrow = d.elemType == onnx::TensorProto::FLOAT16 || d.elemType == onnx::TensorProto::BFLOAT16;
+  std::string x = X;
+  if (narrow) {
+    Body::intAttr(b.add("Cast", {X}, b.v("X32")), "to", onnx::TensorProto::FLOAT);
+    x = b.v("X32");
+  }
+  const std::string xg = b.op("Reshape", {x, b.constInts({0, groups, -1}, "GroupShape")}, "XGroups");
+  const std::string axes = b.constInts({2}, "Axes");
+  const std::string mean = b.op("ReduceMean", {xg, axes}, "Mean");
+  const std::string dev = b.op("Sub", {xg, mean}, "Dev");
+  const std::string var = b.op("ReduceMean", {b.op("Mul", {dev, dev}, "Dev2"), axes}, "Var");
+  b.qElemType = narrow ? (int)onnx::TensorProto::FLOAT : d.elemType;
+  const std::string e = b.like(b.constFloat(eps, "EpsilonF"), x, "Epsilon");
+  const std::string sd = b.op("Sqrt", {b.op("Add", {var, e}, "VarEps")}, "StdDev");
+  std::string norm = b.op("Div", {dev, sd}, "Norm");
+  if (narrow) {
+    Body::intAttr(b.add("Cast", {norm}, b.v("NormX")), "to", d.elemType);
+    norm = b.v("NormX");
+  }
+  const std::string shapeX = b.op("Shape", {X}, "XShape");
+  if (opset < 21) {  // GroupNormalization-18: scale and bias per group
+    const std::string gShape = b.constInts({1, groups, 1}, "PerGroup");
+    const std::string y = b.op("Add",
+                               {b.op("Mul", {norm, b.op("Reshape", {scale, gShape}, "GroupScale")}, "Scaled"),
+                                b.op("Reshape", {bias, gShape}, "GroupBias")},
+                               "YGroups");
+    b.add("Reshape", {y, shapeX}, output(n, 0));
+    return;
+  }
+  std::vector<int64_t> cShape(d.rank - 1, 1);  // [C, 1, ..., 1]
+  cShape[0] = -1;
+  const std::string cs = b.constInts(cShape, "PerChannel");
+  const std::string normX = b.op("Reshape", {norm, shapeX}, "NormShaped");
+  b.add("Add",
+        {b.op("Mul", {normX, b.op("Reshape", {scale, cs}, "ChannelScale")}, "Scaled"),
+         b.op("Reshape", {bias, cs}, "ChannelBias")},
+        output(n, 0));
+}
+
+void expandSwish(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  float alpha = 1.0f;
+  for (const auto& a : n.attribute())
+    if (a.name() == "alpha") alpha = a.f();
+  const std::string X = input(n, 0);
+  b.qElemType = declared(g, X).elemType;
+  std::string gate = X;
+  if (alpha != 1.0f) gate = b.op("Mul", {X, b.like(b.constFloat(alpha, "AlphaF"), X, "Alpha")}, "AlphaX");
+  b.add("Mul", {X, b.op("Sigmoid", {gate}, "Gate")}, output(n, 0));
+}
+
+}  // namespace
+
+int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset) {
+  return expandFunctionNodes(model, "GroupNormalization",
+                             [opset](Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
+                               expandGroupNorm(b, g, n, opset);
+                             });
+}
+
+int expandSwishNodes(onnx::ModelProto* model) { return expandFunctionNodes(model, "Swish", expandSwish); }
+
+bool expandedNewerOp(const std::string& op) { return op == "Swish"; }
+
+}  // namespace onnxfe
+}  // namespace atc

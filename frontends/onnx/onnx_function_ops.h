@@ -1,0 +1,30 @@
+// ONNX ops of opsets 18 to 24 that atc imports as the ops of their definition (before import,
+// like Attention and RotaryEmbedding; docs/frontend-onnx.md):
+// - GroupNormalization (18, 21): x viewed as [N, G, rest], normalised per (n, group) with
+//   ReduceMean, then scaled and shifted per group (18) or per channel (21); stash_type 1
+//   computes the first stage in float32 for float16/bfloat16 inputs.
+// - Swish (24): x * Sigmoid(alpha * x) (with alpha 1, the Sigmoid-Mul that the epilogue
+//   fusions take as SiLU).
+#pragma once
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+namespace atc {
+namespace onnxfe {
+
+// Replaces every default-domain GroupNormalization node of the main graph; opset is the
+// model's default-domain opset (scale and bias per group below 21, per channel from 21).
+// Throws AtcError E19999 for a missing num_groups, a rank under 3 or unknown, or
+// stash_type other than 1. Returns how many.
+int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset);
+
+// Replaces every default-domain Swish node of the main graph. Returns how many.
+int expandSwishNodes(onnx::ModelProto* model);
+
+// Ops of opsets after kMaxOpset that the importer builds from their definition (so a model of
+// that opset using them imports).
+bool expandedNewerOp(const std::string& op);
+
+}  // namespace onnxfe
+}  // namespace atc
