@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "frontends/onnx/onnx_model_loader.h"
+#include "frontends/onnx/onnx_einsum.h"
 #include "frontends/onnx/onnx_function_ops.h"
 #include "frontends/onnx/onnx_opset_changes.h"
 #include "frontends/onnx/onnx_tensor.h"
@@ -56,6 +57,7 @@ class OnnxImporter {
     onnxfe::expandRotaryEmbeddingNodes(&model_);  // opset 23 RotaryEmbedding -> its definition
     onnxfe::expandGroupNormalizationNodes(&model_, onnxfe::defaultOpset(model_));  // opsets 18, 21
     onnxfe::expandSwishNodes(&model_);  // opset 24
+    onnxfe::expandEinsumNodes(&model_, onnxfe::defaultOpset(model_));  // opset 12
     g_ = std::make_unique<Graph>();
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);

@@ -155,3 +155,111 @@ TEST(OnnxFunctionOps, GroupNormalizationRefusals) {
     EXPECT_NE(std::string(e.what()).find("does not divide the 4 channels"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+// Einsum(eq) of float32 inputs a [da] and (when db is not empty) b [db].
+std::string einsumModel(const std::string& eq, const std::vector<int64_t>& da, const std::vector<int64_t>& db,
+                        const std::string& tag) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  addInput(g, "a", da);
+  auto* n = g->add_node();
+  n->set_op_type("Einsum");
+  n->add_input("a");
+  if (!db.empty()) {
+    addInput(g, "b", db);
+    n->add_input("b");
+  }
+  auto* at = n->add_attribute();
+  at->set_name("equation");
+  at->set_type(onnx::AttributeProto::STRING);
+  at->set_s(eq);
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  fs::path p = fs::temp_directory_path() / ("atc_einsum_" + std::to_string(::getpid()) + "_" + tag + ".onnx");
+  std::ofstream(p, std::ios::binary) << m.SerializeAsString();
+  return p.string();
+}
+
+std::vector<float> runModel2(const std::string& path, const std::vector<float>& a, const std::vector<float>& b,
+                             size_t outSize) {
+  ImportOptions o;
+  o.model = path;
+  std::unique_ptr<Graph> g;
+  try {
+    g = importOnnx(o);
+  } catch (...) {
+    fs::remove(path);
+    throw;
+  }
+  fs::remove(path);
+  inferGraph(*g);
+  std::vector<uint8_t> om = buildOm(*g, BackendOptions(), loadHostTargetProfile("native"));
+  auto m = rt::Model::loadFromMemory(om.data(), om.size(), 1);
+  std::vector<float> y(outSize);
+  std::vector<const void*> in = {a.data()};
+  if (!b.empty()) in.push_back(b.data());
+  m->run(in, {y.data()});
+  return y;
+}
+
+std::vector<float> ramp(size_t n, float k) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::cos(k * (float)i) + 0.1f * (float)(i % 3);
+  return v;
+}
+
+}  // namespace
+
+TEST(OnnxFunctionOps, EinsumBatchMatMulAndImplicitEllipsis) {
+  // bij,bjk->bik with [2,3,4] x [2,4,5]; then "...ij,jk" (implicit output "...ik") with a
+  // shared [4,5] right operand.
+  const std::vector<float> a = ramp(24, 0.3f), b = ramp(40, 0.7f), w = ramp(20, 0.9f);
+  std::vector<float> want(30), want2(30);
+  for (int bb = 0; bb < 2; ++bb)
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 5; ++k) {
+        float s = 0, s2 = 0;
+        for (int j = 0; j < 4; ++j) {
+          s += a[(bb * 3 + i) * 4 + j] * b[(bb * 4 + j) * 5 + k];
+          s2 += a[(bb * 3 + i) * 4 + j] * w[j * 5 + k];
+        }
+        want[(bb * 3 + i) * 5 + k] = s;
+        want2[(bb * 3 + i) * 5 + k] = s2;
+      }
+  expectNear(runModel2(einsumModel("bij, bjk -> bik", {2, 3, 4}, {2, 4, 5}, "bmm"), a, b, 30), want);
+  expectNear(runModel2(einsumModel("...ij,jk", {2, 3, 4}, {4, 5}, "ell"), a, w, 30), want2);
+}
+
+TEST(OnnxFunctionOps, EinsumSumsAndTransposes) {
+  // ij,ij-> (every letter contracted) and kij->jk (i summed alone, then a transpose).
+  const std::vector<float> a = ramp(12, 0.4f), b = ramp(12, 1.1f), c = ramp(24, 0.2f);
+  float dot = 0;
+  for (int i = 0; i < 12; ++i) dot += a[i] * b[i];
+  expectNear(runModel2(einsumModel("ij,ij->", {3, 4}, {3, 4}, "dot"), a, b, 1), {dot});
+  std::vector<float> want(8, 0.0f);  // c [2,3,4] as k,i,j -> out [j=4][k=2]
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) want[j * 2 + k] += c[(k * 3 + i) * 4 + j];
+  expectNear(runModel2(einsumModel("kij->jk", {2, 3, 4}, {}, "sumt"), c, {}, 8), want);
+}
+
+TEST(OnnxFunctionOps, EinsumRefusals) {
+  for (auto [eq, why] : {std::pair<std::string, std::string>{"ii->i", "repeats in one operand"},
+                         {"ij->ik", "output letter 'k' is in no operand"},
+                         {"ijk->i", "has rank 2 but subscripts 'ijk'"}}) {
+    try {
+      runModel2(einsumModel(eq, {3, 3}, {}, "bad"), ramp(9, 1.0f), {}, 3);
+      ADD_FAILURE() << eq << " imported";
+    } catch (const AtcError& e) {
+      EXPECT_EQ(e.code(), "E19999") << eq;
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
