@@ -73,7 +73,10 @@ std::string model(const std::string& op, int64_t opset, int64_t groups, const st
   return p.string();
 }
 
-std::vector<float> runModel(const std::string& path, const std::vector<float>& x) {
+// Imports the model at path (removing the file), builds it for the host and runs it on a (and b
+// when not empty); returns output 0 of outSize floats.
+std::vector<float> runModel2(const std::string& path, const std::vector<float>& a, const std::vector<float>& b,
+                             size_t outSize) {
   ImportOptions o;
   o.model = path;
   std::unique_ptr<Graph> g;
@@ -87,9 +90,15 @@ std::vector<float> runModel(const std::string& path, const std::vector<float>& x
   inferGraph(*g);
   std::vector<uint8_t> om = buildOm(*g, BackendOptions(), loadHostTargetProfile("native"));
   auto m = rt::Model::loadFromMemory(om.data(), om.size(), 1);
-  std::vector<float> y(x.size());
-  m->run({x.data()}, {y.data()});
+  std::vector<float> y(outSize);
+  std::vector<const void*> in = {a.data()};
+  if (!b.empty()) in.push_back(b.data());
+  m->run(in, {y.data()});
   return y;
+}
+
+std::vector<float> runModel(const std::string& path, const std::vector<float>& x) {
+  return runModel2(path, x, {}, x.size());
 }
 
 std::vector<float> input() {
@@ -187,27 +196,6 @@ std::string einsumModel(const std::string& eq, const std::vector<int64_t>& da, c
   return p.string();
 }
 
-std::vector<float> runModel2(const std::string& path, const std::vector<float>& a, const std::vector<float>& b,
-                             size_t outSize) {
-  ImportOptions o;
-  o.model = path;
-  std::unique_ptr<Graph> g;
-  try {
-    g = importOnnx(o);
-  } catch (...) {
-    fs::remove(path);
-    throw;
-  }
-  fs::remove(path);
-  inferGraph(*g);
-  std::vector<uint8_t> om = buildOm(*g, BackendOptions(), loadHostTargetProfile("native"));
-  auto m = rt::Model::loadFromMemory(om.data(), om.size(), 1);
-  std::vector<float> y(outSize);
-  std::vector<const void*> in = {a.data()};
-  if (!b.empty()) in.push_back(b.data());
-  m->run(in, {y.data()});
-  return y;
-}
 
 std::vector<float> ramp(size_t n, float k) {
   std::vector<float> v(n);
