@@ -298,7 +298,6 @@ static inline ATCK_INLINE void q8_put(float* d, const float* s, int64_t n) {
   if (n & 1) *d = *s;
 }
 
-// Epilogue of one tile: channels [oc0, oc0 + noc) of acc (row i: channel oc0 + i).
 // The activation `code` (0: none, 1: ReLU, 2: Clip to [lo, hi]) of 16 floats.
 static inline ATCK_INLINE q8_f32 q8_act(int64_t code, q8_f32 y, float lo, float hi) {
   if (code == 1) y = y > q8_splatf(0.0f) ? y : q8_splatf(0.0f);
@@ -437,7 +436,9 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     const float* R = P[Q8_RBUF] >= 0 ? (const float*)bufs[P[Q8_RBUF]] + n * OC * OH * OW : nullptr;
     // Tiles: flat runs of 16 band words (stride 1), else 16 columns of one output row. With
     // vpdpbusd, two or three neighbouring tiles (of one output row when strided) run as the
-    // 8 x 32 / 8 x 48 tiles, each panel in two halves of 8 channels.
+    // 8 x 32 / 8 x 48 tiles, each panel in two halves of 8 channels, when there are at least
+    // 32 k-quads (with fewer the epilogue dominates; grouping them was not measured to pay).
+    // quantized_conv.cpp's cost model (q8Tasks) assumes the same rule.
     const int64_t tpr = (OW + 15) / 16;
     const int64_t ntiles = flat ? ((rows - 1) * WPP + OW + 15) / 16 : rows * tpr;
     for (int64_t p = p0; p < p1; ++p) {

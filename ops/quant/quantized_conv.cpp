@@ -200,7 +200,7 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   const int64_t SW = g.stride[1];
   const int64_t WQ = (OW - 1) * SW + (KW - 1) * g.dil[1] + 1;
   const bool flat = SW == 1 && g.stride[0] == 1;
-  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, flat, c.int8Vnni && KQ >= 32);  // the kernel's grouped tiles
+  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, flat, c.int8Vnni && KQ >= 32);  // when qconv8 groups tiles
   P[Q8_PQ] = flat ? WQ : (WQ + SW - 1) / SW + 16;
   P[Q8_WPP] = SW * P[Q8_PQ];
   P[Q8_HB] = (P[Q8_RB] - 1) * g.stride[0] + (KH - 1) * g.dil[0] + 1;

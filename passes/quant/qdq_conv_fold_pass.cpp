@@ -1,11 +1,12 @@
 // QdqConvFoldPass: in QDQ models, Conv(DequantizeLinear(xq), DequantizeLinear(w_int8)) [->
-// BatchNormalization] [-> Relu | Clip] [-> QuantizeLinear -> DequantizeLinear] ->
-// QuantizedConv (ops/quant/quantized_conv.cpp), the int8 kernel: xq - x_zero_point times the
-// int8 weights summed exactly in int32, scaled by x_scale * w_scale[oc] (and the
-// BatchNormalization's scale) in the epilogue, then the activation, a residual Add (and the
-// activation after it) and the Q/DQ output stage (a pair that feeds a float reader). When xq is QuantizeLinear(x) with the same scale and
-// zero point, the kernel reads x and quantizes it while packing (the QuantizeLinear stays
-// only for its other readers).
+// BatchNormalization] [-> Relu | Clip] [-> Add(., r) [-> Relu | Clip]] [-> QuantizeLinear ->
+// DequantizeLinear] -> QuantizedConv (ops/quant/quantized_conv.cpp), the int8 kernel: xq -
+// x_zero_point times the int8 weights summed exactly in int32, scaled by x_scale *
+// w_scale[oc] (and the BatchNormalization's scale) in the epilogue, then the activation, a
+// residual Add (and the activation after it) and the Q/DQ output stage (a pair that feeds a
+// float reader). When xq is QuantizeLinear(x) with the same scale and zero point, the kernel
+// reads x and quantizes it while packing (the QuantizeLinear stays only for its other
+// readers).
 // Each quantized Conv gets a decision in _quant_decision (shown by --mode=1): the int8 kernel,
 // or float32 with the reason (grouped conv, weights not int8 per channel with zero offsets,
 // a target without an int8 path...). Weight DequantizeLinear nodes that constant folding
