@@ -37,16 +37,29 @@ void addInit(onnx::GraphProto* g, const std::string& name, const std::vector<flo
   for (float x : v) t->add_float_data(x);
 }
 
-// x [2, 4, 3] -> op -> y; GroupNormalization gets scale and bias initializers.
-std::string model(const std::string& op, int64_t opset, int64_t groups, const std::vector<float>& scale,
-                  const std::vector<float>& bias, float attr, const std::string& tag) {
-  onnx::ModelProto m;
+// An empty model importing `opset`; its graph.
+onnx::GraphProto* newGraph(onnx::ModelProto& m, int64_t opset) {
   m.set_ir_version(8);
   auto* os = m.add_opset_import();
   os->set_domain("");
   os->set_version(opset);
   auto* g = m.mutable_graph();
   g->set_name("g");
+  return g;
+}
+
+// Writes m to a temporary file named after `tag`; returns its path.
+std::string save(const onnx::ModelProto& m, const std::string& tag) {
+  fs::path p = fs::temp_directory_path() / (tag + "_" + std::to_string(::getpid()) + ".onnx");
+  std::ofstream(p, std::ios::binary) << m.SerializeAsString();
+  return p.string();
+}
+
+// x [2, 4, 3] -> op -> y; GroupNormalization gets scale and bias initializers.
+std::string model(const std::string& op, int64_t opset, int64_t groups, const std::vector<float>& scale,
+                  const std::vector<float>& bias, float attr, const std::string& tag) {
+  onnx::ModelProto m;
+  onnx::GraphProto* g = newGraph(m, opset);
   addInput(g, "x", {2, 4, 3});
   auto* n = g->add_node();
   n->set_op_type(op);
@@ -68,9 +81,7 @@ std::string model(const std::string& op, int64_t opset, int64_t groups, const st
   a->set_f(attr);
   n->add_output("y");
   g->add_output()->set_name("y");
-  fs::path p = fs::temp_directory_path() / ("atc_fnops_" + std::to_string(::getpid()) + "_" + tag + ".onnx");
-  std::ofstream(p, std::ios::binary) << m.SerializeAsString();
-  return p.string();
+  return save(m, "atc_fnops_" + tag);
 }
 
 // Imports the model at path (removing the file), builds it for the host and runs it on a (and b
@@ -171,12 +182,7 @@ namespace {
 std::string einsumModel(const std::string& eq, const std::vector<int64_t>& da, const std::vector<int64_t>& db,
                         const std::string& tag) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(17);
-  auto* g = m.mutable_graph();
-  g->set_name("g");
+  onnx::GraphProto* g = newGraph(m, 17);
   addInput(g, "a", da);
   auto* n = g->add_node();
   n->set_op_type("Einsum");
@@ -191,9 +197,7 @@ std::string einsumModel(const std::string& eq, const std::vector<int64_t>& da, c
   at->set_s(eq);
   n->add_output("y");
   g->add_output()->set_name("y");
-  fs::path p = fs::temp_directory_path() / ("atc_einsum_" + std::to_string(::getpid()) + "_" + tag + ".onnx");
-  std::ofstream(p, std::ios::binary) << m.SerializeAsString();
-  return p.string();
+  return save(m, "atc_einsum_" + tag);
 }
 
 
