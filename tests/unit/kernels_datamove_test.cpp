@@ -1,5 +1,6 @@
 // Data-movement ops run natively (evalNodeNative) against references computed here.
 #include "kernels/codegen/host_cpu.h"
+#include "kernels/lib/native_registry.h"
 #include "tests/unit/dm_test_util.h"
 
 using namespace atc;
@@ -290,6 +291,51 @@ TEST(DataMove, TriluEyeLikeCumSumOneHot) {
   auto oh0 = runOp("OneHot", {ints({0, 2}), makeIntTensor({3}, DType::I64, true),
                               tensorFrom<int64_t>(DType::I64, {2}, {-1, 1})}, {{"axis", int64_t(0)}});
   EXPECT_EQ(oh0->toInts(), (std::vector<int64_t>{1, -1, -1, -1, -1, 1}));
+}
+
+// Input 1 is not a constant: the kernel reads it at run time (Trilu's k, CumSum's and
+// CumProd's axis). Lowers the node and runs its native kernel on buffers.
+TensorPtr runWithRuntimeInput1(const std::string& type, const TensorPtr& x, const TensorPtr& scalar,
+                               std::map<std::string, AttrValue> attrs = {}) {
+  OneNode o(type, {x, scalar}, 1, std::move(attrs));
+  Value* rt = o.g.newValue("scalar_input");
+  rt->type = scalar->type;
+  o.node->inputs[1] = rt;
+  inferNode(o.g, *o.node);
+  LowerCtx ctx(o.g, *o.node);
+  KernelCall call = OpRegistry::instance().find(type)->lower(ctx);
+  auto out = std::make_shared<Tensor>(o.node->outputs[0]->type);
+  std::vector<void*> bufs = {const_cast<uint8_t*>(x->data.data()), const_cast<uint8_t*>(scalar->data.data()),
+                             out->data.data()};
+  runNativeKernel(*findNativeKernel(call.kernel.c_str()), call.params.data(), bufs.data());
+  return out;
+}
+
+TEST(DataMove, RunTimeScalarOperands) {
+  // Trilu with k read at run time, beyond the matrix included (clamped: all kept / all dropped).
+  auto lo = runWithRuntimeInput1("Trilu", iotaF({3, 4}, 1), makeIntTensor({-1}, DType::I64, true), {{"upper", int64_t(0)}});
+  expectFloats(*lo, {0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0});
+  auto all = runWithRuntimeInput1("Trilu", iotaF({2, 3}, 1), makeIntTensor({INT64_MIN}, DType::I64, true));
+  expectFloats(*all, {1, 2, 3, 4, 5, 6});
+  auto none = runWithRuntimeInput1("Trilu", iotaF({2, 3}, 1), makeIntTensor({INT64_MAX}, DType::I64, true));
+  expectFloats(*none, {0, 0, 0, 0, 0, 0});
+  // CumSum / CumProd along a run-time axis (int64 and int32, negative), exclusive and reverse.
+  auto cs = runWithRuntimeInput1("CumSum", iotaF({2, 3}, 1), makeIntTensor({1}, DType::I64, true));
+  expectFloats(*cs, {1, 3, 6, 4, 9, 15});
+  auto cse = runWithRuntimeInput1("CumSum", iotaF({2, 3}, 1), makeIntTensor({-2}, DType::I32, true),
+                                  {{"exclusive", int64_t(1)}, {"reverse", int64_t(1)}});
+  expectFloats(*cse, {4, 5, 6, 0, 0, 0});
+  auto cp = runWithRuntimeInput1("CumProd", iotaF({2, 3}, 1), makeIntTensor({0}, DType::I32, true));
+  expectFloats(*cp, {1, 2, 3, 4, 10, 18});
+  auto cpe = runWithRuntimeInput1("CumProd", iotaF({2, 3}, 1), makeIntTensor({-1}, DType::I64, true),
+                                  {{"exclusive", int64_t(1)}, {"reverse", int64_t(1)}});
+  expectFloats(*cpe, {6, 3, 1, 30, 6, 1});
+  // An axis outside [-rank, rank) is clamped (kernels cannot raise errors): 7 -> the last axis.
+  auto clamped = runWithRuntimeInput1("CumSum", iotaF({2, 3}, 1), makeIntTensor({7}, DType::I64, true));
+  expectFloats(*clamped, {1, 3, 6, 4, 9, 15});
+  // A constant axis: the same as CumSum with products.
+  auto cpc = runOp("CumProd", {tensorFrom<int64_t>(DType::I64, {4}, {2, -3, 4, 5}), makeIntTensor({0}, DType::I64, true)});
+  EXPECT_EQ(cpc->toInts(), (std::vector<int64_t>{2, -6, -24, -120}));
 }
 
 // ---- The same kernels specialised by the code generator (params baked in, O3, target
