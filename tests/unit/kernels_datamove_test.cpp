@@ -1,4 +1,6 @@
 // Data-movement ops run natively (evalNodeNative) against references computed here.
+#include <cmath>
+
 #include "kernels/codegen/host_cpu.h"
 #include "kernels/lib/native_registry.h"
 #include "tests/unit/dm_test_util.h"
@@ -336,6 +338,35 @@ TEST(DataMove, RunTimeScalarOperands) {
   // A constant axis: the same as CumSum with products.
   auto cpc = runOp("CumProd", {tensorFrom<int64_t>(DType::I64, {4}, {2, -3, 4, 5}), makeIntTensor({0}, DType::I64, true)});
   EXPECT_EQ(cpc->toInts(), (std::vector<int64_t>{2, -6, -24, -120}));
+}
+
+TEST(DataMove, RoiAlign) {
+  // X = 4y + x on a 4x4 map is linear, so every bilinear sample is exact.
+  auto x = iotaF({1, 1, 4, 4});
+  auto rois = [](std::vector<float> v) { return tensorFrom<float>(DType::F32, {(int64_t)v.size() / 4, 4}, v); };
+  auto idx = [](std::vector<int64_t> v) { return tensorFrom<int64_t>(DType::I64, {(int64_t)v.size()}, v); };
+  std::map<std::string, AttrValue> a = {{"output_height", int64_t(2)}, {"output_width", int64_t(2)},
+                                        {"sampling_ratio", int64_t(1)}};
+  // half_pixel: samples at 0.5 and 2.5 in both dims.
+  auto avg = runOp("RoiAlign", {x, rois({0, 0, 4, 4}), idx({0})}, a, 22);
+  expectFloats(*avg, {2.5f, 4.5f, 10.5f, 12.5f}, 1e-6f);
+  // max: the largest weighted tap (0.25 * 5 at the first sample).
+  auto mx = a;
+  mx["mode"] = std::string("max");
+  auto m = runOp("RoiAlign", {x, rois({0, 0, 4, 4}), idx({0})}, mx, 22);
+  EXPECT_NEAR(m->floatAt(0), 1.25f, 1e-6f);
+  // Hostile rois: NaN gives an empty grid (0), a huge one is capped and finishes, a batch
+  // index out of range is clamped (the same as index 0 here).
+  auto bad = runOp("RoiAlign", {x, rois({NAN, 0, 4, 4, 0, 0, 1e30f, 1e30f, 0, 0, 4, 4}), idx({0, 0, 7})}, a, 22);
+  ASSERT_EQ(bad->type.str(), "float32[3,1,2,2]");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(bad->floatAt(i), 0.0f);
+  for (int i = 4; i < 8; ++i) EXPECT_TRUE(std::isfinite(bad->floatAt(i)));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(bad->floatAt(8 + i), avg->floatAt(i));
+  // Bad attributes and types are refused at compile time.
+  auto neg = a;
+  neg["output_height"] = int64_t(0);
+  EXPECT_THROW(runOp("RoiAlign", {x, rois({0, 0, 4, 4}), idx({0})}, neg, 22), AtcError);
+  EXPECT_THROW(runOp("RoiAlign", {x, rois({0, 0, 4, 4}), ints({0, 0})}, a, 22), AtcError);
 }
 
 // ---- The same kernels specialised by the code generator (params baked in, O3, target
