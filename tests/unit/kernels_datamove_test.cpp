@@ -369,6 +369,25 @@ TEST(DataMove, RoiAlign) {
   EXPECT_THROW(runOp("RoiAlign", {x, rois({0, 0, 4, 4}), ints({0, 0})}, a, 22), AtcError);
 }
 
+TEST(DataMove, Det) {
+  // det [[1, 2], [3, 4]] = -2; a 3x3 that needs a row swap; a singular one; float64.
+  auto d2 = runOp("Det", {tensorFrom<float>(DType::F32, {2, 2}, {1, 2, 3, 4})}, {}, 22);
+  EXPECT_EQ(d2->type.str(), "float32[]");
+  EXPECT_NEAR(d2->floatAt(0), -2.0f, 1e-6f);
+  auto d3 = runOp("Det", {tensorFrom<float>(DType::F32, {2, 3, 3}, {0, 2, 1, 1, 0, 0, 0, 1, 3,  //
+                                                                     1, 2, 3, 2, 4, 6, 0, 1, 5})},
+                  {}, 22);
+  EXPECT_EQ(d3->type.str(), "float32[2]");
+  EXPECT_NEAR(d3->floatAt(0), -5.0f, 1e-5f);  // 0*(0-0) - 2*(3-0) + 1*(1-0)
+  EXPECT_EQ(d3->floatAt(1), 0.0f);
+  auto d64 = runOp("Det", {tensorFrom<double>(DType::F64, {1, 2, 2}, {1e150, 0, 0, 1e150})}, {}, 22);
+  EXPECT_NEAR(d64->floatAt(0) / 1e300, 1.0, 1e-12);
+  auto nan = runOp("Det", {tensorFrom<float>(DType::F32, {2, 2}, {1, 2, 3, NAN})}, {}, 22);
+  EXPECT_TRUE(std::isnan(nan->floatAt(0)));
+  EXPECT_THROW(runOp("Det", {iotaF({2, 3})}, {}, 22), AtcError);
+  EXPECT_THROW(runOp("Det", {ints({1, 2, 3, 4})}, {}, 22), AtcError);
+}
+
 // ---- The same kernels specialised by the code generator (params baked in, O3, target
 // CPU) and run on the runtime's thread pool must give the native results byte for byte.
 #include <cmath>
