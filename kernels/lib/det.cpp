@@ -1,7 +1,8 @@
 // Kernel "det": Det (ops/reduce/det.cpp). Each M x M matrix is copied into the workspace in
 // double, factorised by LU with partial pivoting, and its determinant (the product of the
-// pivots, negated per row swap) rounded to the output type; a singular matrix gives 0 and a
-// NaN anywhere gives NaN. Params (never renumber): [0] dtype (ATCK_F32 / ATCK_F64),
+// pivots, negated per row swap) rounded to the output type; a zero pivot (a singular
+// matrix) gives 0 and a NaN pivot NaN (a NaN in the matrix reaches a pivot unless a zero
+// pivot comes first, as in LAPACK's getrf). Params (never renumber): [0] dtype (ATCK_F32 / ATCK_F64),
 // [1] matrices, [2] M. bufs: X, Y, workspace (matrices * M * M doubles). One task per matrix.
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_ops.h"
