@@ -12,6 +12,7 @@ int64_t cumAxis(const Node& n, bool* runtime) {
   if (a->type.dtype != DType::I32 && a->type.dtype != DType::I64) opError(n, "axis must be int32 or int64");
   if (a->type.shapeKnown && a->type.numel() != 1) opError(n, "axis must be a scalar");
   *runtime = !a->isConstant();
+  if (*runtime && dm::staticShape(n, 0).empty()) opError(n, "axis: the input is a scalar and has no axes");
   if (*runtime) return -1;
   return normalizeAxis(dm::constInts(n, 1, "axis")[0], (int64_t)dm::staticShape(n, 0).size(), n);
 }
@@ -21,7 +22,6 @@ void inferCum(Graph&, Node& n) {
   if (t != DType::F32 && t != DType::F64 && t != DType::F16 && t != DType::BF16 && t != DType::I32 &&
       t != DType::I64 && t != DType::U32 && t != DType::U64)
     opError(n, std::string("unsupported dtype ") + dtypeName(t));
-  if (dm::staticShape(n, 0).empty()) opError(n, "input must have rank >= 1");
   bool runtime = false;
   cumAxis(n, &runtime);
   if (runtime && dm::staticShape(n, 0).size() > 8) opError(n, "a run-time axis needs an input of rank <= 8");

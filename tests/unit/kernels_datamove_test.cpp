@@ -335,6 +335,9 @@ TEST(DataMove, RunTimeScalarOperands) {
   // An axis outside [-rank, rank) is clamped (kernels cannot raise errors): 7 -> the last axis.
   auto clamped = runWithRuntimeInput1("CumSum", iotaF({2, 3}, 1), makeIntTensor({7}, DType::I64, true));
   expectFloats(*clamped, {1, 3, 6, 4, 9, 15});
+  // A scalar input has no axis to take at run time either.
+  EXPECT_THROW(runWithRuntimeInput1("CumSum", makeIntTensor({5}, DType::I64, true), makeIntTensor({0}, DType::I64, true)),
+               AtcError);
   // A constant axis: the same as CumSum with products.
   auto cpc = runOp("CumProd", {tensorFrom<int64_t>(DType::I64, {4}, {2, -3, 4, 5}), makeIntTensor({0}, DType::I64, true)});
   EXPECT_EQ(cpc->toInts(), (std::vector<int64_t>{2, -6, -24, -120}));

@@ -107,6 +107,7 @@ TEST(ShapeOps, AxisOfAScalarIsAnError) {
   expectNoAxes([&] { inferOp("ArgMax", {f}, {{"axis", int64_t(0)}}); }, "ArgMax");
   expectNoAxes([&] { inferOp("ArgMin", {f}, {{"axis", int64_t(-1)}}); }, "ArgMin");
   expectNoAxes([&] { inferOp("CumSum", {f, makeIntTensor({0}, DType::I64, true)}); }, "CumSum");
+  expectNoAxes([&] { inferOp("CumProd", {f, makeIntTensor({0}, DType::I64, true)}); }, "CumProd");
   expectNoAxes([&] { inferOp("ReduceSum", {f, makeIntTensor({0}, DType::I64, false)}); }, "ReduceSum");
 }
 
