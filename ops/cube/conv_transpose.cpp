@@ -55,10 +55,13 @@ ConvTDims convTDims(const Node& n) {
     bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
     if (!os.empty() || same) {
       int64_t target = !os.empty() ? os[i] : d.in[i] * d.s[i];
+      // A target beyond the full extent makes the total negative: the reference's pads then
+      // reach outside it and those output positions get the bias alone.
+      if (target < 1) opError(n, "output_shape must be positive");
       int64_t total = full - target;
-      if (total < 0) opError(n, "output_shape larger than the transposed convolution can make");
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);  // floor(total / 2), as the reference
       bool upper = autoPad == "SAME_UPPER";  // ONNX spec: otherwise the begin pad gets the odd unit
-      d.pb[i] = upper ? total / 2 : total - total / 2;
+      d.pb[i] = upper ? half : total - half;
       d.pe[i] = total - d.pb[i];
       d.out[i] = target;
     } else {

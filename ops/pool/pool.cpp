@@ -1,4 +1,5 @@
-// MaxPool (with optional Indices output, storage_order, dilations, ceil_mode), AveragePool
+// MaxPool (with optional Indices output, storage_order, dilations, ceil_mode; int8 and uint8
+// through their own kernel), AveragePool
 // (count_include_pad, ceil_mode) and LpPool: 1-D, 2-D and 3-D windows. Lower to the pool
 // kernel (kernels/lib/pool.cpp).
 #include "ops/pool/pool_lowering.h"
@@ -21,7 +22,10 @@ WindowGeom poolGeometry(const Node& n) {
 void inferPool(Graph&, Node& n) {
   WindowGeom g = poolGeometry(n);
   const TensorType& xt = n.inputs[0]->type;
-  if (!isFloat(xt.dtype)) opError(n, "pooling needs a floating-point input");
+  const bool int8 = xt.dtype == DType::I8 || xt.dtype == DType::U8;
+  if (!isFloat(xt.dtype) && !(int8 && n.type == "MaxPool"))
+    opError(n, "pooling needs a floating-point input (MaxPool also takes int8 and uint8)");
+  if (int8 && n.outputs.size() > 1) opError(n, "MaxPool's Indices output needs a floating-point input");
   Shape out = {xt.shape[0], xt.shape[1]};
   out.insert(out.end(), g.out.begin(), g.out.end());
   n.outputs[0]->type = TensorType(xt.dtype, out);
@@ -31,9 +35,22 @@ void inferPool(Graph&, Node& n) {
   }
 }
 
+// MaxPool on int8 / uint8: kernel maxpool_int (kernels/lib/pool_int.cpp), params {dtype,
+// N*C, nd, in[3], out[3], kernel[3], stride[3], dil[3], padBegin[3]} (unused dims 1, pads 0).
+KernelCall lowerIntMaxPool(const Node& n, const WindowGeom& g) {
+  const Shape& x = n.inputs[0]->type.shape;
+  std::vector<int64_t> P = {(int64_t)n.inputs[0]->type.dtype, x[0] * x[1], g.nd};
+  for (const std::vector<int64_t>* v : {&g.in, &g.out, &g.kernel, &g.stride, &g.dil, &g.padBegin}) {
+    const int64_t fill = v == &g.padBegin ? 0 : 1;
+    for (int i = 0; i < 3; ++i) P.push_back(i < g.nd ? (*v)[i] : fill);
+  }
+  return KernelCall{"maxpool_int", P};
+}
+
 KernelCall lowerPool(LowerCtx& c) {
   Node& n = c.node;
   WindowGeom g = poolGeometry(n);
+  if (!isFloat(n.inputs[0]->type.dtype)) return lowerIntMaxPool(n, g);
   int kind = n.type == "MaxPool" ? 0 : n.type == "AveragePool" ? 1 : 2;
   PoolSpec s;
   s.kind = kind;

@@ -553,8 +553,9 @@ void runConvTCase(const ConvTCase& cc, uint32_t seed) {
     int64_t full = cc.s[i] * (cc.in[i] - 1) + op + (cc.k[i] - 1) * cc.d[i] + 1;
     if (!cc.outputShape.empty() || cc.autoPad != "NOTSET") {
       out[i] = cc.outputShape.empty() ? cc.in[i] * cc.s[i] : cc.outputShape[i];
-      int64_t total = full - out[i];
-      pb[i] = cc.autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      int64_t total = full - out[i];  // negative: output_shape beyond the full extent
+      int64_t half = (int64_t)std::floor(total / 2.0);  // the reference's floor division
+      pb[i] = cc.autoPad == "SAME_UPPER" ? half : total - half;
     } else {
       pb[i] = cc.pads[i];
       out[i] = full - cc.pads[i] - cc.pads[i + nd];
@@ -616,6 +617,11 @@ TEST(CubeConvTranspose, OutputShapeAutoPadAnd1D3D) {
   runConvTCase({1, 3, 4, 1, {5, 5}, {4, 3}, {2, 2}, {1, 1}, {}, {}, true, {}, "SAME_LOWER"}, 12);
   runConvTCase({2, 4, 3, 1, {11}, {5}, {3}, {1}, {2, 1}, {}, true}, 13);
   runConvTCase({1, 2, 3, 1, {3, 4, 3}, {2, 3, 2}, {2, 1, 2}, {1, 1, 1}, {0, 1, 0, 0, 1, 1}, {}, true}, 14);
+  // output_shape beyond the full extent (11 x 11 here): the pads go negative as in ONNX's
+  // reference and the extra rows / columns hold the bias alone (node test convtranspose_output_shape).
+  runConvTCase({1, 3, 4, 1, {5, 5}, {3, 3}, {2, 2}, {1, 1}, {}, {}, true, {12, 14}}, 15);
+  runConvTCase({1, 2, 2, 1, {5, 4}, {1, 1}, {3, 3}, {1, 1}, {}, {}, true, {}, "SAME_UPPER"}, 16);
+  runConvTCase({1, 2, 2, 1, {5, 4}, {1, 1}, {3, 3}, {1, 1}, {}, {}, false, {}, "SAME_LOWER"}, 17);
 }
 
 // The activations a cube epilogue computes in 8-lane registers (cube_act8: sigmoid, SiLU,

@@ -146,6 +146,61 @@ TEST(Pool, MaxPool) {
   runPool({"MaxPool", {1, 2, 5, 6, 7}, {2, 2, 3}, {2, 1, 2}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}}, 6);
 }
 
+// MaxPool on int8 / uint8 (kernel maxpool_int) against a direct reference: padding never
+// wins (all-negative int8 input), dilation, a 1-D and a 3-D window; float-only forms refused.
+TEST(Pool, MaxPoolInt8) {
+  auto run = [](DType dt, Shape xs, std::vector<int64_t> k, std::vector<int64_t> st, std::vector<int64_t> dil,
+                std::vector<int64_t> pads, int seed) {
+    Graph g;
+    auto x = std::make_shared<Tensor>(TensorType(dt, xs));
+    std::mt19937 rng(seed);
+    for (auto& b : x->data) b = (uint8_t)(dt == DType::I8 ? (int8_t)(-1 - (int)(rng() % 120)) : (uint8_t)(rng() % 256));
+    Node* n = g.addNode("MaxPool", "mp", {g.newConstant("x", x)}, {g.newValue("y")});
+    n->attrs["kernel_shape"] = k;
+    n->attrs["strides"] = st;
+    n->attrs["dilations"] = dil;
+    n->attrs["pads"] = pads;
+    inferNode(g, *n);
+    auto y = evalNodeNative(g, *n).at(0);
+    const int nd = (int)k.size();
+    std::vector<int64_t> in(3, 1), out(3, 1), k3(3, 1), s3(3, 1), d3(3, 1), p3(3, 0);
+    for (int i = 0; i < nd; ++i) {
+      in[3 - nd + i] = xs[2 + i], out[3 - nd + i] = y->type.shape[2 + i], k3[3 - nd + i] = k[i];
+      s3[3 - nd + i] = st[i], d3[3 - nd + i] = dil[i], p3[3 - nd + i] = pads[i];
+    }
+    const int64_t planes = xs[0] * xs[1], ip = in[0] * in[1] * in[2], op = out[0] * out[1] * out[2];
+    for (int64_t pl = 0; pl < planes; ++pl)
+      for (int64_t o = 0; o < op; ++o) {
+        int64_t o0 = o / (out[1] * out[2]), o1 = o / out[2] % out[1], o2 = o % out[2];
+        int best = dt == DType::I8 ? -128 : 0;
+        for (int64_t a = 0; a < k3[0]; ++a)
+          for (int64_t b = 0; b < k3[1]; ++b)
+            for (int64_t c = 0; c < k3[2]; ++c) {
+              int64_t i0 = o0 * s3[0] - p3[0] + a * d3[0], i1 = o1 * s3[1] - p3[1] + b * d3[1],
+                      i2 = o2 * s3[2] - p3[2] + c * d3[2];
+              if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2]) continue;
+              int64_t at = pl * ip + (i0 * in[1] + i1) * in[2] + i2;
+              int v = dt == DType::I8 ? (int)x->as<int8_t>()[at] : (int)x->as<uint8_t>()[at];
+              best = std::max(best, v);
+            }
+        int got = dt == DType::I8 ? (int)y->as<int8_t>()[pl * op + o] : (int)y->as<uint8_t>()[pl * op + o];
+        ASSERT_EQ(got, best) << "plane " << pl << " output " << o;
+      }
+  };
+  run(DType::I8, {1, 3, 9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 1);
+  run(DType::U8, {2, 2, 8, 7}, {2, 3}, {1, 2}, {2, 1}, {0, 1, 1, 0}, 2);
+  run(DType::U8, {1, 2, 20}, {4}, {3}, {1}, {1, 2}, 3);
+  run(DType::I8, {1, 1, 4, 5, 6}, {2, 2, 3}, {2, 1, 2}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}, 4);
+  Graph g;
+  auto x = std::make_shared<Tensor>(TensorType(DType::U8, {1, 1, 4, 4}));
+  Node* n = g.addNode("AveragePool", "ap", {g.newConstant("x", x)}, {g.newValue("y")});
+  n->attrs["kernel_shape"] = std::vector<int64_t>{2, 2};
+  EXPECT_THROW(inferNode(g, *n), AtcError);
+  Node* m = g.addNode("MaxPool", "mi", {g.newConstant("x2", x)}, {g.newValue("y2"), g.newValue("i2")});
+  m->attrs["kernel_shape"] = std::vector<int64_t>{2, 2};
+  EXPECT_THROW(inferNode(g, *m), AtcError);
+}
+
 TEST(Pool, MaxPoolIndices) {
   runPool({"MaxPool", {2, 3, 9, 8}, {3, 2}, {2, 2}, {1, 1}, {1, 0, 1, 1}, false, false, true}, 10);
   runPool({"MaxPool", {1, 2, 7, 9}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, true, false, true, 1}, 11);
