@@ -55,7 +55,7 @@ OpDef cumOp(const char* type, int64_t product) {
   d.category = OpCategory::Misc;
   d.minInputs = d.maxInputs = 2;
   d.infer = inferCum;
-  d.lower = product ? [](LowerCtx& c) { return lowerCum(c, 1); } : [](LowerCtx& c) { return lowerCum(c, 0); };
+  d.lower = [product](LowerCtx& c) { return lowerCum(c, product); };
   return d;
 }
 

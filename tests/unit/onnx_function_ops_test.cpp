@@ -15,6 +15,7 @@
 #include "kernels/codegen/host_cpu.h"
 #include "runtime/atc_runtime.h"
 #include "support/diagnostics.h"
+#include "tests/unit/onnx_test_util.h"
 
 namespace fs = std::filesystem;
 using namespace atc;
@@ -37,17 +38,6 @@ void addInit(onnx::GraphProto* g, const std::string& name, const std::vector<flo
   for (float x : v) t->add_float_data(x);
 }
 
-// An empty model importing `opset`; its graph.
-onnx::GraphProto* newGraph(onnx::ModelProto& m, int64_t opset) {
-  m.set_ir_version(8);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(opset);
-  auto* g = m.mutable_graph();
-  g->set_name("g");
-  return g;
-}
-
 // Writes m to a temporary file named after `tag`; returns its path.
 std::string save(const onnx::ModelProto& m, const std::string& tag) {
   fs::path p = fs::temp_directory_path() / (tag + "_" + std::to_string(::getpid()) + ".onnx");
@@ -59,7 +49,7 @@ std::string save(const onnx::ModelProto& m, const std::string& tag) {
 std::string model(const std::string& op, int64_t opset, int64_t groups, const std::vector<float>& scale,
                   const std::vector<float>& bias, float attr, const std::string& tag) {
   onnx::ModelProto m;
-  onnx::GraphProto* g = newGraph(m, opset);
+  onnx::GraphProto* g = onnxtest::newGraph(m, opset);
   addInput(g, "x", {2, 4, 3});
   auto* n = g->add_node();
   n->set_op_type(op);
@@ -182,7 +172,7 @@ namespace {
 std::string einsumModel(const std::string& eq, const std::vector<int64_t>& da, const std::vector<int64_t>& db,
                         const std::string& tag) {
   onnx::ModelProto m;
-  onnx::GraphProto* g = newGraph(m, 17);
+  onnx::GraphProto* g = onnxtest::newGraph(m, 17);
   addInput(g, "a", da);
   auto* n = g->add_node();
   n->set_op_type("Einsum");

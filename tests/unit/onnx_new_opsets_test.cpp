@@ -17,6 +17,7 @@
 #include "kernels/codegen/host_cpu.h"
 #include "runtime/atc_runtime.h"
 #include "support/diagnostics.h"
+#include "tests/unit/onnx_test_util.h"
 
 namespace fs = std::filesystem;
 using namespace atc;
@@ -26,12 +27,7 @@ namespace {
 // A one-node model: inputs x (and y when the op is binary) of `elem` [2,3], output z.
 std::string oneNodeModel(const std::string& op, int64_t opset, int elem, bool binary, const std::string& tag) {
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* os = m.add_opset_import();
-  os->set_domain("");
-  os->set_version(opset);
-  auto* g = m.mutable_graph();
-  g->set_name("g");
+  auto* g = onnxtest::newGraph(m, opset);
   for (const char* name : {"x", "y"}) {
     if (std::string(name) == "y" && !binary) break;
     auto* in = g->add_input();
