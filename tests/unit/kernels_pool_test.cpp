@@ -360,3 +360,66 @@ TEST(Pool, BandPathMatchesScalar) {
   runPool({"MaxPool", {1, 130, 7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}}, 520);
   runPool({"AveragePool", {1, 6, 40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, true}, 521);
 }
+
+// Float16 pools of column stride 2 (kernels/lib/pool.cpp pool_rows_s2: rows split into column
+// phases, 16 outputs per vector) against the float32 scalar loops on the same values, rounded
+// to float16 once: bit-identical for max and average, padding, ceil_mode (windows past the end),
+// count_include_pad, dilations, row strides 1 to 3, outputs narrower than a vector and wider
+// ones with a partial last vector, the tensor's first and last rows, several planes per task.
+TEST(Pool, Float16StrideTwoMatchesFloat32) {
+  struct C {
+    std::string op;
+    Shape x;
+    std::vector<int64_t> k, s, d, pads;
+    bool ceil, countPad;
+  };
+  const C cases[] = {
+      {"MaxPool", {1, 5, 30, 30}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, false},
+      {"MaxPool", {2, 3, 27, 27}, {3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, true, false},
+      {"MaxPool", {1, 3, 25, 40}, {3, 3}, {2, 2}, {2, 2}, {2, 2, 2, 2}, false, false},
+      {"MaxPool", {1, 2, 12, 31}, {2, 3}, {1, 2}, {1, 1}, {0, 1, 1, 1}, true, false},
+      {"MaxPool", {1, 70, 9, 9}, {5, 5}, {3, 2}, {1, 1}, {2, 2, 2, 2}, false, false},
+      {"MaxPool", {1, 2, 6, 75}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, false, false},
+      {"AveragePool", {1, 4, 20, 20}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, false, false},
+      {"AveragePool", {2, 3, 29, 29}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, false},
+      {"AveragePool", {2, 3, 29, 29}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, true},
+      {"AveragePool", {1, 3, 7, 66}, {3, 4}, {2, 2}, {1, 1}, {1, 2, 0, 1}, false, true},
+  };
+  uint32_t seed = 700;
+  for (const C& c : cases) {
+    SCOPED_TRACE(c.op + " seed " + std::to_string(seed));
+    auto x16 = std::make_shared<Tensor>(TensorType(DType::F16, c.x));
+    auto x32 = std::make_shared<Tensor>(TensorType(DType::F32, c.x));
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+    for (int64_t i = 0; i < x16->type.numel(); ++i) x32->as<float>()[i] = storeAs(*x16, i, u(rng), DType::F16);
+    std::vector<std::vector<uint8_t>> ys;
+    std::vector<size_t> sizes;
+    for (const auto& xt : {x16, x32}) {
+      Graph g;
+      Node* n = g.addNode(c.op, "pool", {g.newConstant("x", xt)}, {g.newValue("y")});
+      n->attrs["kernel_shape"] = c.k;
+      n->attrs["strides"] = c.s;
+      if (c.op == "MaxPool") n->attrs["dilations"] = c.d;
+      n->attrs["pads"] = c.pads;
+      if (c.ceil) n->attrs["ceil_mode"] = int64_t(1);
+      if (c.countPad) n->attrs["count_include_pad"] = int64_t(1);
+      inferNode(g, *n);
+      LowerCtx ctx(g, *n);
+      KernelCall call = OpRegistry::instance().find(c.op)->lower(ctx);
+      ASSERT_EQ(call.params[PL_BAND], 0);
+      const size_t ybytes = (size_t)n->outputs[0]->type.byteSize();
+      std::vector<uint8_t> y(ybytes + 64, 0xA5), ws(call.workspaceBytes + 64);
+      std::vector<void*> bufs = {xt->data.data(), y.data(), ws.data()};
+      runNativeKernel(*findNativeKernel("pool"), call.params.data(), bufs.data());
+      for (size_t i = ybytes; i < y.size(); ++i) ASSERT_EQ(y[i], 0xA5) << "written past the output";
+      ys.push_back(y);
+      sizes.push_back(ybytes);
+    }
+    const size_t n = sizes[0] / 2;
+    ASSERT_EQ(sizes[1], n * 4);
+    const uint16_t* h = (const uint16_t*)ys[0].data();
+    const float* f = (const float*)ys[1].data();
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(h[i], floatToHalf(f[i])) << "at " << i << ": " << f[i];
+  }
+}
