@@ -135,6 +135,21 @@ void runPool(const PoolCase& pc, uint32_t seed, DType dt = DType::F32) {
         }
 }
 
+// A 2-D pool node over the constant xt with the given window attributes, shapes inferred.
+Node* addPoolNode(Graph& g, const std::string& op, const std::shared_ptr<Tensor>& xt, const std::vector<int64_t>& k,
+                  const std::vector<int64_t>& s, const std::vector<int64_t>& d, const std::vector<int64_t>& pads,
+                  bool ceil, bool countPad) {
+  Node* n = g.addNode(op, "pool", {g.newConstant("x", xt)}, {g.newValue("y")});
+  n->attrs["kernel_shape"] = k;
+  n->attrs["strides"] = s;
+  if (op == "MaxPool") n->attrs["dilations"] = d;
+  n->attrs["pads"] = pads;
+  if (ceil) n->attrs["ceil_mode"] = int64_t(1);
+  if (countPad) n->attrs["count_include_pad"] = int64_t(1);
+  inferNode(g, *n);
+  return n;
+}
+
 }  // namespace
 
 TEST(Pool, MaxPool) {
@@ -321,14 +336,7 @@ TEST(Pool, BandPathMatchesScalar) {
     std::uniform_real_distribution<float> u(-2.0f, 2.0f);
     for (int64_t i = 0; i < xt->type.numel(); ++i) storeAs(*xt, i, u(rng), c.dt);
     Graph g;
-    Node* n = g.addNode(c.op, "pool", {g.newConstant("x", xt)}, {g.newValue("y")});
-    n->attrs["kernel_shape"] = c.k;
-    n->attrs["strides"] = c.s;
-    if (c.op == "MaxPool") n->attrs["dilations"] = c.d;
-    n->attrs["pads"] = c.pads;
-    if (c.ceil) n->attrs["ceil_mode"] = int64_t(1);
-    if (c.countPad) n->attrs["count_include_pad"] = int64_t(1);
-    inferNode(g, *n);
+    Node* n = addPoolNode(g, c.op, xt, c.k, c.s, c.d, c.pads, c.ceil, c.countPad);
     LowerCtx ctx(g, *n);
     KernelCall call = OpRegistry::instance().find(c.op)->lower(ctx);
     ASSERT_EQ(call.params[PL_BAND], 1);
@@ -397,14 +405,7 @@ TEST(Pool, Float16StrideTwoMatchesFloat32) {
     std::vector<size_t> sizes;
     for (const auto& xt : {x16, x32}) {
       Graph g;
-      Node* n = g.addNode(c.op, "pool", {g.newConstant("x", xt)}, {g.newValue("y")});
-      n->attrs["kernel_shape"] = c.k;
-      n->attrs["strides"] = c.s;
-      if (c.op == "MaxPool") n->attrs["dilations"] = c.d;
-      n->attrs["pads"] = c.pads;
-      if (c.ceil) n->attrs["ceil_mode"] = int64_t(1);
-      if (c.countPad) n->attrs["count_include_pad"] = int64_t(1);
-      inferNode(g, *n);
+      Node* n = addPoolNode(g, c.op, xt, c.k, c.s, c.d, c.pads, c.ceil, c.countPad);
       LowerCtx ctx(g, *n);
       KernelCall call = OpRegistry::instance().find(c.op)->lower(ctx);
       ASSERT_EQ(call.params[PL_BAND], 0);
