@@ -114,7 +114,7 @@ static inline ATCK_INLINE void pool_s2_ld(const uint16_t* X, int64_t total, int6
 // adds +0 and the taps run in the scalar loops' order, so the results are the float32 scalar
 // loops' rounded once. The whole band is split before it is read (a row read right after its
 // own stores waits on failed store-to-load forwards). A 3x3 stride-2 MaxPool over 64x112x112,
-// 1 thread, Zen 5: 0.22 ms in pool_f16_rows, 0.10 here; the float32 scalar loops (which LLVM
+// 1 thread, Zen 5: 0.22 ms in pool_f16_rows, 0.086 here; the float32 scalar loops (which LLVM
 // vectorises with the same shuffles, reading the input in place) take 0.08 and stay.
 // rb: POOL_F16_ROWBUF floats (rows * 2 * HW used); wd: ceil16(OW) floats (average: width counts).
 static inline ATCK_INLINE void pool_f16_rows_s2(const int64_t* P, const void* X, void* Y, int64_t pl0, int64_t pl1,
@@ -231,7 +231,7 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   // pool_f16_rows_s2's phase rows: ceil16(OW) + (KW - 1) * DW / 2 floats, rounded up to 16.
   const int64_t HW2 = ((OW + 15) / 16 * 16 + (KW - 1) * DW / 2 + 15) / 16 * 16;
   if (dt == ATCK_F16 && SW == 2 && kind <= 1 && !Ind && ID == 1 && OD == 1 && KD == 1 && PD == 0 &&
-      (KH + SH) * 2 * HW2 <= POOL_F16_ROWBUF) {
+      ((KH - 1) * DH + 1) * 2 * HW2 <= POOL_F16_ROWBUF) {  // one output row's input rows fit
     float rb[POOL_F16_ROWBUF], wd[POOL_F16_ROWBUF / 2];
     pool_f16_rows_s2(P, X, Y, pl0, pl1, HW2, rb, wd);
     return;

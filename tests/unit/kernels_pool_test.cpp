@@ -388,6 +388,8 @@ TEST(Pool, Float16StrideTwoMatchesFloat32) {
       {"MaxPool", {1, 2, 12, 31}, {2, 3}, {1, 2}, {1, 1}, {0, 1, 1, 1}, true, false},
       {"MaxPool", {1, 70, 9, 9}, {5, 5}, {3, 2}, {1, 1}, {2, 2, 2, 2}, false, false},
       {"MaxPool", {1, 2, 6, 75}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, false, false},
+      // rows too wide for one output row's 9 dilated input rows: the per-row path (no overflow)
+      {"MaxPool", {1, 1, 12, 600}, {3, 3}, {2, 2}, {4, 4}, {0, 0, 0, 0}, false, false},
       {"AveragePool", {1, 4, 20, 20}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, false, false},
       {"AveragePool", {2, 3, 29, 29}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, false},
       {"AveragePool", {2, 3, 29, 29}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, true},
