@@ -9,11 +9,14 @@ high_performance's. Replaces a timed unit test (timings belong in benchmarks, no
 Usage: bench_implmode.py [--bin build/bin] [--ops Tanh,Sigmoid,Exp,Erf,Log]
                          [--modes high_performance,super_performance,high_precision] [--rounds 5]
 """
-import argparse, json, os, statistics, subprocess, sys, tempfile
+import argparse, os, statistics, subprocess, sys, tempfile
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
+
+from bench_ab import run as run_om
+from peak_probe import cpu_name
 
 
 def make_model(op, path):
@@ -30,6 +33,7 @@ def main():
     ap.add_argument("--modes", default="high_performance,super_performance,high_precision")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--loop", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     modes = a.modes.split(",")
@@ -57,19 +61,11 @@ def main():
         times = {m: [] for m in modes}
         for _ in range(a.rounds):
             for m in modes:
-                summ = os.path.join(work, "s.json")
-                r = subprocess.run([os.path.join(a.bin, "omrun"), "--model=" + oms[m], "--input=" + npy,
-                                    "--loop=%d" % a.loop, "--warmup=3", "--threads=%d" % a.threads,
-                                    "--summary=" + summ], capture_output=True, text=True)
-                if r.returncode != 0:
-                    sys.exit("omrun failed (%s, %s):\n%s" % (op, m, r.stderr[-2000:]))
-                with open(summ) as f:
-                    times[m].append(float(json.load(f)["latency_ms"]["median"]))
+                times[m].append(run_om(a.bin, oms[m], npy, os.path.join(work, "out"), a))
         med = {m: statistics.median(times[m]) for m in modes}
         rows.append((op, med))
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print("host: %s; threads=%d; rounds=%dx%d runs; ratio = mode / high_performance median" %
-          (cpu, a.threads, a.rounds, a.loop))
+          (cpu_name(), a.threads, a.rounds, a.loop))
     print("| op | " + " | ".join("%s ms (ratio)" % m for m in modes) + " |")
     print("|---|" + "---|" * len(modes))
     for op, med in rows:

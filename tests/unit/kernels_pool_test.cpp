@@ -369,7 +369,7 @@ TEST(Pool, BandPathMatchesScalar) {
   runPool({"AveragePool", {1, 6, 40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, true}, 521);
 }
 
-// Float16 pools of column stride 2 (kernels/lib/pool.cpp pool_rows_s2: rows split into column
+// Float16 pools of column stride 2 (kernels/lib/pool.cpp pool_f16_rows_s2: rows split into column
 // phases, 16 outputs per vector) against the float32 scalar loops on the same values, rounded
 // to float16 once: bit-identical for max and average, padding, ceil_mode (windows past the end),
 // count_include_pad, dilations, row strides 1 to 3, outputs narrower than a vector and wider
