@@ -55,7 +55,7 @@ void atck_attention_task(const int64_t* P, void** bufs, int64_t begin, int64_t e
   CubeOcInit zero;
   for (int v = 0; v < 4; ++v) zero.v[v] = atck_splat16(0.0f);
   for (int64_t task = begin; task < end; ++task) {
-    float* ws = cube_align(bufs[P[AT_OIDX] + 1]) + task * P[AT_SLOT];
+    float* ws = cube_align(bufs[P[AT_OIDX] + 1]) + begin * P[AT_SLOT];  // the call's slot, reused
     float* Kt = ws;                       // [D][KTS]
     float* Qp = Kt + D * KTS;             // NPAN x [D][6]
     float* S = Qp + NPAN * D * CUBE_MR;   // [QB][SST]

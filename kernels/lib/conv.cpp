@@ -190,13 +190,16 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   // are rounded on store after the epilogue.
   const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int red = ydt != ATCK_F32;
+  // One workspace slot per call (the chunk's first task), reused by every task of the chunk:
+  // a thread's scratch stays in its cache instead of walking ntasks slots.
+  float* slot = ws + begin * P[CV_SLOT];
   for (int64_t task = begin; task < end; ++task) {
     if (P[CV_OCM]) {
-      conv_ocm_task(P, bufs, task, ws + task * P[CV_SLOT]);
+      conv_ocm_task(P, bufs, task, slot);
       continue;
     }
     if (P[CV_BAND]) {
-      conv_band_task(P, bufs, task, ws + task * P[CV_SLOT]);
+      conv_band_task(P, bufs, task, slot);
       continue;
     }
     int64_t nb, mb, g, n;
@@ -207,7 +210,7 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     const int64_t m0 = mb * MB, mEnd = cube_min(M, m0 + MB);
     const int64_t p0 = nb * NB, np = cube_min(NPIX, p0 + NB) - p0;
     if (m0 >= mEnd || np <= 0) continue;
-    float* wsB = ws + task * P[CV_SLOT];
+    float* wsB = slot;
     float* acc = wsB + P[CV_ACC];  // red: [MB][NB] fp32, row m - m0
     float apanel[CUBE_MR_MAX * 512];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {

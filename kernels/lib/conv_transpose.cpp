@@ -41,7 +41,7 @@ void atck_conv_transpose_task(const int64_t* P, void** bufs, int64_t begin, int6
     const int64_t oc0 = ob * MB, oc1 = cube_min(OCg, oc0 + MB);
     if (oc0 >= oc1) continue;
     const int64_t rows = (oc1 - oc0) * KS;
-    float* col = ws + task * P[CV_SLOT];
+    float* col = ws + begin * P[CV_SLOT];  // the call's slot, reused by its tasks
     float* bpan = col + ((rows * IPIX + 15) & ~(int64_t)15);
     const float* in = X + (n * C + g * Cg) * IPIX;
     // col = W_g^T[rows of this block] x X_g

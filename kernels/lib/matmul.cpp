@@ -227,6 +227,8 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   // 64-column panels (a test may run the same params on an unpacked B: the tiles below then).
   const int widePath = P[GM_WIDE] && P[GM_B_PACKED] && !P[GM_A_PACKED] && P[GM_NB] % CUBE_OC_NR == 0;
   const int directA = !P[GM_A_PACKED] && !P[GM_PACK_A] && adt == ATCK_F32 && ACS == 1 && alpha == 1.0f;
+  // One workspace slot per call, reused by the chunk's tasks (it stays in the thread's cache).
+  float* slot = ws + begin * P[GM_SLOT];
   for (int64_t task = begin; task < end; ++task) {
     int64_t t = task;
     const int64_t nb = t % NBLOCKS;
@@ -256,10 +258,10 @@ void atck_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
       continue;
     }
     if (widePath) {
-      gemm_wide_task(P, bufs, ws + task * P[GM_SLOT], aOff, b * M * N, m0, mEnd, n0, nEnd);
+      gemm_wide_task(P, bufs, slot, aOff, b * M * N, m0, mEnd, n0, nEnd);
       continue;
     }
-    float* wsA = ws + task * P[GM_SLOT];
+    float* wsA = slot;
     float* wsB = wsA + MB * KC;
     float* acc = wsA + P[GM_ACC];
     for (int64_t k0 = 0; k0 < K; k0 += KC) {

@@ -192,7 +192,7 @@ void atck_pool_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   if (pl1 > NC) pl1 = NC;
   if (P[PL_BAND]) {
     for (int64_t task = begin; task < end; ++task)
-      pool_band_planes(P, bufs, task, task * P[PL_PLANES_PER_TASK],
+      pool_band_planes(P, bufs, begin, task * P[PL_PLANES_PER_TASK],
                        cube_min(NC, (task + 1) * P[PL_PLANES_PER_TASK]));
     return;
   }

@@ -97,11 +97,11 @@ static inline ATCK_INLINE void pool_band_rows(const int64_t* P, void** bufs, con
 }
 
 // Planes [pl0, pl1) of one task; slot: the width divisors (average), then the padded band.
-static inline ATCK_INLINE void pool_band_planes(const int64_t* P, void** bufs, int64_t task, int64_t pl0,
+static inline ATCK_INLINE void pool_band_planes(const int64_t* P, void** bufs, int64_t slotIndex, int64_t pl0,
                                                 int64_t pl1) {
   const int64_t OH = P[PL_OH], OW = P[PL_OW], KH = P[PL_KH], SH = P[PL_SH], DH = P[PL_DH];
   const int64_t OWP = (OW + 15) / 16 * 16, BROWS = P[PL_BROWS];
-  float* slot = cube_align(bufs[P[PL_YIDX] + 1]) + task * P[PL_SLOT];
+  float* slot = cube_align(bufs[P[PL_YIDX] + 1]) + slotIndex * P[PL_SLOT];
   float* wdiv = slot;
   float* pad = slot + OWP;
   const float pv = P[PL_KIND] == 0 ? -INFINITY : 0.0f;
