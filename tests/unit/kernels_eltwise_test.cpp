@@ -372,6 +372,56 @@ TEST(Eltwise, Float16Arithmetic) {
   expectNear(*m->out[0], {halfToFloat(floatToHalf(3.5f / 3)), halfToFloat(floatToHalf(4.001f / 3)), halfToFloat(floatToHalf(3.5f / 3))}, 2e-3, 0);
 }
 
+// float16 / bfloat16 binary arithmetic runs 16 lanes at a time with the last row % 16 elements
+// through the chunked loops: every element equals the float32 result rounded once, for rows
+// shorter than, equal to and longer than 16, a broadcast operand on either side, and NaN.
+TEST(Eltwise, Float16BinaryRowsRoundOnce) {
+  struct Case {
+    const char* op;
+    DType dt;
+    Shape a, b;
+  };
+  const Case cases[] = {
+      {"Mul", DType::F16, {2, 5, 49}, {2, 5, 1}},  // squeeze-excite rows: 3 vectors + 1
+      {"Add", DType::F16, {70}, {70}},             // both contiguous
+      {"Sub", DType::F16, {1, 3, 1}, {1, 3, 33}},  // the broadcast operand first
+      {"Div", DType::BF16, {4, 16}, {4, 1}},       // exactly one vector per row
+      {"Max", DType::F16, {3, 7}, {3, 1}},         // rows shorter than a vector
+      {"Min", DType::F16, {2, 40}, {1}},           // a scalar
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    Shape sa = c.a, sb = c.b;
+    int64_t na = 1, nb = 1;
+    for (auto d : sa) na *= d;
+    for (auto d : sb) nb *= d;
+    std::vector<double> va = randVec((size_t)na, -3, 3, 31), vb = randVec((size_t)nb, 0.25, 2, 32);
+    va[1] = NAN;
+    auto a = makeT(c.dt, sa, va), b = makeT(c.dt, sb, vb);
+    auto r = runOp(c.op, {a, b});
+    const Tensor& y = *r->out[0];
+    ASSERT_EQ(y.type.dtype, c.dt);
+    // Broadcast by hand: the output has the larger operand's shape; the other is repeated.
+    for (int64_t e = 0; e < y.type.numel(); ++e) {
+      int64_t ia = e, ib = e;
+      if (na < nb) ia = e / (nb / na);  // {1,3,1} against {1,3,33}: one value per row
+      if (nb < na) ib = nb == 1 ? 0 : e / (na / nb);
+      float x = (float)a->floatAt(ia), z = (float)b->floatAt(ib), w;
+      std::string op = c.op;
+      if (op == "Mul") w = x * z;
+      else if (op == "Add") w = x + z;
+      else if (op == "Sub") w = x - z;
+      else if (op == "Div") w = x / z;
+      else if (op == "Max") w = std::isnan(x) || std::isnan(z) ? NAN : std::max(x, z);
+      else w = std::isnan(x) || std::isnan(z) ? NAN : std::min(x, z);
+      double want = c.dt == DType::F16 ? halfToFloat(floatToHalf(w)) : bf16ToFloat(floatToBf16(w));
+      double got = y.floatAt(e);
+      if (std::isnan(want)) EXPECT_TRUE(std::isnan(got)) << "element " << e;
+      else EXPECT_EQ(got, want) << "element " << e;
+    }
+  }
+}
+
 TEST(Eltwise, VariadicMeanAndSum) {
   auto a = makeT(DType::F32, {2, 2}, {1, 2, 3, 4});
   auto b = makeT(DType::F32, {2}, {10, 20});
@@ -413,6 +463,9 @@ TEST(EltwiseCodegen, MatchesNative) {
   add("Pow", {big, makeT(DType::F32, {}, {2})});
   add("Where", {makeT(DType::Bool, {64, 1}, {1, 0, 0}), big, row});
   add("Cast", {big}, {{"to", (int64_t)10}});
+  auto h49 = makeT(DType::F16, {8, 49}, randVec(392, -3, 3, 26));
+  add("Mul", {h49, makeT(DType::F16, {8, 1}, randVec(8, -1, 1, 27))});  // float16: 16 lanes + tail
+  add("Sub", {makeT(DType::BF16, {8, 1}, randVec(8, -1, 1, 28)), makeT(DType::BF16, {8, 49}, randVec(392, -3, 3, 29))});
   add("Greater", {big, row});
   add("Sum", {big, row, makeT(DType::F32, {}, {1})});
   add("Div", {makeT(DType::I64, {5}, {7, -7, 9, 100, 3}), makeT(DType::I64, {1}, {2})});
