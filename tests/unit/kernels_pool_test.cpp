@@ -256,12 +256,13 @@ TEST(Pool, GlobalPools) {
   }
 }
 
-// Global max / average pools of planes of at least 64 elements take a vectorised reduction
-// (four 16-lane accumulators and a scalar tail); max keeps the scalar rule that a NaN never
+// Global max / average pools of planes of at least 16 elements take a vectorised reduction
+// (four 16-lane accumulators, then single vectors, and a scalar tail: 7x7 is three vectors and
+// one element, 4x5 one vector and four); max keeps the scalar rule that a NaN never
 // replaces the running maximum; float16 planes convert on load.
 TEST(Pool, GlobalPoolsVectorised) {
   for (DType dt : {DType::F32, DType::F16})
-    for (Shape spatial : {Shape{9, 13}, Shape{1, 151}, Shape{8, 8}, Shape{64, 64}})
+    for (Shape spatial : {Shape{9, 13}, Shape{1, 151}, Shape{8, 8}, Shape{64, 64}, Shape{7, 7}, Shape{4, 5}})
       for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
         SCOPED_TRACE(std::string(op) + " " + std::to_string(spatial[0]) + "x" + std::to_string(spatial[1]) +
                      (dt == DType::F16 ? " f16" : " f32"));
