@@ -14,7 +14,9 @@
 // inputs are read-only (they may be weights, which the runtime maps read-only, constants
 // shared by other nodes, or graph inputs); a kernel with a fixed output index (copy: bufs[1])
 // is only for nodes with that many inputs. The runtime runs items [0, ntasks) in parallel
-// chunks; items must be independent. Floats in P are stored with atck_f(), read with atck_d().
+// chunks; items must be independent. Concurrent calls get disjoint [begin, end) ranges, so a
+// kernel whose workspace has room for ntasks slots may give all the tasks of one call the slot
+// of `begin` (conv, matmul, attention: the scratch stays in that thread's cache). Floats in P are stored with atck_f(), read with atck_d().
 #pragma once
 #include <stdint.h>
 #include <string.h>
