@@ -17,86 +17,15 @@
 // The accumulation has two implementations with identical results: vpdpbusd (Q8_VNNI,
 // targets with AVX512-VNNI; in the native build also only when the host has it) and portable
 // int32 vector code (any host: constant folding, kernel tests).
-#include "kernels/lib/quant_common.h"
+#include "kernels/lib/qconv8_common.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Wpsabi"
-#elif defined(__GNUC__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-
 ATC_KERNEL(qconv8)
 
-typedef int32_t q8_i32 __attribute__((vector_size(64)));
-typedef int32_t q8_i32u __attribute__((vector_size(64), aligned(4)));
-typedef uint32_t q8_u32 __attribute__((vector_size(64)));
-typedef uint32_t q8_u32u __attribute__((vector_size(64), aligned(4)));
-typedef uint32_t q8_u32x8u __attribute__((vector_size(32), aligned(4)));
-typedef float q8_f32 __attribute__((vector_size(64)));
-typedef float q8_f32u __attribute__((vector_size(64), aligned(4)));
-typedef float q8_f32x8u __attribute__((vector_size(32), aligned(4)));
-typedef float q8_f32x4u __attribute__((vector_size(16), aligned(4)));
-typedef float q8_f32x2u __attribute__((vector_size(8), aligned(4)));
-typedef uint8_t q8_u8x16 __attribute__((vector_size(16), aligned(1)));
-typedef int8_t q8_s8x16 __attribute__((vector_size(16), aligned(1)));
-
 int64_t atck_qconv8_ntasks(const int64_t* P) { return P[Q8_N] * P[Q8_NRB] * P[Q8_NOCG]; }
-
-static inline ATCK_INLINE q8_f32 q8_splatf(float f) {
-  q8_f32 v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
-  return v;
-}
-static inline ATCK_INLINE q8_i32 q8_splati(int32_t f) {
-  q8_i32 v = {f, f, f, f, f, f, f, f, f, f, f, f, f, f, f, f};
-  return v;
-}
-
-// Quantization of the band fill: byte = saturate(rint(x / scale) + zp) (+128 for int8, the
-// flip to uint8). x / scale is clamped first to a range that saturates the same way, so that
-// rint can be the add-and-subtract of 1.5 * 2^23 (ties to even); NaN gives the zero point.
-struct Q8Quant {
-  float scale, zp, vlo, vhi, qlo, qhi;
-  int32_t flip;
-};
-
-static inline ATCK_INLINE uint32_t q8_quant1(const Q8Quant& q, float x) {
-  return (uint32_t)((int32_t)atck_q_value(x / q.scale, q.zp, q.qlo, q.qhi) + q.flip);
-}
-// saturate(rint(x / scale) + zp) of 16 floats (QuantizeLinear), as floats.
-static inline ATCK_INLINE q8_f32 q8_qvalue16(const Q8Quant& q, q8_f32 x) {
-  q8_f32 v = x / q8_splatf(q.scale);
-  v = v < q8_splatf(q.vlo) ? q8_splatf(q.vlo) : v;
-  v = v > q8_splatf(q.vhi) ? q8_splatf(q.vhi) : v;
-  v = (v + q8_splatf(12582912.0f)) - q8_splatf(12582912.0f);
-  v = v == v ? v : q8_splatf(0.0f);
-  q8_f32 r = v + q8_splatf(q.zp);
-  r = r < q8_splatf(q.qlo) ? q8_splatf(q.qlo) : r;
-  return r > q8_splatf(q.qhi) ? q8_splatf(q.qhi) : r;
-}
-
-static inline ATCK_INLINE q8_u32 q8_quant16(const Q8Quant& q, const float* x) {
-  return (q8_u32)(__builtin_convertvector(q8_qvalue16(q, *(const q8_f32u*)x), q8_i32) + q8_splati(q.flip));
-}
-
-// QuantizeLinear then DequantizeLinear of 16 floats: (saturate(rint(y / scale) + zp) - zp) * scale,
-// computed as rint(clamp(y * (1 / scale), qlo - zp, qhi - zp)) * scale: the bounds are integers
-// and rint is monotonic, so clamping before rounding saturates the same way; NaN gives 0 (the
-// zero point). y * (1 / scale) can differ from y / scale in the last bit, which moves a y
-// within an ulp of a rounding tie by one step: y is the int8 path's own float result (its
-// sums are not the framework's), so this stays within the one step the path promises
-// (docs/quantization.md); the division made a 16 -> 96 1x1 conv on 112x112 13% slower.
-static inline ATCK_INLINE q8_f32 q8_fakequant16(const Q8Quant& q, q8_f32 y) {
-  q8_f32 v = y * q8_splatf(1.0f / q.scale);
-  v = v == v ? v : q8_splatf(0.0f);
-  v = v < q8_splatf(q.qlo - q.zp) ? q8_splatf(q.qlo - q.zp) : v;
-  v = v > q8_splatf(q.qhi - q.zp) ? q8_splatf(q.qhi - q.zp) : v;
-  v = (v + q8_splatf(12582912.0f)) - q8_splatf(12582912.0f);
-  return v * q8_splatf(q.scale);
-}
 
 // The uint8 byte of element i of channel row `src` (nullptr: a channel past C, the zero point).
 static inline ATCK_INLINE uint32_t q8_byte(const int64_t* P, const Q8Quant& q, const void* src, int64_t i, uint32_t zpb) {
@@ -109,7 +38,7 @@ static inline ATCK_INLINE uint32_t q8_byte(const int64_t* P, const Q8Quant& q, c
 }
 
 // 16 consecutive elements of a channel row as uint8 bytes in int32 lanes.
-static inline ATCK_INLINE q8_u32 q8_bytes16(const int64_t* P, const Q8Quant& q, const void* src, int64_t i, uint32_t zpb) {
+static Q8_AI q8_u32 q8_bytes16(const int64_t* P, const Q8Quant& q, const void* src, int64_t i, uint32_t zpb) {
   if (!src) return (q8_u32)q8_splati((int32_t)zpb);
   switch (P[Q8_XDT]) {
     case ATCK_F32: return q8_quant16(q, (const float*)src + i);
@@ -120,7 +49,7 @@ static inline ATCK_INLINE q8_u32 q8_bytes16(const int64_t* P, const Q8Quant& q, 
 }
 
 // 16 band words: columns [i, i + 16) of the 4 channel rows, one channel per byte.
-static inline ATCK_INLINE q8_u32 q8_words16(const int64_t* P, const Q8Quant& q, const char* const* src, int64_t i,
+static Q8_AI q8_u32 q8_words16(const int64_t* P, const Q8Quant& q, const char* const* src, int64_t i,
                                            uint32_t zpb) {
   return q8_bytes16(P, q, src[0], i, zpb) | (q8_bytes16(P, q, src[1], i, zpb) << 8) |
          (q8_bytes16(P, q, src[2], i, zpb) << 16) | (q8_bytes16(P, q, src[3], i, zpb) << 24);
@@ -275,42 +204,9 @@ Q8_VNNI_TARGET static void q8_tile8_vnni(const uint32_t* band, const int32_t* of
 }
 #endif
 
-// The runs of a tile's lanes that land in Y: lane0, count, Y offset within a channel plane.
-struct Q8Seg {
-  int64_t lane, len, dst;
-};
-
-// Copies n < 16 floats in at most four vector moves (8, 4, 2, 1): a scalar loop here cost
-// half the time of 1x1 convs on 14x14 maps, whose tiles end mid-row.
-static inline ATCK_INLINE void q8_put(float* d, const float* s, int64_t n) {
-  if (n & 8) {
-    *(q8_f32x8u*)d = *(const q8_f32x8u*)s;
-    d += 8, s += 8;
-  }
-  if (n & 4) {
-    *(q8_f32x4u*)d = *(const q8_f32x4u*)s;
-    d += 4, s += 4;
-  }
-  if (n & 2) {
-    *(q8_f32x2u*)d = *(const q8_f32x2u*)s;
-    d += 2, s += 2;
-  }
-  if (n & 1) *d = *s;
-}
-
-// The activation `code` (0: none, 1: ReLU, 2: Clip to [lo, hi]) of 16 floats.
-static inline ATCK_INLINE q8_f32 q8_act(int64_t code, q8_f32 y, float lo, float hi) {
-  if (code == 1) y = y > q8_splatf(0.0f) ? y : q8_splatf(0.0f);
-  if (code == 2) {
-    y = y < q8_splatf(lo) ? q8_splatf(lo) : y;
-    y = y > q8_splatf(hi) ? q8_splatf(hi) : y;
-  }
-  return y;
-}
-
 // The 16 floats of a channel plane `r` that the tile's lanes land on (lanes no segment
 // covers: 0).
-static inline ATCK_INLINE q8_f32 q8_gather_segs(const float* r, const Q8Seg* seg, int nseg) {
+static Q8_AI q8_f32 q8_gather_segs(const float* r, const Q8Seg* seg, int nseg) {
   if (nseg == 1 && seg[0].len == 16) return *(const q8_f32u*)(r + seg[0].dst);
   float t[16] = {0};
   for (int s = 0; s < nseg; ++s) q8_put(t + seg[s].lane, r + seg[s].dst, seg[s].len);
@@ -320,19 +216,13 @@ static inline ATCK_INLINE q8_f32 q8_gather_segs(const float* r, const Q8Seg* seg
 // Epilogue of one tile: channels [oc0, oc0 + noc) of acc (row i: channel oc0 + i); R: the
 // residual's planes of this image (nullptr: none).
 static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, int64_t oc0, int64_t noc,
-                                        const float* aux, float* Y, const float* R, const Q8Seg* seg, int nseg) {
+                                        const float* aux, void* Y, const float* R, const Q8Seg* seg, int nseg) {
   const int64_t OCP = P[Q8_OCP], plane = P[Q8_OH] * P[Q8_OW];
   const int32_t* comp = (const int32_t*)(aux + 2 * OCP);
   const float lo = (float)atck_d(P[Q8_ACTLO]), hi = (float)atck_d(P[Q8_ACTHI]);
   const float plo = (float)atck_d(P[Q8_PACTLO]), phi = (float)atck_d(P[Q8_PACTHI]);
-  Q8Quant oq;
-  oq.scale = (float)atck_d(P[Q8_OSCALE]);
-  oq.zp = (float)P[Q8_OZP];
-  oq.qlo = (float)P[Q8_OQLO];
-  oq.qhi = (float)P[Q8_OQHI];
-  oq.vlo = oq.qlo - oq.zp - 1.0f;
-  oq.vhi = oq.qhi - oq.zp + 1.0f;
-  oq.flip = 0;
+  const Q8Out o = q8_out_params(P[Q8_OQ], P[Q8_OSCALE], P[Q8_OZP], P[Q8_OQLO], P[Q8_OQHI]);
+  const int64_t esz = o.mode == 2 ? 1 : 4;
   for (int64_t i = 0; i < noc; ++i) {
     const int64_t oc = oc0 + i;
     q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + i * 16) - q8_splati(comp[oc]), q8_f32) *
@@ -340,15 +230,7 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
                q8_splatf(aux[OCP + oc]);
     y = q8_act(P[Q8_ACT], y, lo, hi);
     if (R) y = q8_act(P[Q8_PACT], y + q8_gather_segs(R + oc * plane, seg, nseg), plo, phi);
-    if (P[Q8_OQ]) y = q8_fakequant16(oq, y);
-    float* yo = Y + oc * plane;
-    if (nseg == 1 && seg[0].len == 16) {
-      *(q8_f32u*)(yo + seg[0].dst) = y;
-      continue;
-    }
-    float t[16];
-    *(q8_f32u*)t = y;
-    for (int s = 0; s < nseg; ++s) q8_put(yo + seg[s].dst, t + seg[s].lane, seg[s].len);
+    q8_out_store(o, (char*)Y + oc * plane * esz, y, seg, nseg);
   }
 }
 
@@ -432,7 +314,7 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t kw = 0; kw < KW; ++kw, ++kq)
           off[kq] = (int32_t)(cq * PLANE + kh * DH * WPP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
-    float* Y = (float*)bufs[P[Q8_YBUF]] + n * OC * OH * OW;
+    void* Y = (char*)bufs[P[Q8_YBUF]] + n * OC * OH * OW * (P[Q8_OQ] == 2 ? 1 : 4);
     const float* R = P[Q8_RBUF] >= 0 ? (const float*)bufs[P[Q8_RBUF]] + n * OC * OH * OW : nullptr;
     // Tiles: flat runs of 16 band words (stride 1), else 16 columns of one output row. With
     // vpdpbusd, two or three neighbouring tiles (of one output row when strided) run as the

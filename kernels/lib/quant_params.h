@@ -115,9 +115,40 @@ enum QConv8Param {
   Q8_SLOT,                              // workspace bytes per task
   Q8_XBUF, Q8_WBUF, Q8_ABUF, Q8_YBUF,
   Q8_ACTLO, Q8_ACTHI,                   // atck_f: Clip bounds (Q8_ACT 2)
-  Q8_OQ,                                // 1: y goes through QuantizeLinear + DequantizeLinear
+  Q8_OQ,                                // 1: y goes through QuantizeLinear + DequantizeLinear;
+                                        // 2: through QuantizeLinear alone (Y uint8 / int8)
   Q8_OSCALE, Q8_OZP, Q8_OQLO, Q8_OQHI,  // their scale (atck_f), zero point, saturation range
   Q8_RBUF,                              // residual R added after the activation (-1: none)
   Q8_PACT, Q8_PACTLO, Q8_PACTHI,        // the activation after R: as Q8_ACT / ACTLO / ACTHI
   Q8_COUNT
+};
+
+// ---- qdwconv8: depthwise 2-D convolution (group == C == OC) of an 8-bit input with int8 ----
+// weights (QuantizedConv with group == C). Per channel c and pixel p:
+//   y = float(sum_k (xq[c,k,p] - x_zp) * w[c,k]) * mult[c] + bias[c], then the activation and
+//   the output stage (OQ as Q8_OQ: float32, Q/DQ to float32, or quantized uint8 / int8).
+// A task is PPT planes (n, c); each plane in bands of MB output rows. A band's padded input
+// rows (quantized, or copied, int8 flipped to uint8; zero-point padding) become rows of 32-bit
+// "tap words": word (row r, quad g, output column ow) holds the 4 bytes of padded row r at
+// columns ow * SW + (4g + j) * DW, j = 0..3 (kernel columns 4g..4g+3; zero weights past KW),
+// so one vpdpbusd sums 4 taps of 16 outputs. Word rows are stored per row phase (r % SH) and
+// quad, OW words each, one row after another: word row i + kh*DH/SH of phase (kh*DH) % SH at
+// column ow is the tap row kh of output (oh0 + i, ow), so the outputs of a band run flat
+// (t = (oh - oh0) * OW + ow) over every tap row: 16 consecutive outputs, one 64-byte load.
+//   packed weights (WBUF): int32 words [C][KH][NQ] (4 int8 taps each, kernel columns 4g..4g+3)
+//   aux (ABUF): float mult[C], float bias[C], int32 comp[C] = x_zp' * sum_k w[c,k]
+enum QDw8Param {
+  QD_N = 0, QD_C, QD_IH, QD_IW, QD_OH, QD_OW, QD_KH, QD_KW,
+  QD_SH, QD_SW, QD_DH, QD_DW, QD_PH, QD_PW,
+  QD_XDT, QD_XSCALE, QD_XZP, QD_QDT,   // as Q8_XDT, Q8_XSCALE, Q8_XZP, Q8_QDT
+  QD_ACT, QD_ACTLO, QD_ACTHI,          // as Q8_ACT, Q8_ACTLO, Q8_ACTHI
+  QD_OQ, QD_OSCALE, QD_OZP, QD_OQLO, QD_OQHI,  // as Q8_OQ...
+  QD_VNNI,                             // 1: vpdpbusd (AVX512-VNNI); 0: portable int32 code
+  QD_NQ,                               // tap quads per kernel row: ceil(KW / 4)
+  QD_MB, QD_WROWS,                     // output rows per band; word rows per phase (MB + (KH-1)*DH/SH)
+  QD_PADW,                             // bytes of the padded-row scratch
+  QD_PPT,                              // planes per task
+  QD_SLOT,                             // workspace bytes per call (words, scratch, accumulators)
+  QD_XBUF, QD_WBUF, QD_ABUF, QD_YBUF,
+  QD_COUNT
 };

@@ -1,6 +1,6 @@
 // QuantizedConv (internal op, made by QdqConvFoldPass from DequantizeLinear -> Conv of a QDQ
-// model): a 2-D convolution of an 8-bit input with constant int8 weights and a float32
-// output, kernel "qconv8" (kernels/lib/qconv8.cpp, layouts in quant_params.h).
+// model): a 2-D convolution of an 8-bit input with constant int8 weights, kernels "qconv8"
+// and "qdwconv8" (kernels/lib/qconv8.cpp, qdwconv8.cpp; layouts in quant_params.h).
 //   inputs: x (float32, quantized in the kernel as QuantizeLinear(x, x_scale, x_zero_point)
 //           does; or uint8 / int8, already quantized), x_scale (float32 scalar),
 //           x_zero_point (uint8 / int8 scalar, constant), w (int8 [OC, C, KH, KW], constant),
@@ -10,7 +10,9 @@
 //   (attribute activation: "Relu", or "Clip" to [clip_min, clip_max]), then + R and the
 //   activation after it (post_activation, post_clip_min/max: a ResNet block's Add and Relu),
 //   then, when attribute out_scale is set, QuantizeLinear + DequantizeLinear with out_scale,
-//   out_zero_point and out_dtype ("uint8" / "int8"). Conv's attributes (group must be 1).
+//   out_zero_point and out_dtype ("uint8" / "int8"), or with out_quantize = 1 QuantizeLinear
+//   alone: y is then uint8 / int8 (its readers are int8 convs). Conv's attributes; group 1
+//   (kernel qconv8) or depthwise, group == C == OC (kernel qdwconv8, no residual R).
 // mult is x_scale * w_scale[oc] (times a folded BatchNormalization's scale).
 #include <algorithm>
 #include <cmath>
@@ -23,7 +25,7 @@ namespace atc {
 namespace {
 
 struct QcDims {
-  int64_t N = 0, C = 0, OC = 0;
+  int64_t N = 0, C = 0, OC = 0, group = 1;
   WindowGeom g;
 };
 
@@ -37,12 +39,15 @@ QcDims quantizedConvDims(const Node& n) {
   if (n.inputs[3]->type.dtype != DType::I8) opError(n, "w must be int8");
   if (!xt.shapeKnown || xt.shape.size() != 4 || !n.inputs[3]->type.shapeKnown || ws.size() != 4)
     opError(n, "x and w must be 4-D (N x C x H x W, OC x C x KH x KW)");
-  if (n.attrInt("group", 1) != 1) opError(n, "group must be 1");
   QcDims d;
   d.N = xt.shape[0];
   d.C = xt.shape[1];
   d.OC = ws[0];
-  if (ws[1] != d.C) opError(n, "w has " + std::to_string(ws[1]) + " input channels, x has " + std::to_string(d.C));
+  d.group = n.attrInt("group", 1);
+  if (d.group != 1 && !(d.group == d.C && d.OC == d.C && ws[1] == 1))
+    opError(n, "group must be 1 or, for a depthwise conv, the channel count with one output channel per input channel");
+  if (ws[1] * d.group != d.C)
+    opError(n, "w has " + std::to_string(ws[1]) + " input channels per group, x has " + std::to_string(d.C));
   for (size_t i : {(size_t)1, (size_t)2})
     if (!n.inputs[i] || n.inputs[i]->type.numel() != 1) opError(n, "x_scale and x_zero_point must be scalars");
   if (n.inputs[1]->type.dtype != DType::F32) opError(n, "x_scale must be float32");
@@ -58,6 +63,7 @@ QcDims quantizedConvDims(const Node& n) {
       opError(n, std::string(a) + " must be Relu, Clip or absent, not " + act);
   }
   if (n.hasAttr("post_activation") && !n.input(6)) opError(n, "post_activation needs the residual input R");
+  if (d.group != 1 && n.input(6)) opError(n, "a depthwise QuantizedConv takes no residual input R");
   if (const Value* r = n.input(6)) {
     const Shape want = {d.N, d.OC, d.g.out[0], d.g.out[1]};
     if (r->type.dtype != DType::F32 || !r->type.shapeKnown || r->type.shape != want)
@@ -70,13 +76,17 @@ QcDims quantizedConvDims(const Node& n) {
     const int64_t z = n.attrInt("out_zero_point", 0);
     if (z < (qdt == "int8" ? -128 : 0) || z > (qdt == "int8" ? 127 : 255))
       opError(n, "out_zero_point is outside out_dtype's range");
+  } else if (n.attrInt("out_quantize", 0) != 0) {
+    opError(n, "out_quantize needs out_scale, out_zero_point and out_dtype");
   }
   return d;
 }
 
 void inferQuantizedConv(Graph&, Node& n) {
   QcDims d = quantizedConvDims(n);
-  n.outputs[0]->type = TensorType(DType::F32, {d.N, d.OC, d.g.out[0], d.g.out[1]});
+  DType yt = DType::F32;
+  if (n.attrInt("out_quantize", 0) != 0) yt = n.attrString("out_dtype", "") == "int8" ? DType::I8 : DType::U8;
+  n.outputs[0]->type = TensorType(yt, {d.N, d.OC, d.g.out[0], d.g.out[1]});
 }
 
 // Weights packed as [OCP/16][KQ][16][4] int8, k-quad kq = (cq * KH + kh) * KW + kw.
@@ -158,12 +168,79 @@ void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, in
   }
 }
 
+// The output stage (Q8_OQ / QD_OQ): 0 float32, 1 Q/DQ to float32, 2 quantized (out_quantize).
+int64_t outStage(const Node& n) {
+  if (!n.hasAttr("out_scale")) return 0;
+  return n.attrInt("out_quantize", 0) != 0 ? 2 : 1;
+}
+
+// Depthwise weights as tap words: int8 [C][KH][NQ][4], quad g holding kernel columns 4g..4g+3.
+TensorPtr packDwWeights(const Tensor& w, int64_t C, int64_t KH, int64_t KW, int64_t NQ) {
+  auto pk = std::make_shared<Tensor>(TensorType(DType::I8, {C * KH * NQ * 4}));
+  int8_t* dst = pk->as<int8_t>();
+  std::fill(dst, dst + C * KH * NQ * 4, (int8_t)0);
+  const int8_t* src = w.as<int8_t>();
+  for (int64_t ch = 0; ch < C; ++ch)
+    for (int64_t kh = 0; kh < KH; ++kh)
+      for (int64_t kw = 0; kw < KW; ++kw) dst[((ch * KH + kh) * NQ + kw / 4) * 4 + kw % 4] = src[(ch * KH + kh) * KW + kw];
+  return pk;
+}
+
+// Depthwise (group == C): kernel qdwconv8, bands of output rows whose tap words take <= 16 KB.
+KernelCall lowerQuantizedDwConv(LowerCtx& c, const QcDims& d) {
+  Node& n = c.node;
+  const WindowGeom& g = d.g;
+  const int64_t KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0], OW = g.out[1], NQ = (KW + 3) / 4;
+  const int64_t SH = g.stride[0], SW = g.stride[1], DH = g.dil[0], DW = g.dil[1];
+  if (KH * NQ > 64) opError(n, "a depthwise QuantizedConv takes kernels of at most 64 rows of 4 columns");
+  std::vector<int64_t> P(QD_COUNT, 0);
+  P[QD_N] = d.N; P[QD_C] = d.C; P[QD_IH] = g.in[0]; P[QD_IW] = g.in[1]; P[QD_OH] = OH; P[QD_OW] = OW;
+  P[QD_KH] = KH; P[QD_KW] = KW; P[QD_SH] = SH; P[QD_SW] = SW; P[QD_DH] = DH; P[QD_DW] = DW;
+  P[QD_PH] = g.padBegin[0]; P[QD_PW] = g.padBegin[1];
+  P[QD_XDT] = (int64_t)n.inputs[0]->type.dtype;
+  P[QD_QDT] = (int64_t)n.inputs[2]->type.dtype;
+  P[QD_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
+  P[QD_XZP] = n.inputs[2]->constant->intAt(0);
+  const std::string act = n.attrString("activation", "");
+  P[QD_ACT] = act == "Relu" ? 1 : act == "Clip" ? 2 : 0;
+  P[QD_ACTLO] = paramFromDouble(n.attrFloat("clip_min", -INFINITY));
+  P[QD_ACTHI] = paramFromDouble(n.attrFloat("clip_max", INFINITY));
+  P[QD_OQ] = outStage(n);
+  P[QD_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
+  P[QD_OZP] = n.attrInt("out_zero_point", 0);
+  const bool osgn = n.attrString("out_dtype", "") == "int8";
+  P[QD_OQLO] = osgn ? -128 : 0;
+  P[QD_OQHI] = osgn ? 127 : 255;
+  P[QD_VNNI] = c.int8Vnni ? 1 : 0;
+  P[QD_NQ] = NQ;
+  const int64_t extra = (KH - 1) * DH / SH;
+  P[QD_MB] = std::min<int64_t>(OH, std::max<int64_t>(1, (16 << 10) / (4 * SH * NQ * OW) - extra));
+  P[QD_WROWS] = P[QD_MB] + extra;
+  P[QD_PADW] = SW * OW + (KW - 1) * DW + 48;
+  P[QD_PPT] = std::max<int64_t>(1, d.N * d.C / 64);
+  const int64_t region = P[QD_WROWS] * OW + 16;
+  P[QD_SLOT] = (SH * NQ * region * 4 + P[QD_PADW] + 63) / 64 * 64 + 4 * 16 * 4;
+  P[QD_XBUF] = 0; P[QD_WBUF] = 3; P[QD_ABUF] = 4; P[QD_YBUF] = (int64_t)n.inputs.size();
+  if (!n.hasAttr("_q8_wshape")) {
+    const int32_t zpFlipped = (int32_t)P[QD_XZP] + (P[QD_QDT] == (int64_t)DType::I8 ? 128 : 0);
+    c.replaceConstInput(4, q8Aux(n, d.C, d.C, KH * KW, zpFlipped));
+    const std::string how = "qdwconv8_words " + std::to_string(d.C) + "x" + std::to_string(KH) + "x" + std::to_string(KW);
+    if (!c.usePackedInput(3, how)) c.replaceConstInput(3, packDwWeights(*n.inputs[3]->constant, d.C, KH, KW, NQ), how);
+    n.attrs["_q8_wshape"] = Shape{d.C, 1, KH, KW};
+  }
+  KernelCall kc = makeCall("qdwconv8", P);
+  const int64_t ntasks = (d.N * d.C + P[QD_PPT] - 1) / P[QD_PPT];
+  kc.workspaceBytes = ntasks * P[QD_SLOT] + 64;
+  return kc;
+}
+
 KernelCall lowerQuantizedConv(LowerCtx& c) {
   Node& n = c.node;
   QcDims d = quantizedConvDims(n);
   for (size_t i : {(size_t)1, (size_t)2, (size_t)3, (size_t)4})
     if (!n.inputs[i]->isConstant()) opError(n, "x_scale, x_zero_point, w and mult must be constants");
   if (n.input(5) && !n.input(5)->isConstant()) opError(n, "B must be a constant");
+  if (d.group != 1) return lowerQuantizedDwConv(c, d);
   const WindowGeom& g = d.g;
   const int64_t KH = g.kernel[0], KW = g.kernel[1], OH = g.out[0], OW = g.out[1];
   const int64_t C4 = (d.C + 3) / 4, KQ = C4 * KH * KW, OCP = (d.OC + 15) / 16 * 16;
@@ -185,7 +262,7 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_PACT] = post == "Relu" ? 1 : post == "Clip" ? 2 : 0;
   P[Q8_PACTLO] = paramFromDouble(n.attrFloat("post_clip_min", -INFINITY));
   P[Q8_PACTHI] = paramFromDouble(n.attrFloat("post_clip_max", INFINITY));
-  P[Q8_OQ] = n.hasAttr("out_scale") ? 1 : 0;
+  P[Q8_OQ] = outStage(n);
   P[Q8_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
   P[Q8_OZP] = n.attrInt("out_zero_point", 0);
   const bool osgn = n.attrString("out_dtype", "") == "int8";

@@ -26,6 +26,8 @@ struct Q8Case {
   bool clip = false;  // activation Clip to [-0.7, 0.9] instead of ReLU
   bool outq = false;  // output stage: QuantizeLinear + DequantizeLinear (scale 0.011, zero point 3, int8)
   bool resid = false;  // residual input R added after the activation, then ReLU (post_activation)
+  bool dw = false;     // depthwise: group == C == OC, weights [C, 1, KH, KW] (kernel qdwconv8)
+  bool outu8 = false;  // output quantized to uint8 (out_quantize; scale 0.011, zero point 3)
 };
 
 int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
@@ -65,7 +67,8 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
       xq[i] = x->as<int8_t>()[i];
     }
   }
-  auto w = std::make_shared<Tensor>(TensorType(DType::I8, {c.OC, c.C, c.KH, c.KW}));
+  const int64_t CG = c.dw ? 1 : c.C;  // input channels per group
+  auto w = std::make_shared<Tensor>(TensorType(DType::I8, {c.OC, CG, c.KH, c.KW}));
   for (int64_t i = 0; i < w->type.numel(); ++i) w->as<int8_t>()[i] = (int8_t)s8(rng);
   auto mult = std::make_shared<Tensor>(TensorType(DType::F32, {c.OC}));
   auto bias = std::make_shared<Tensor>(TensorType(DType::F32, {c.OC}));
@@ -96,17 +99,19 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
   b.n->attrs["strides"] = c.strides;
   b.n->attrs["pads"] = c.pads;
   b.n->attrs["dilations"] = c.dil;
+  if (c.dw) b.n->attrs["group"] = c.C;
   if (c.relu) b.n->attrs["activation"] = std::string("Relu");
   if (c.clip) {
     b.n->attrs["activation"] = std::string("Clip");
     b.n->attrs["clip_min"] = -0.7;
     b.n->attrs["clip_max"] = 0.9;
   }
-  if (c.outq) {
+  if (c.outq || c.outu8) {
     b.n->attrs["out_scale"] = 0.011;
     b.n->attrs["out_zero_point"] = (int64_t)3;
-    b.n->attrs["out_dtype"] = std::string("int8");
+    b.n->attrs["out_dtype"] = std::string(c.outu8 ? "uint8" : "int8");
   }
+  if (c.outu8) b.n->attrs["out_quantize"] = (int64_t)1;
   inferNode(b.g, *b.n);
   const Shape& ys = b.n->outputs[0]->type.shape;
   const int64_t OH = ys[2], OW = ys[3];
@@ -116,20 +121,21 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           int64_t acc = 0;
-          for (int64_t ci = 0; ci < c.C; ++ci)
+          for (int64_t ci = c.dw ? o : 0; ci < (c.dw ? o + 1 : c.C); ++ci)
             for (int64_t kh = 0; kh < c.KH; ++kh)
               for (int64_t kw = 0; kw < c.KW; ++kw) {
                 const int64_t ih = oh * c.strides[0] - c.pads[0] + kh * c.dil[0];
                 const int64_t iw = ow * c.strides[1] - c.pads[1] + kw * c.dil[1];
                 if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
                 acc += (int64_t)(xq[((n * c.C + ci) * c.H + ih) * c.W + iw] - zp) *
-                       w->as<int8_t>()[((o * c.C + ci) * c.KH + kh) * c.KW + kw];
+                       w->as<int8_t>()[((o * CG + (c.dw ? 0 : ci)) * c.KH + kh) * c.KW + kw];
               }
           float y = (float)acc * mult->as<float>()[o] + bias->as<float>()[o];
           if (c.relu) y = std::max(y, 0.0f);
           if (c.clip) y = std::min(std::max(y, -0.7f), 0.9f);
           if (c.resid) y = std::max(y + res[((n * c.OC + o) * OH + oh) * OW + ow], 0.0f);
           if (c.outq) y = (float)(quantRef(y, 0.011f, 3, DType::I8) - 3) * 0.011f;
+          if (c.outu8) y = (float)quantRef(y, 0.011f, 3, DType::U8);  // the byte
           b.ref[((n * c.OC + o) * OH + oh) * OW + ow] = y;
         }
 }
@@ -141,8 +147,9 @@ void check(const Q8Case& c, bool vnni) {
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0]->type.numel(), (int64_t)b.ref.size());
   int bad = 0;
+  ASSERT_EQ(out[0]->type.dtype, c.outu8 ? DType::U8 : DType::F32);
   for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
-    const float got = out[0]->as<float>()[i], want = b.ref[i];
+    const float got = c.outu8 ? (float)out[0]->as<uint8_t>()[i] : out[0]->as<float>()[i], want = b.ref[i];
     if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
       ADD_FAILURE() << c.name << (vnni ? " (vnni)" : " (portable)") << ": element " << i << " got " << got
                     << ", want " << want;
@@ -175,6 +182,21 @@ const std::vector<Q8Case>& cases() {
       {"residual, 3x3 s1 7x7 map", DType::F32, DType::U8, 1, 8, 7, 7, 24, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, false, true},
       {"residual, wide map, no bias", DType::F32, DType::U8, 1, 8, 5, 50, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, false, false, true, true},
       {"residual, 1x1 s2", DType::U8, DType::U8, 1, 12, 8, 70, 20, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, false, false, true},
+      // Output quantized to uint8 (the bytes an int8 reader takes; rows ending mid-tile).
+      {"uint8 output, 3x3 s1", DType::F32, DType::U8, 1, 8, 7, 23, 20, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, true, false, false, false, false, true},
+      {"uint8 output, 1x1 s2 int8 input", DType::I8, DType::I8, 1, 12, 8, 38, 40, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, false, false, false, false, true},
+      // Depthwise (qdwconv8): strides 1 and 2, bands of one or several rows, rows narrower than a
+      // tile (flat tiles across rows), a plane of fewer than 16 outputs, 5x5 and 7x7 kernels
+      // (several tap quads), dilation, asymmetric pads, stride 3 (scalar tap words), int8 and
+      // uint8 inputs, every output stage.
+      {"dw 3x3 s1 float u8", DType::F32, DType::U8, 2, 19, 11, 37, 19, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, true, false, false, true},
+      {"dw 3x3 s2 uint8 in, uint8 out", DType::U8, DType::U8, 1, 24, 29, 29, 24, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, false, true, true, false, false, true, true},
+      {"dw 3x3 s1 7x7 map, int8 in, Q/DQ out", DType::I8, DType::I8, 1, 70, 7, 7, 70, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, true, false, true, false, true},
+      {"dw 3x3 s1 3x4 map", DType::U8, DType::U8, 1, 5, 3, 4, 5, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, false, false, false, false, true},
+      {"dw 5x5 s2 wide rows", DType::F32, DType::U8, 1, 6, 20, 150, 6, 5, 5, {2, 2}, {2, 2, 2, 2}, {1, 1}, true, true, false, false, false, true, true},
+      {"dw 7x7 s1, dilation 2, asymmetric pads", DType::U8, DType::U8, 1, 4, 19, 26, 4, 7, 7, {1, 1}, {3, 1, 5, 2}, {2, 2}, false, true, false, false, false, true},
+      {"dw 3x3 stride (2, 3)", DType::F32, DType::I8, 1, 4, 17, 40, 4, 3, 3, {2, 3}, {1, 1, 1, 1}, {1, 1}, false, true, false, false, false, true},
+      {"dw 3x3 s1 tall map (several bands)", DType::U8, DType::U8, 1, 3, 300, 40, 3, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, false, false, true, true},
   };
   return cs;
 }
@@ -207,8 +229,14 @@ TEST(KernelQConv8, RefusesBadNodes) {
   Q8Case c = cases()[0];
   Built b;
   build(c, b, 1);
-  b.n->attrs["group"] = (int64_t)2;
+  b.n->attrs["group"] = (int64_t)2;  // neither 1 nor depthwise
   EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+  b.n->attrs["group"] = c.C;  // depthwise, but the weights have C input channels
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+  b.n->attrs.erase("group");
+  b.n->attrs["out_quantize"] = (int64_t)1;  // without out_scale
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+  b.n->attrs.erase("out_quantize");
   b.n->attrs.erase("group");
   b.n->attrs["activation"] = std::string("Sigmoid");
   EXPECT_THROW(inferNode(b.g, *b.n), AtcError);

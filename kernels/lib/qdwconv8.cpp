@@ -1,0 +1,223 @@
+// Kernel "qdwconv8": depthwise 2-D convolution (group == C == OC) of an 8-bit input with int8
+// weights, the int8 path of a QDQ model's depthwise Conv (QuantizedConv with group == C;
+// params and layouts: quant_params.h QDw8Param).
+//
+// Depthwise convs have no channel sum for vpdpbusd's 4-element dot products, so the 4 bytes of
+// each 32-bit operand are 4 taps of one kernel row instead: a band of output rows is first
+// turned into rows of "tap words" (word ow of padded input row r holds its bytes at columns
+// ow * SW + kw * DW for 4 consecutive kw), built once per input row and read by every output
+// row whose window covers it. Then 16 consecutive outputs of the band take one 64-byte load
+// and one vpdpbusd per tap quad (a 3x3 kernel: 3), with the stride already applied, and the
+// epilogue ((acc - comp) * mult + bias, ReLU / Clip, the output stage) writes float32 or the
+// quantized bytes an int8 reader takes.
+//
+// The accumulation has two implementations with identical results: vpdpbusd (QD_VNNI, and in
+// the native build only when the host has it) and portable int32 vector code.
+#include "kernels/lib/qconv8_common.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+ATC_KERNEL(qdwconv8)
+
+typedef uint8_t qd_u8x32 __attribute__((vector_size(32), aligned(1)));
+
+int64_t atck_qdwconv8_ntasks(const int64_t* P) { return (P[QD_N] * P[QD_C] + P[QD_PPT] - 1) / P[QD_PPT]; }
+
+// Tiles accumulated at once (independent vpdpbusd chains).
+#define QD_NT 4
+
+// Word regions: one per (row phase, tap quad), WROWS rows of OW words and 16 words of slack
+// (the vector stores of a row's last words and the loads of a band's last tile run past).
+static inline ATCK_INLINE int64_t qd_region(const int64_t* P) { return P[QD_WROWS] * P[QD_OW] + 16; }
+
+// Padded input row ih of plane `plane` as uint8 bytes: prow[q] = xq[ih][q - PW], the zero point
+// outside the image (float input: QuantizeLinear's arithmetic; int8: flipped to uint8).
+static void qd_padded_row(const int64_t* P, void** bufs, int64_t plane, int64_t ih, const Q8Quant& q, uint8_t zpb,
+                          uint8_t* prow) {
+  const int64_t IH = P[QD_IH], IW = P[QD_IW], PW = P[QD_PW], PADW = P[QD_PADW];
+  const int64_t lo = PW < PADW ? PW : PADW, hi = PW + IW < PADW ? PW + IW : PADW;
+  if (ih < 0 || ih >= IH) {
+    for (int64_t i = 0; i < PADW; ++i) prow[i] = zpb;
+    return;
+  }
+  for (int64_t i = 0; i < lo; ++i) prow[i] = zpb;
+  for (int64_t i = hi; i < PADW; ++i) prow[i] = zpb;
+  const int64_t e0 = (plane * IH + ih) * IW - PW;  // element index of padded column 0
+  uint8_t* d = prow;
+  switch (P[QD_XDT]) {
+    case ATCK_F32: {
+      const float* x = (const float*)bufs[P[QD_XBUF]] + e0;
+      int64_t i = lo;
+      for (; i + 16 <= hi; i += 16)
+        *(q8_u8x16*)(d + i) = __builtin_convertvector(
+            __builtin_convertvector(q8_qvalue16(q, *(const q8_f32u*)(x + i)), q8_i32) + q8_splati(q.flip), q8_u8x16);
+      for (; i < hi; ++i) d[i] = (uint8_t)q8_quant1(q, x[i]);
+      break;
+    }
+    case ATCK_U8: {
+      const uint8_t* x = (const uint8_t*)bufs[P[QD_XBUF]] + e0;
+      if (hi > lo) __builtin_memcpy(d + lo, x + lo, (size_t)(hi - lo));
+      break;
+    }
+    default: {
+      const int8_t* x = (const int8_t*)bufs[P[QD_XBUF]] + e0;
+      for (int64_t i = lo; i < hi; ++i) d[i] = (uint8_t)(x[i] ^ (int8_t)0x80);
+      break;
+    }
+  }
+}
+
+// The 16 bytes prow[(ow + l) * SW + off], l = 0..15, zero-extended to 32-bit lanes.
+static Q8_AI q8_u32 qd_col16(const uint8_t* prow, int64_t ow, int64_t SW, int64_t off) {
+  if (SW == 1) return __builtin_convertvector(*(const q8_u8x16*)(prow + ow + off), q8_u32);
+  const qd_u8x32 b = *(const qd_u8x32*)(prow + 2 * ow + off);
+  const q8_u8x16 e = __builtin_shufflevector(b, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return __builtin_convertvector(e, q8_u32);
+}
+
+// Tap-word row of quad g from a padded row: word[ow] = bytes prow[ow * SW + (4g + j) * DW],
+// j = 0..3 (only kernel columns below KW; the other bytes are 0 and meet zero weights).
+static void qd_word_row(const int64_t* P, const uint8_t* prow, int64_t g, uint32_t* wr) {
+  const int64_t OW = P[QD_OW], SW = P[QD_SW], DW = P[QD_DW];
+  const int64_t nj = P[QD_KW] - 4 * g < 4 ? P[QD_KW] - 4 * g : 4;
+  if (SW <= 2) {
+    for (int64_t ow = 0; ow < OW; ow += 16) {  // the last store may run up to 15 words past OW
+      q8_u32 v = qd_col16(prow, ow, SW, 4 * g * DW);
+      for (int64_t j = 1; j < nj; ++j) v |= qd_col16(prow, ow, SW, (4 * g + j) * DW) << (uint32_t)(8 * j);
+      *(q8_u32u*)(wr + ow) = v;
+    }
+    return;
+  }
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    uint32_t v = 0;
+    for (int64_t j = 0; j < nj; ++j) v |= (uint32_t)prow[ow * SW + (4 * g + j) * DW] << (8 * j);
+    wr[ow] = v;
+  }
+}
+
+// Builds the word rows of output rows [oh0, oh0 + ohn) of plane `plane`.
+static void qd_band(const int64_t* P, void** bufs, int64_t plane, int64_t oh0, int64_t ohn, const Q8Quant& q,
+                    uint8_t zpb, uint32_t* words, uint8_t* prow) {
+  const int64_t SH = P[QD_SH], NQ = P[QD_NQ], OW = P[QD_OW], RG = qd_region(P);
+  const int64_t last = (ohn - 1) * SH + (P[QD_KH] - 1) * P[QD_DH];  // padded rows [0, last] of the band
+  for (int64_t ph = 0; ph < SH && ph <= last; ++ph)
+    for (int64_t i = 0; ph + i * SH <= last; ++i) {
+      qd_padded_row(P, bufs, plane, oh0 * SH + ph + i * SH - P[QD_PH], q, zpb, prow);
+      for (int64_t g = 0; g < NQ; ++g) qd_word_row(P, prow, g, words + (ph * NQ + g) * RG + i * OW);
+    }
+}
+
+// acc[v][16] = sum over the tap words k of words[off[k] + t[v] + l] . wq[k] (bytes as u8 x s8).
+static void qd_tiles_portable(const uint32_t* words, const int64_t* off, int64_t ntap, const int32_t* wq,
+                              const int64_t* t, int nt, int32_t* acc) {
+  for (int v = 0; v < nt; ++v) {
+    q8_i32 a = q8_splati(0);
+    for (int64_t k = 0; k < ntap; ++k) {
+      const q8_u32 x = *(const q8_u32u*)(words + off[k] + t[v]);
+      for (int j = 0; j < 4; ++j)
+        a += (q8_i32)((x >> (uint32_t)(8 * j)) & 0xFFu) * (int32_t)(int8_t)((uint32_t)wq[k] >> (8 * j));
+    }
+    *(q8_i32*)(acc + 16 * v) = a;
+  }
+}
+
+#if defined(__x86_64__)
+#if defined(__clang__)
+#define QD_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni,evex512")))
+#else
+#define QD_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#endif
+// The same with vpdpbusd: QD_NT independent accumulators, a broadcast weight word per tap word.
+QD_VNNI_TARGET static void qd_tiles_vnni(const uint32_t* words, const int64_t* off, int64_t ntap, const int32_t* wq,
+                                         const int64_t* t, int nt, int32_t* acc) {
+  __m512i a[QD_NT];
+  for (int v = 0; v < QD_NT; ++v) a[v] = _mm512_setzero_si512();
+  for (int64_t k = 0; k < ntap; ++k) {
+    const __m512i w = _mm512_set1_epi32(wq[k]);
+    const uint32_t* b = words + off[k];
+    for (int v = 0; v < QD_NT; ++v)
+      if (v < nt) a[v] = _mm512_dpbusd_epi32(a[v], _mm512_loadu_si512((const void*)(b + t[v])), w);
+  }
+  for (int v = 0; v < QD_NT; ++v)
+    if (v < nt) _mm512_storeu_si512((void*)(acc + 16 * v), a[v]);
+}
+#endif
+
+// The outputs of one band: flat tiles of 16 (the last one overlapping the one before it, or
+// partial when the band has fewer than 16 outputs), QD_NT at a time, then the epilogue.
+static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t* off, const int32_t* wq, bool vnni,
+                          int32_t* acc, float mult, float bias, int32_t comp, void* Y, int64_t y0, int64_t total) {
+  const int64_t ntap = P[QD_KH] * P[QD_NQ];
+  const float lo = (float)atck_d(P[QD_ACTLO]), hi = (float)atck_d(P[QD_ACTHI]);
+  const Q8Out o = q8_out_params(P[QD_OQ], P[QD_OSCALE], P[QD_OZP], P[QD_OQLO], P[QD_OQHI]);
+  const int64_t ntiles = (total + 15) / 16;
+  for (int64_t ti = 0; ti < ntiles; ti += QD_NT) {
+    int64_t t[QD_NT];
+    int nt = 0;
+    for (; nt < QD_NT && ti + nt < ntiles; ++nt) {
+      t[nt] = (ti + nt) * 16;
+      if (t[nt] + 16 > total && total >= 16) t[nt] = total - 16;
+    }
+#if defined(__x86_64__)
+    if (vnni)
+      qd_tiles_vnni(words, off, ntap, wq, t, nt, acc);
+    else
+#endif
+      qd_tiles_portable(words, off, ntap, wq, t, nt, acc);
+    for (int v = 0; v < nt; ++v) {
+      q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + 16 * v) - q8_splati(comp), q8_f32) * q8_splatf(mult) +
+                 q8_splatf(bias);
+      y = q8_act(P[QD_ACT], y, lo, hi);
+      Q8Seg seg;
+      seg.lane = 0;
+      seg.len = total - t[v] < 16 ? total - t[v] : 16;
+      seg.dst = y0 + t[v];
+      q8_out_store(o, Y, y, &seg, 1);
+    }
+  }
+}
+
+void atck_qdwconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t C = P[QD_C], OH = P[QD_OH], OW = P[QD_OW], KH = P[QD_KH], NQ = P[QD_NQ];
+  const int64_t SH = P[QD_SH], DH = P[QD_DH], NC = P[QD_N] * C, PPT = P[QD_PPT], RG = qd_region(P);
+  bool vnni = P[QD_VNNI] != 0;
+#if !defined(__x86_64__)
+  vnni = false;
+#elif !defined(ATC_BITCODE)
+  vnni = vnni && __builtin_cpu_supports("avx512vnni");
+#endif
+  Q8Quant q;
+  q.scale = (float)atck_d(P[QD_XSCALE]);
+  q.zp = (float)P[QD_XZP];
+  const bool sgn = P[QD_QDT] == ATCK_I8;
+  q.qlo = sgn ? -128.0f : 0.0f;
+  q.qhi = sgn ? 127.0f : 255.0f;
+  q.vlo = q.qlo - q.zp - 1.0f;
+  q.vhi = q.qhi - q.zp + 1.0f;
+  q.flip = sgn ? 128 : 0;
+  const uint8_t zpb = (uint8_t)((P[QD_XZP] + q.flip) & 0xFF);
+  const int32_t* W = (const int32_t*)bufs[P[QD_WBUF]];
+  const float* aux = (const float*)bufs[P[QD_ABUF]];
+  const int32_t* comp = (const int32_t*)(aux + 2 * C);
+  void* Y = bufs[P[QD_YBUF]];
+  // One slot per call (kernel_abi.h): tap words, the padded-row scratch, the accumulators.
+  char* slot = (char*)(((uintptr_t)bufs[P[QD_YBUF] + 1] + 63) & ~(uintptr_t)63) + begin * P[QD_SLOT];
+  uint32_t* words = (uint32_t*)slot;
+  uint8_t* prow = (uint8_t*)(words + SH * NQ * RG);
+  int32_t* acc = (int32_t*)(slot + ((SH * NQ * RG * 4 + P[QD_PADW] + 63) & ~(int64_t)63));
+  int64_t off[64];  // tap word k = kh * NQ + g: its word offset (the lowering keeps KH * NQ <= 64)
+  for (int64_t kh = 0; kh < KH; ++kh)
+    for (int64_t g = 0; g < NQ; ++g)
+      off[kh * NQ + g] = (((kh * DH) % SH) * NQ + g) * RG + ((kh * DH) / SH) * OW;
+  for (int64_t plane = begin * PPT; plane < NC && plane < end * PPT; ++plane) {
+    const int64_t c = plane % C;
+    for (int64_t oh0 = 0; oh0 < OH; oh0 += P[QD_MB]) {
+      const int64_t ohn = OH - oh0 < P[QD_MB] ? OH - oh0 : P[QD_MB];
+      qd_band(P, bufs, plane, oh0, ohn, q, zpb, words, prow);
+      qd_band_tiles(P, words, off, W + c * KH * NQ, vnni, acc, aux[c], aux[C + c], comp[c], Y,
+                    plane * OH * OW + oh0 * OW, ohn * OW);
+    }
+  }
+}
