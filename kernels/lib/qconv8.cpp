@@ -225,6 +225,11 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
   const int64_t esz = o.mode == 2 ? 1 : 4;
   for (int64_t i = 0; i < noc; ++i) {
     const int64_t oc = oc0 + i;
+    if (o.mode == 2 && !R) {
+      const Q8Req r = q8_req(o, aux[oc], aux[OCP + oc], comp[oc], P[Q8_ACT], lo, hi);
+      q8_req_store(r, *(const q8_i32*)(acc + i * 16), (uint8_t*)Y + oc * plane, seg, nseg);
+      continue;
+    }
     q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + i * 16) - q8_splati(comp[oc]), q8_f32) *
                    q8_splatf(aux[oc]) +
                q8_splatf(aux[OCP + oc]);

@@ -30,20 +30,35 @@ int64_t atck_qdwconv8_ntasks(const int64_t* P) { return (P[QD_N] * P[QD_C] + P[Q
 
 // Word regions: one per (row phase, tap quad), WROWS rows of OW words and 16 words of slack
 // (the vector stores of a row's last words and the loads of a band's last tile run past).
-static inline ATCK_INLINE int64_t qd_region(const int64_t* P) { return P[QD_WROWS] * P[QD_OW] + 16; }
+static inline ATCK_INLINE int64_t qd_region(const int64_t* P) { return (P[QD_WROWS] * P[QD_OW] + 16 + 15) / 16 * 16; }
+
+typedef uint8_t qd_u8x64 __attribute__((vector_size(64), aligned(1)));
+
+// Copies n bytes: 64-byte moves, then 32, 16 and the last n % 16 (never past d + n).
+static inline ATCK_INLINE void qd_copy_bytes(uint8_t* d, const uint8_t* s, int64_t n) {
+  for (; n >= 64; n -= 64, d += 64, s += 64) *(qd_u8x64*)d = *(const qd_u8x64*)s;
+  if (n & 32) {
+    *(qd_u8x32*)d = *(const qd_u8x32*)s;
+    d += 32, s += 32;
+  }
+  if (n & 16) {
+    *(q8_u8x16*)d = *(const q8_u8x16*)s;
+    d += 16, s += 16;
+  }
+  q8_put_bytes(d, s, n & 15);
+}
 
 // Padded input row ih of plane `plane` as uint8 bytes: prow[q] = xq[ih][q - PW], the zero point
 // outside the image (float input: QuantizeLinear's arithmetic; int8: flipped to uint8).
+// prow holds PADW bytes rounded up to 64.
 static void qd_padded_row(const int64_t* P, void** bufs, int64_t plane, int64_t ih, const Q8Quant& q, uint8_t zpb,
                           uint8_t* prow) {
   const int64_t IH = P[QD_IH], IW = P[QD_IW], PW = P[QD_PW], PADW = P[QD_PADW];
   const int64_t lo = PW < PADW ? PW : PADW, hi = PW + IW < PADW ? PW + IW : PADW;
-  if (ih < 0 || ih >= IH) {
-    for (int64_t i = 0; i < PADW; ++i) prow[i] = zpb;
-    return;
-  }
-  for (int64_t i = 0; i < lo; ++i) prow[i] = zpb;
-  for (int64_t i = hi; i < PADW; ++i) prow[i] = zpb;
+  qd_u8x64 z;
+  for (int i = 0; i < 64; ++i) z[i] = zpb;
+  for (int64_t i = 0; i < PADW; i += 64) *(qd_u8x64*)(prow + i) = z;
+  if (ih < 0 || ih >= IH || hi <= lo) return;
   const int64_t e0 = (plane * IH + ih) * IW - PW;  // element index of padded column 0
   uint8_t* d = prow;
   switch (P[QD_XDT]) {
@@ -56,11 +71,9 @@ static void qd_padded_row(const int64_t* P, void** bufs, int64_t plane, int64_t 
       for (; i < hi; ++i) d[i] = (uint8_t)q8_quant1(q, x[i]);
       break;
     }
-    case ATCK_U8: {
-      const uint8_t* x = (const uint8_t*)bufs[P[QD_XBUF]] + e0;
-      if (hi > lo) __builtin_memcpy(d + lo, x + lo, (size_t)(hi - lo));
+    case ATCK_U8:
+      qd_copy_bytes(d + lo, (const uint8_t*)bufs[P[QD_XBUF]] + e0 + lo, hi - lo);
       break;
-    }
     default: {
       const int8_t* x = (const int8_t*)bufs[P[QD_XBUF]] + e0;
       for (int64_t i = lo; i < hi; ++i) d[i] = (uint8_t)(x[i] ^ (int8_t)0x80);
@@ -77,36 +90,65 @@ static Q8_AI q8_u32 qd_col16(const uint8_t* prow, int64_t ow, int64_t SW, int64_
   return __builtin_convertvector(e, q8_u32);
 }
 
+// 16 tap words from one 64-byte load: byte j of word l = p[l * SW + j * DW] (one byte shuffle,
+// vpermb where the target has AVX512-VBMI). Bytes past the kernel's columns meet zero weights.
+#define QD_IX(k) (((k) / 4) * SW + ((k) % 4) * DW)
+#define QD_IX4(k) QD_IX(k), QD_IX(k + 1), QD_IX(k + 2), QD_IX(k + 3)
+#define QD_IX16(k) QD_IX4(k), QD_IX4(k + 4), QD_IX4(k + 8), QD_IX4(k + 12)
+template <int SW, int DW>
+static void qd_word_row_shuffle(const uint8_t* p, int64_t OW, uint32_t* wr) {
+  for (int64_t ow = 0; ow < OW; ow += 16) {  // the last store may run up to 15 words past OW
+    const qd_u8x64 b = *(const qd_u8x64*)(p + ow * SW);
+    *(qd_u8x64*)(wr + ow) = __builtin_shufflevector(b, b, QD_IX16(0), QD_IX16(16), QD_IX16(32), QD_IX16(48));
+  }
+}
+#undef QD_IX16
+#undef QD_IX4
+#undef QD_IX
+
 // Tap-word row of quad g from a padded row: word[ow] = bytes prow[ow * SW + (4g + j) * DW],
-// j = 0..3 (only kernel columns below KW; the other bytes are 0 and meet zero weights).
+// j = 0..3 (the bytes of kernel columns past KW are 0 or any, and meet zero weights).
 static void qd_word_row(const int64_t* P, const uint8_t* prow, int64_t g, uint32_t* wr) {
   const int64_t OW = P[QD_OW], SW = P[QD_SW], DW = P[QD_DW];
   const int64_t nj = P[QD_KW] - 4 * g < 4 ? P[QD_KW] - 4 * g : 4;
+  const uint8_t* p = prow + 4 * g * DW;
+  if (SW == 1 && DW == 1) return qd_word_row_shuffle<1, 1>(p, OW, wr);
+  if (SW == 2 && DW == 1) return qd_word_row_shuffle<2, 1>(p, OW, wr);
+  if (SW == 1 && DW == 2) return qd_word_row_shuffle<1, 2>(p, OW, wr);
   if (SW <= 2) {
     for (int64_t ow = 0; ow < OW; ow += 16) {  // the last store may run up to 15 words past OW
-      q8_u32 v = qd_col16(prow, ow, SW, 4 * g * DW);
-      for (int64_t j = 1; j < nj; ++j) v |= qd_col16(prow, ow, SW, (4 * g + j) * DW) << (uint32_t)(8 * j);
+      q8_u32 v = qd_col16(p, ow, SW, 0);
+      for (int64_t j = 1; j < nj; ++j) v |= qd_col16(p, ow, SW, j * DW) << (uint32_t)(8 * j);
       *(q8_u32u*)(wr + ow) = v;
     }
     return;
   }
   for (int64_t ow = 0; ow < OW; ++ow) {
     uint32_t v = 0;
-    for (int64_t j = 0; j < nj; ++j) v |= (uint32_t)prow[ow * SW + (4 * g + j) * DW] << (8 * j);
+    for (int64_t j = 0; j < nj; ++j) v |= (uint32_t)p[ow * SW + j * DW] << (8 * j);
     wr[ow] = v;
   }
 }
 
-// Builds the word rows of output rows [oh0, oh0 + ohn) of plane `plane`.
+// Padded rows in the slot: bytes per row (PADW rounded up to 64) and rows per band.
+static inline ATCK_INLINE int64_t qd_prow_stride(const int64_t* P) { return (P[QD_PADW] + 63) / 64 * 64; }
+static inline ATCK_INLINE int64_t qd_prows(const int64_t* P) {
+  return (P[QD_MB] - 1) * P[QD_SH] + (P[QD_KH] - 1) * P[QD_DH] + 1;
+}
+
+// Builds the word rows of output rows [oh0, oh0 + ohn) of plane `plane`: all the band's padded
+// rows first, then the words. (Building the words of each padded row right after its stores
+// made every 64-byte load span stores still in flight: no store forwarding, a stall per load,
+// 4x the time of the whole band.)
 static void qd_band(const int64_t* P, void** bufs, int64_t plane, int64_t oh0, int64_t ohn, const Q8Quant& q,
-                    uint8_t zpb, uint32_t* words, uint8_t* prow) {
-  const int64_t SH = P[QD_SH], NQ = P[QD_NQ], OW = P[QD_OW], RG = qd_region(P);
+                    uint8_t zpb, uint32_t* words, uint8_t* prows) {
+  const int64_t SH = P[QD_SH], NQ = P[QD_NQ], OW = P[QD_OW], RG = qd_region(P), PS = qd_prow_stride(P);
   const int64_t last = (ohn - 1) * SH + (P[QD_KH] - 1) * P[QD_DH];  // padded rows [0, last] of the band
+  for (int64_t r = 0; r <= last; ++r) qd_padded_row(P, bufs, plane, oh0 * SH + r - P[QD_PH], q, zpb, prows + r * PS);
   for (int64_t ph = 0; ph < SH && ph <= last; ++ph)
-    for (int64_t i = 0; ph + i * SH <= last; ++i) {
-      qd_padded_row(P, bufs, plane, oh0 * SH + ph + i * SH - P[QD_PH], q, zpb, prow);
-      for (int64_t g = 0; g < NQ; ++g) qd_word_row(P, prow, g, words + (ph * NQ + g) * RG + i * OW);
-    }
+    for (int64_t i = 0; ph + i * SH <= last; ++i)
+      for (int64_t g = 0; g < NQ; ++g)
+        qd_word_row(P, prows + (ph + i * SH) * PS, g, words + (ph * NQ + g) * RG + i * OW);
 }
 
 // acc[v][16] = sum over the tap words k of words[off[k] + t[v] + l] . wq[k] (bytes as u8 x s8).
@@ -152,6 +194,7 @@ static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t
   const int64_t ntap = P[QD_KH] * P[QD_NQ];
   const float lo = (float)atck_d(P[QD_ACTLO]), hi = (float)atck_d(P[QD_ACTHI]);
   const Q8Out o = q8_out_params(P[QD_OQ], P[QD_OSCALE], P[QD_OZP], P[QD_OQLO], P[QD_OQHI]);
+  const Q8Req req = q8_req(o, mult, bias, comp, P[QD_ACT], lo, hi);
   const int64_t ntiles = (total + 15) / 16;
   for (int64_t ti = 0; ti < ntiles; ti += QD_NT) {
     int64_t t[QD_NT];
@@ -167,14 +210,17 @@ static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t
 #endif
       qd_tiles_portable(words, off, ntap, wq, t, nt, acc);
     for (int v = 0; v < nt; ++v) {
-      q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + 16 * v) - q8_splati(comp), q8_f32) * q8_splatf(mult) +
-                 q8_splatf(bias);
-      y = q8_act(P[QD_ACT], y, lo, hi);
       Q8Seg seg;
       seg.lane = 0;
       seg.len = total - t[v] < 16 ? total - t[v] : 16;
       seg.dst = y0 + t[v];
-      q8_out_store(o, Y, y, &seg, 1);
+      if (o.mode == 2) {
+        q8_req_store(req, *(const q8_i32*)(acc + 16 * v), (uint8_t*)Y, &seg, 1);
+        continue;
+      }
+      q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + 16 * v) - q8_splati(comp), q8_f32) * q8_splatf(mult) +
+                 q8_splatf(bias);
+      q8_out_store(o, Y, q8_act(P[QD_ACT], y, lo, hi), &seg, 1);
     }
   }
 }
@@ -205,8 +251,8 @@ void atck_qdwconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
   // One slot per call (kernel_abi.h): tap words, the padded-row scratch, the accumulators.
   char* slot = (char*)(((uintptr_t)bufs[P[QD_YBUF] + 1] + 63) & ~(uintptr_t)63) + begin * P[QD_SLOT];
   uint32_t* words = (uint32_t*)slot;
-  uint8_t* prow = (uint8_t*)(words + SH * NQ * RG);
-  int32_t* acc = (int32_t*)(slot + ((SH * NQ * RG * 4 + P[QD_PADW] + 63) & ~(int64_t)63));
+  uint8_t* prows = (uint8_t*)(words + SH * NQ * RG);  // RG is a multiple of 16 words
+  int32_t* acc = (int32_t*)(prows + qd_prows(P) * qd_prow_stride(P));
   int64_t off[64];  // tap word k = kh * NQ + g: its word offset (the lowering keeps KH * NQ <= 64)
   for (int64_t kh = 0; kh < KH; ++kh)
     for (int64_t g = 0; g < NQ; ++g)
@@ -215,7 +261,7 @@ void atck_qdwconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
     const int64_t c = plane % C;
     for (int64_t oh0 = 0; oh0 < OH; oh0 += P[QD_MB]) {
       const int64_t ohn = OH - oh0 < P[QD_MB] ? OH - oh0 : P[QD_MB];
-      qd_band(P, bufs, plane, oh0, ohn, q, zpb, words, prow);
+      qd_band(P, bufs, plane, oh0, ohn, q, zpb, words, prows);
       qd_band_tiles(P, words, off, W + c * KH * NQ, vnni, acc, aux[c], aux[C + c], comp[c], Y,
                     plane * OH * OW + oh0 * OW, ohn * OW);
     }

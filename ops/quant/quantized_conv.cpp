@@ -186,7 +186,8 @@ TensorPtr packDwWeights(const Tensor& w, int64_t C, int64_t KH, int64_t KW, int6
   return pk;
 }
 
-// Depthwise (group == C): kernel qdwconv8, bands of output rows whose tap words take <= 16 KB.
+// Depthwise (group == C): kernel qdwconv8, bands of output rows whose tap words and padded rows
+// take <= 24 KB.
 KernelCall lowerQuantizedDwConv(LowerCtx& c, const QcDims& d) {
   Node& n = c.node;
   const WindowGeom& g = d.g;
@@ -213,13 +214,17 @@ KernelCall lowerQuantizedDwConv(LowerCtx& c, const QcDims& d) {
   P[QD_OQHI] = osgn ? 127 : 255;
   P[QD_VNNI] = c.int8Vnni ? 1 : 0;
   P[QD_NQ] = NQ;
-  const int64_t extra = (KH - 1) * DH / SH;
-  P[QD_MB] = std::min<int64_t>(OH, std::max<int64_t>(1, (16 << 10) / (4 * SH * NQ * OW) - extra));
+  // The tap-word build reads 64 bytes from column ow * SW + 4g * DW, ow < OW rounded down to 16.
+  P[QD_PADW] = SW * OW + (KW - 1) * DW + 64;
+  const int64_t prowBytes = (P[QD_PADW] + 63) / 64 * 64;
+  // Output rows per band: its tap words and padded rows within 24 KB (L1).
+  const int64_t extra = (KH - 1) * DH / SH, perRow = SH * NQ * OW * 4 + SH * prowBytes;
+  P[QD_MB] = std::min<int64_t>(OH, std::max<int64_t>(1, (24 << 10) / perRow - extra));
   P[QD_WROWS] = P[QD_MB] + extra;
-  P[QD_PADW] = SW * OW + (KW - 1) * DW + 48;
   P[QD_PPT] = std::max<int64_t>(1, d.N * d.C / 64);
-  const int64_t region = P[QD_WROWS] * OW + 16;
-  P[QD_SLOT] = (SH * NQ * region * 4 + P[QD_PADW] + 63) / 64 * 64 + 4 * 16 * 4;
+  const int64_t region = (P[QD_WROWS] * OW + 16 + 15) / 16 * 16;  // words, qdwconv8.cpp qd_region
+  const int64_t prows = (P[QD_MB] - 1) * SH + (KH - 1) * DH + 1;
+  P[QD_SLOT] = SH * NQ * region * 4 + prows * prowBytes + 4 * 16 * 4;
   P[QD_XBUF] = 0; P[QD_WBUF] = 3; P[QD_ABUF] = 4; P[QD_YBUF] = (int64_t)n.inputs.size();
   if (!n.hasAttr("_q8_wshape")) {
     const int32_t zpFlipped = (int32_t)P[QD_XZP] + (P[QD_QDT] == (int64_t)DType::I8 ? 128 : 0);

@@ -72,6 +72,14 @@ for m in resnet18 mobilenet_v2; do
        --precision_mode=must_keep_origin_dtype > "$m.vnni.log" 2>&1; then
     read -r i8 f32 <<< "$(decisions "${m}_vnni.om")"
     check "$m x86-64-v4-vnni: int8 convs" '[ "${i8:-0}" -gt 10 ]'
+    if [ "$m" = mobilenet_v2 ]; then
+      # 13 of its 17 depthwise convs int8 (the four on 7x7 planes float32); int8 convs that
+      # feed only int8 convs write uint8 (expand -> depthwise -> project).
+      read -r dw8 u8out <<< "$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
+print(sum('(depthwise,' in x['decision'] for x in d), sum('output quantized to uint8' in x['decision'] for x in d))" "${m}_vnni.om.json")"
+      check "mobilenet_v2: 13 int8 depthwise convs, uint8 between int8 convs ($dw8, $u8out)" \
+        '[ "${dw8:-0}" = 13 ] && [ "${u8out:-0}" -ge 26 ]'
+    fi
     if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
       "$BIN/omrun" --model="${m}_vnni.om" --input="$m.in.npy" --output="$m.vnni.res" > /dev/null 2>&1 &&
         line=$(/usr/bin/python3 steps.py "$m.vnni.res/output_0.npy" "$m.out.npy" "$m.json") &&
