@@ -223,11 +223,13 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
   const float plo = (float)atck_d(P[Q8_PACTLO]), phi = (float)atck_d(P[Q8_PACTHI]);
   const Q8Out o = q8_out_params(P[Q8_OQ], P[Q8_OSCALE], P[Q8_OZP], P[Q8_OQLO], P[Q8_OQHI]);
   const int64_t esz = o.mode == 2 ? 1 : 4;
+  Q8Req req = q8_req_bounds(o, P[Q8_ACT], lo, hi);
   for (int64_t i = 0; i < noc; ++i) {
     const int64_t oc = oc0 + i;
-    if (o.mode == 2 && !R) {
-      const Q8Req r = q8_req(o, aux[oc], aux[OCP + oc], comp[oc], P[Q8_ACT], lo, hi);
-      q8_req_store(r, *(const q8_i32*)(acc + i * 16), (uint8_t*)Y + oc * plane, seg, nseg);
+    if (o.mode == 2 && !R) {  // aux holds the folded requantization (q8_req_bounds)
+      req.m = aux[oc];
+      req.b = aux[OCP + oc];
+      q8_req_store(req, *(const q8_i32*)(acc + i * 16), (uint8_t*)Y + oc * plane, seg, nseg);
       continue;
     }
     q8_f32 y = __builtin_convertvector(*(const q8_i32*)(acc + i * 16) - q8_splati(comp[oc]), q8_f32) *

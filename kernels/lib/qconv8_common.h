@@ -188,20 +188,22 @@ static Q8_AI void q8_out_store(const Q8Out& o, void* Y, q8_f32 y, const Q8Seg* s
 
 // Requantization of a channel whose output is quantized (stage 2) and has no residual: y =
 // (acc - comp) * mult + bias, the activation, then QuantizeLinear with scale s and zero point
-// zp, folded into v = acc * (mult / s) + ((bias - comp * mult) / s + zp), clamped to the
-// activation's bounds and the saturation range in the quantized domain (integers: clamping
-// before rounding saturates the same way), rounded to nearest even. Differs from the unfolded
-// arithmetic by one step for a y within float rounding of a tie: inside the one step the
-// int8 path promises (docs/quantization.md). No division, 9 vector operations per 16 outputs.
+// zp, folded into v = acc * (mult / s) + ((bias - comp * mult) / s + zp) (the lowering stores
+// these two in aux in place of mult and bias), clamped to the activation's bounds and the
+// saturation range in the quantized domain (integers: clamping before rounding saturates the
+// same way), rounded to nearest even. Differs from the unfolded arithmetic by one step for a
+// y within float rounding of a tie: inside the one step the int8 path promises
+// (docs/quantization.md). 8 vector operations per 16 outputs, no division.
 struct Q8Req {
   float m, b, lo, hi;
 };
 
-static inline ATCK_INLINE Q8Req q8_req(const Q8Out& o, float mult, float bias, int32_t comp, int64_t act, float alo,
-                                       float ahi) {
+// The clamp bounds of q8_requant16 for the output stage o and activation `act` (1: ReLU,
+// 2: Clip to [alo, ahi]).
+static inline ATCK_INLINE Q8Req q8_req_bounds(const Q8Out& o, int64_t act, float alo, float ahi) {
   Q8Req r;
-  r.m = mult / o.q.scale;
-  r.b = (bias - (float)comp * mult) / o.q.scale + o.q.zp;
+  r.m = 1.0f;
+  r.b = 0.0f;
   r.lo = o.q.qlo;
   r.hi = o.q.qhi;
   const float zlo = act == 1 ? o.q.zp : act == 2 ? alo / o.q.scale + o.q.zp : o.q.qlo;

@@ -194,7 +194,9 @@ static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t
   const int64_t ntap = P[QD_KH] * P[QD_NQ];
   const float lo = (float)atck_d(P[QD_ACTLO]), hi = (float)atck_d(P[QD_ACTHI]);
   const Q8Out o = q8_out_params(P[QD_OQ], P[QD_OSCALE], P[QD_OZP], P[QD_OQLO], P[QD_OQHI]);
-  const Q8Req req = q8_req(o, mult, bias, comp, P[QD_ACT], lo, hi);
+  Q8Req req = q8_req_bounds(o, P[QD_ACT], lo, hi);  // stage 2: mult and bias are folded (aux)
+  req.m = mult;
+  req.b = bias;
   const int64_t ntiles = (total + 15) / 16;
   for (int64_t ti = 0; ti < ntiles; ti += QD_NT) {
     int64_t t[QD_NT];

@@ -106,7 +106,9 @@ TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int6
   return pk;
 }
 
-// aux: float mult[OCP], float bias[OCP], int32 comp[OCP] (x_zp' * sum of the channel's weights).
+// aux: float mult[OCP], float bias[OCP], int32 comp[OCP] (x_zp' * sum of the channel's weights);
+// with out_quantize and no residual, mult / out_scale and (bias - comp * mult) / out_scale +
+// out_zero_point instead of mult and bias.
 TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFlipped) {
   auto aux = std::make_shared<Tensor>(TensorType(DType::F32, {3 * OCP}));
   float* f = aux->as<float>();
@@ -119,6 +121,14 @@ TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFli
     int64_t s = 0;
     for (int64_t k = 0; k < K; ++k) s += w[oc * K + k];
     comp[oc] = (int32_t)(s * zpFlipped);
+    // A quantized output without residual (out_quantize): the requantization folded, so
+    // that the kernel computes v = acc * mult' + bias' (qconv8_common.h q8_req).
+    if (n.attrInt("out_quantize", 0) != 0 && !n.input(6)) {
+      const float os = (float)n.attrFloat("out_scale", 1.0), ozp = (float)n.attrInt("out_zero_point", 0);
+      const float m = f[oc];
+      f[oc] = m / os;
+      f[OCP + oc] = (f[OCP + oc] - (float)comp[oc] * m) / os + ozp;
+    }
   }
   return aux;
 }
