@@ -61,15 +61,7 @@ static void q8_band_fill(const int64_t* P, void** bufs, int64_t n, int64_t r0, i
   const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], PW = P[Q8_PW];
   const int64_t HBt = (rows - 1) * SH + (P[Q8_KH] - 1) * P[Q8_DH] + 1;
   const int64_t esz = P[Q8_XDT] == ATCK_F32 ? 4 : 1;
-  Q8Quant q;
-  q.scale = (float)atck_d(P[Q8_XSCALE]);
-  q.zp = (float)P[Q8_XZP];
-  const bool sgn = P[Q8_QDT] == ATCK_I8;
-  q.qlo = sgn ? -128.0f : 0.0f;
-  q.qhi = sgn ? 127.0f : 255.0f;
-  q.vlo = q.qlo - q.zp - 1.0f;
-  q.vhi = q.qhi - q.zp + 1.0f;
-  q.flip = sgn ? 128 : 0;
+  const Q8Quant q = q8_in_quant(P[Q8_XSCALE], P[Q8_XZP], P[Q8_QDT]);
   const uint32_t zpb = (uint32_t)(P[Q8_XZP] + q.flip) & 0xFFu, zpw = zpb * 0x01010101u;
   // Columns q in [qa, qb) read the image; the others are padding.
   int64_t qa = PW < 0 ? 0 : PW, qb = PW + IW < WPP ? PW + IW : WPP;

@@ -64,6 +64,21 @@ static Q8_AI q8_u32 q8_quant16(const Q8Quant& q, const float* x) {
   return (q8_u32)(__builtin_convertvector(q8_qvalue16(q, *(const q8_f32u*)x), q8_i32) + q8_splati(q.flip));
 }
 
+// The input quantization of a kernel's band: scale (atck_f bits), zero point, the dtype of the
+// quantized x (int8: flipped to uint8, +128).
+static inline ATCK_INLINE Q8Quant q8_in_quant(int64_t scaleBits, int64_t zp, int64_t qdt) {
+  Q8Quant q;
+  q.scale = (float)atck_d(scaleBits);
+  q.zp = (float)zp;
+  const bool sgn = qdt == ATCK_I8;
+  q.qlo = sgn ? -128.0f : 0.0f;
+  q.qhi = sgn ? 127.0f : 255.0f;
+  q.vlo = q.qlo - q.zp - 1.0f;
+  q.vhi = q.qhi - q.zp + 1.0f;
+  q.flip = sgn ? 128 : 0;
+  return q;
+}
+
 // QuantizeLinear then DequantizeLinear of 16 floats: (saturate(rint(y / scale) + zp) - zp) * scale,
 // computed as rint(clamp(y * (1 / scale), qlo - zp, qhi - zp)) * scale: the bounds are integers
 // and rint is monotonic, so clamping before rounding saturates the same way; NaN gives 0 (the

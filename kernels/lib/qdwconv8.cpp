@@ -236,15 +236,7 @@ void atck_qdwconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
 #elif !defined(ATC_BITCODE)
   vnni = vnni && __builtin_cpu_supports("avx512vnni");
 #endif
-  Q8Quant q;
-  q.scale = (float)atck_d(P[QD_XSCALE]);
-  q.zp = (float)P[QD_XZP];
-  const bool sgn = P[QD_QDT] == ATCK_I8;
-  q.qlo = sgn ? -128.0f : 0.0f;
-  q.qhi = sgn ? 127.0f : 255.0f;
-  q.vlo = q.qlo - q.zp - 1.0f;
-  q.vhi = q.qhi - q.zp + 1.0f;
-  q.flip = sgn ? 128 : 0;
+  const Q8Quant q = q8_in_quant(P[QD_XSCALE], P[QD_XZP], P[QD_QDT]);
   const uint8_t zpb = (uint8_t)((P[QD_XZP] + q.flip) & 0xFF);
   const int32_t* W = (const int32_t*)bufs[P[QD_WBUF]];
   const float* aux = (const float*)bufs[P[QD_ABUF]];

@@ -15,6 +15,7 @@
 //   (kernel qconv8) or depthwise, group == C == OC (kernel qdwconv8, no residual R).
 // mult is x_scale * w_scale[oc] (times a folded BatchNormalization's scale).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "ops/cube/conv_geometry.h"
@@ -184,6 +185,21 @@ int64_t outStage(const Node& n) {
   return n.attrInt("out_quantize", 0) != 0 ? 2 : 1;
 }
 
+// The activation and output-stage params of both kernels, at the indices `at` gives:
+// {act, act_lo, act_hi, out stage, out_scale, out_zero_point, saturation low, high}.
+void epilogueParams(const Node& n, std::vector<int64_t>& P, const std::array<int, 8>& at) {
+  const std::string act = n.attrString("activation", "");
+  P[at[0]] = act == "Relu" ? 1 : act == "Clip" ? 2 : 0;
+  P[at[1]] = paramFromDouble(n.attrFloat("clip_min", -INFINITY));
+  P[at[2]] = paramFromDouble(n.attrFloat("clip_max", INFINITY));
+  P[at[3]] = outStage(n);
+  P[at[4]] = paramFromDouble(n.attrFloat("out_scale", 1.0));
+  P[at[5]] = n.attrInt("out_zero_point", 0);
+  const bool osgn = n.attrString("out_dtype", "") == "int8";
+  P[at[6]] = osgn ? -128 : 0;
+  P[at[7]] = osgn ? 127 : 255;
+}
+
 // Depthwise weights as tap words: int8 [C][KH][NQ][4], quad g holding kernel columns 4g..4g+3.
 TensorPtr packDwWeights(const Tensor& w, int64_t C, int64_t KH, int64_t KW, int64_t NQ) {
   auto pk = std::make_shared<Tensor>(TensorType(DType::I8, {C * KH * NQ * 4}));
@@ -212,16 +228,7 @@ KernelCall lowerQuantizedDwConv(LowerCtx& c, const QcDims& d) {
   P[QD_QDT] = (int64_t)n.inputs[2]->type.dtype;
   P[QD_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[QD_XZP] = n.inputs[2]->constant->intAt(0);
-  const std::string act = n.attrString("activation", "");
-  P[QD_ACT] = act == "Relu" ? 1 : act == "Clip" ? 2 : 0;
-  P[QD_ACTLO] = paramFromDouble(n.attrFloat("clip_min", -INFINITY));
-  P[QD_ACTHI] = paramFromDouble(n.attrFloat("clip_max", INFINITY));
-  P[QD_OQ] = outStage(n);
-  P[QD_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
-  P[QD_OZP] = n.attrInt("out_zero_point", 0);
-  const bool osgn = n.attrString("out_dtype", "") == "int8";
-  P[QD_OQLO] = osgn ? -128 : 0;
-  P[QD_OQHI] = osgn ? 127 : 255;
+  epilogueParams(n, P, {QD_ACT, QD_ACTLO, QD_ACTHI, QD_OQ, QD_OSCALE, QD_OZP, QD_OQLO, QD_OQHI});
   P[QD_VNNI] = c.int8Vnni ? 1 : 0;
   P[QD_NQ] = NQ;
   // The tap-word build reads 64 bytes from column ow * SW + 4g * DW, ow < OW rounded down to 16.
@@ -268,21 +275,12 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_QDT] = (int64_t)n.inputs[2]->type.dtype;
   P[Q8_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[Q8_XZP] = n.inputs[2]->constant->intAt(0);
-  const std::string act = n.attrString("activation", "");
-  P[Q8_ACT] = act == "Relu" ? 1 : act == "Clip" ? 2 : 0;
-  P[Q8_ACTLO] = paramFromDouble(n.attrFloat("clip_min", -INFINITY));
-  P[Q8_ACTHI] = paramFromDouble(n.attrFloat("clip_max", INFINITY));
+  epilogueParams(n, P, {Q8_ACT, Q8_ACTLO, Q8_ACTHI, Q8_OQ, Q8_OSCALE, Q8_OZP, Q8_OQLO, Q8_OQHI});
   const std::string post = n.attrString("post_activation", "");
   P[Q8_RBUF] = n.input(6) ? 6 : -1;
   P[Q8_PACT] = post == "Relu" ? 1 : post == "Clip" ? 2 : 0;
   P[Q8_PACTLO] = paramFromDouble(n.attrFloat("post_clip_min", -INFINITY));
   P[Q8_PACTHI] = paramFromDouble(n.attrFloat("post_clip_max", INFINITY));
-  P[Q8_OQ] = outStage(n);
-  P[Q8_OSCALE] = paramFromDouble(n.attrFloat("out_scale", 1.0));
-  P[Q8_OZP] = n.attrInt("out_zero_point", 0);
-  const bool osgn = n.attrString("out_dtype", "") == "int8";
-  P[Q8_OQLO] = osgn ? -128 : 0;
-  P[Q8_OQHI] = osgn ? 127 : 255;
   P[Q8_VNNI] = c.int8Vnni ? 1 : 0;
   P[Q8_C4] = C4; P[Q8_KQ] = KQ; P[Q8_OCP] = OCP;
   // Band: padded input columns as SW phases; rows of the largest row block; slack words so
