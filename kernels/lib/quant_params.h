@@ -94,7 +94,8 @@ enum QConvParam {
 //     (cq, kh, kw) = ((kh*KW + kw)*C4 + cq): 4 input channels 4cq..4cq+3 at one tap; zero
 //     past C and OC.
 //   aux (ABUF): float mult[OCP], float bias[OCP], int32 comp[OCP] = x_zp' * sum_k w[oc,k]
-//     (x_zp' the zero point after the flip), so acc - comp = sum (xq - x_zp) * w.
+//     (x_zp' the zero point after the flip), so acc - comp = sum (xq - x_zp) * w. With OQ 2
+//     and no R: mult / oscale and (bias - comp * mult) / oscale + ozp in place of mult and bias.
 //   band (workspace, per task): uint8 [C4][HB][WPP][4]: the task's input rows, zero-point
 //     padded, columns stored as SW phases (column q at (q % SW)*PQ + q / SW), 4 channels per
 //     32-bit word; the 16 output columns of one microkernel tile are 16 consecutive words.
@@ -136,7 +137,9 @@ enum QConv8Param {
 // column ow is the tap row kh of output (oh0 + i, ow), so the outputs of a band run flat
 // (t = (oh - oh0) * OW + ow) over every tap row: 16 consecutive outputs, one 64-byte load.
 //   packed weights (WBUF): int32 words [C][KH][NQ] (4 int8 taps each, kernel columns 4g..4g+3)
-//   aux (ABUF): float mult[C], float bias[C], int32 comp[C] = x_zp' * sum_k w[c,k]
+//   aux (ABUF): float mult[C], float bias[C], int32 comp[C] = x_zp' * sum_k w[c,k]; with OQ 2
+//     mult / oscale and (bias - comp * mult) / oscale + ozp in place of mult and bias (the
+//     requantization folded: qconv8_common.h q8_req_bounds), as in qconv8 without R
 enum QDw8Param {
   QD_N = 0, QD_C, QD_IH, QD_IW, QD_OH, QD_OW, QD_KH, QD_KW,
   QD_SH, QD_SW, QD_DH, QD_DW, QD_PH, QD_PW,

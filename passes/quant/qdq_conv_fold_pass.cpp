@@ -294,9 +294,10 @@ int absorbResidualAdd(Graph& g, PassContext& ctx) {
 
 // A QuantizedConv whose every reader is a QuantizedConv quantizing it as its input x (the
 // Q/DQ pair between them gone with the folds) with the same scale and zero point: it writes
-// its output quantized (out_quantize, QuantizeLinear's arithmetic, so the bytes are the ones
-// the readers made while packing) and the readers take the uint8 / int8 tensor, a quarter of
-// the float32 traffic (MobileNet's expand -> depthwise -> project chains).
+// its output quantized (out_quantize; the kernels fold the requantization into one
+// multiply-add, which can move a value within float rounding of a tie by one step, inside
+// the one step the int8 path promises) and the readers take the uint8 / int8 tensor, a
+// quarter of the float32 traffic (MobileNet's expand -> depthwise -> project chains).
 int quantizeBetweenConvs(Graph& g, PassContext& ctx) {
   int n = 0;
   std::map<const Value*, std::vector<Node*>> readers;
