@@ -123,7 +123,7 @@ TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFli
     for (int64_t k = 0; k < K; ++k) s += w[oc * K + k];
     comp[oc] = (int32_t)(s * zpFlipped);
     // A quantized output without residual (out_quantize): the requantization folded, so
-    // that the kernel computes v = acc * mult' + bias' (qconv8_common.h q8_req).
+    // that the kernel computes v = acc * mult' + bias' (qconv8_common.h q8_requant16).
     if (n.attrInt("out_quantize", 0) != 0 && !n.input(6)) {
       const float os = (float)n.attrFloat("out_scale", 1.0), ozp = (float)n.attrInt("out_zero_point", 0);
       const float m = f[oc];
