@@ -155,3 +155,30 @@ enum QDw8Param {
   QD_XBUF, QD_WBUF, QD_ABUF, QD_YBUF,
   QD_COUNT
 };
+
+// ---- qmatmul8: matrix product of an 8-bit input with constant int8 weights, float32 out ----
+// (QuantizedMatMul, ops/quant/quantized_matmul.cpp, made by QdqConvFoldPass from
+// DequantizeLinear -> MatMul / Gemm with dequantized int8 weights.) Per row m of X [M][K]
+// (X's leading dimensions flattened) and column n:
+//   y[m][n] = float(sum_k (xq[m][k] - x_zp) * w[n][k]) * mult[n] + bias[n]
+// xq as in qconv8 (float32 X quantized while its rows are packed; uint8 / int8 X copied,
+// int8 flipped to uint8). The sum is exact int32.
+// Layouts (made by the lowering):
+//   packed weights (WBUF): int8 [NP/16][KQ][16][4], qconv8's panels with OC = N, C = K, 1x1
+//     (KQ = ceil(K / 4) k-quads; zero past K and N).
+//   aux (ABUF): float mult[NP], float bias[NP], int32 comp[NP] = x_zp' * sum_k w[n][k], as qconv8.
+//   rows (workspace, per task): uint8 [MBP][KQ * 4], the task's rows of xq (MBP = MB rounded up
+//     to 8), zero-point padded past K and past M; per k-quad one 32-bit word (one vpdpbusd
+//     operand element, broadcast).
+// A task is a block of MB rows times a group of PANELS 16-column panels; tiles are 8 rows x
+// 48 columns (three panels), fewer columns at the end of a group.
+enum QMatMul8Param {
+  QM_M = 0, QM_K, QM_N, QM_KQ, QM_NP,  // rows, depth, columns, k-quads, columns padded to 16
+  QM_XDT, QM_XSCALE, QM_XZP, QM_QDT,   // as Q8_XDT, Q8_XSCALE, Q8_XZP, Q8_QDT
+  QM_VNNI,                             // 1: vpdpbusd (AVX512-VNNI); 0: portable int32 code
+  QM_MB, QM_NMB,                       // rows per task, row blocks
+  QM_PANELS, QM_NPG,                   // 16-column panels per task (a multiple of 3), groups
+  QM_SLOT,                             // workspace bytes per task
+  QM_XBUF, QM_WBUF, QM_ABUF, QM_YBUF,
+  QM_COUNT
+};

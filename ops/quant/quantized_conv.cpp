@@ -19,6 +19,7 @@
 #include <cmath>
 
 #include "ops/cube/conv_geometry.h"
+#include "ops/quant/q8_pack.h"
 #include "ops/quant/quant_util.h"
 #include "support/strings.h"
 
@@ -88,50 +89,6 @@ void inferQuantizedConv(Graph&, Node& n) {
   DType yt = DType::F32;
   if (n.attrInt("out_quantize", 0) != 0) yt = n.attrString("out_dtype", "") == "int8" ? DType::I8 : DType::U8;
   n.outputs[0]->type = TensorType(yt, {d.N, d.OC, d.g.out[0], d.g.out[1]});
-}
-
-// Weights packed as [OCP/16][KQ][16][4] int8, k-quad kq = (cq * KH + kh) * KW + kw.
-TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int64_t KW, int64_t OCP, int64_t C4) {
-  const int64_t KQ = C4 * KH * KW;
-  auto pk = std::make_shared<Tensor>(TensorType(DType::I8, {OCP * KQ * 4}));
-  int8_t* dst = pk->as<int8_t>();
-  std::fill(dst, dst + OCP * KQ * 4, (int8_t)0);
-  const int8_t* src = w.as<int8_t>();
-  for (int64_t oc = 0; oc < OC; ++oc)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t kh = 0; kh < KH; ++kh)
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const int64_t kq = ((c / 4) * KH + kh) * KW + kw;
-          dst[(((oc / 16) * KQ + kq) * 16 + oc % 16) * 4 + c % 4] = src[((oc * C + c) * KH + kh) * KW + kw];
-        }
-  return pk;
-}
-
-// aux: float mult[OCP], float bias[OCP], int32 comp[OCP] (x_zp' * sum of the channel's weights);
-// with out_quantize and no residual, mult / out_scale and (bias - comp * mult) / out_scale +
-// out_zero_point instead of mult and bias.
-TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFlipped) {
-  auto aux = std::make_shared<Tensor>(TensorType(DType::F32, {3 * OCP}));
-  float* f = aux->as<float>();
-  std::fill(f, f + 3 * OCP, 0.0f);
-  int32_t* comp = reinterpret_cast<int32_t*>(f + 2 * OCP);
-  const int8_t* w = n.inputs[3]->constant->as<int8_t>();
-  for (int64_t oc = 0; oc < OC; ++oc) {
-    f[oc] = (float)n.inputs[4]->constant->floatAt(oc);
-    f[OCP + oc] = n.input(5) ? (float)n.input(5)->constant->floatAt(oc) : 0.0f;
-    int64_t s = 0;
-    for (int64_t k = 0; k < K; ++k) s += w[oc * K + k];
-    comp[oc] = (int32_t)(s * zpFlipped);
-    // A quantized output without residual (out_quantize): the requantization folded, so
-    // that the kernel computes v = acc * mult' + bias' (qconv8_common.h q8_requant16).
-    if (n.attrInt("out_quantize", 0) != 0 && !n.input(6)) {
-      const float os = (float)n.attrFloat("out_scale", 1.0), ozp = (float)n.attrInt("out_zero_point", 0);
-      const float m = f[oc];
-      f[oc] = m / os;
-      f[OCP + oc] = (f[OCP + oc] - (float)comp[oc] * m) / os + ozp;
-    }
-  }
-  return aux;
 }
 
 // Cost of a run of n neighbouring 16-lane tiles per k-quad of one 16-channel panel, in

@@ -1,0 +1,181 @@
+// Kernel "qmatmul8": matrix product of an 8-bit input X [M][K] with constant int8 weights and a
+// float32 output (QuantizedMatMul; params and layouts: quant_params.h QMatMul8Param). The int8
+// path of a QDQ model's MatMul / Gemm (a transformer's projections, a classifier head).
+//
+// A task is (block of MB rows, group of 16-column weight panels):
+//  1. row fill: the block's rows of X quantized (float X: QuantizeLinear's rint(x / scale) +
+//     zero point, saturated) or copied (uint8; int8 flipped to uint8), zero-point padded to
+//     whole k-quads: 4 consecutive k per 32-bit word, the broadcast operand of vpdpbusd;
+//  2. per 3 panels (48 columns) and per 8 rows: 8 x 48 int32 accumulators over the k-quads,
+//     one 64-byte weight load per panel and one broadcast row word per row and k-quad
+//     (24 vpdpbusd per 11 loads; a row's accumulators are whole output row segments, so the
+//     epilogue needs no transpose);
+//  3. epilogue: (acc - comp[n]) * mult[n] + bias[n], stored to Y's rows.
+// The accumulation has two implementations with identical results: vpdpbusd (QM_VNNI, targets
+// with AVX512-VNNI; in the native build also only when the host has it) and portable int32
+// vector code (any host: constant folding, kernel tests).
+#include <string.h>
+
+#include "kernels/lib/qconv8_common.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+ATC_KERNEL(qmatmul8)
+
+int64_t atck_qmatmul8_ntasks(const int64_t* P) { return P[QM_NMB] * P[QM_NPG]; }
+
+// Rows [m0, m0 + MBP) of xq as bytes, KQ * 4 per row (rows past M and bytes past K: the zero
+// point).
+static void qm_rows_fill(const int64_t* P, void** bufs, int64_t m0, int64_t mbp, uint8_t* rows) {
+  const int64_t M = P[QM_M], K = P[QM_K], RL = P[QM_KQ] * 4;
+  const Q8Quant q = q8_in_quant(P[QM_XSCALE], P[QM_XZP], P[QM_QDT]);
+  const uint8_t zpb = (uint8_t)((P[QM_XZP] + q.flip) & 0xFF);
+  for (int64_t i = 0; i < mbp; ++i) {
+    uint8_t* d = rows + i * RL;
+    const int64_t m = m0 + i;
+    if (m >= M) {
+      memset(d, zpb, (size_t)RL);
+      continue;
+    }
+    int64_t k = 0;
+    switch (P[QM_XDT]) {
+      case ATCK_F32: {
+        const float* x = (const float*)bufs[P[QM_XBUF]] + m * K;
+        for (; k + 16 <= K; k += 16) *(q8_u8x16*)(d + k) = __builtin_convertvector(q8_quant16(q, x + k), q8_u8x16);
+        for (; k < K; ++k) d[k] = (uint8_t)q8_quant1(q, x[k]);
+        break;
+      }
+      case ATCK_U8:
+        memcpy(d, (const uint8_t*)bufs[P[QM_XBUF]] + m * K, (size_t)K);
+        k = K;
+        break;
+      default: {
+        const uint8_t* x = (const uint8_t*)bufs[P[QM_XBUF]] + m * K;
+        for (; k < K; ++k) d[k] = (uint8_t)(x[k] ^ 0x80u);
+      }
+    }
+    for (k = K; k < RL; ++k) d[k] = zpb;
+  }
+}
+
+// 8 rows x nv panels: acc[(i * 3 + v) * 16 + j] = sum over k-quads of row i's words times
+// column j of panel v (pw: panel 0's weights, panels pstride bytes apart).
+static void qm_tile_portable(const uint32_t* xr, int64_t KQ, const int8_t* pw, int64_t pstride, int nv, int32_t* acc) {
+  for (int v = 0; v < nv; ++v)
+    for (int i = 0; i < 8; ++i) {
+      q8_i32 a = q8_splati(0);
+      const uint32_t* x = xr + i * KQ;
+      const int8_t* w = pw + v * pstride;
+      for (int64_t kq = 0; kq < KQ; ++kq) {
+        const q8_i32 wv = *(const q8_i32u*)(w + kq * 64);
+        const uint32_t xw = x[kq];
+        for (int b = 0; b < 4; ++b) a += q8_splati((int32_t)((xw >> (8 * b)) & 0xFFu)) * ((q8_i32)((q8_u32)wv << (24 - 8 * b)) >> 24);
+      }
+      *(q8_i32u*)(acc + (i * 3 + v) * 16) = a;
+    }
+}
+
+#if defined(__x86_64__)
+#if defined(__clang__)
+#define QM_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni,evex512")))
+#else
+#define QM_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#endif
+// The same with vpdpbusd: per k-quad NV 64-byte weight loads and 8 broadcast row words.
+template <int NV>
+QM_VNNI_TARGET static void qm_tile_vnni(const uint32_t* xr, int64_t KQ, const int8_t* pw, int64_t pstride,
+                                        int32_t* acc) {
+  __m512i a[8][NV];
+  for (int i = 0; i < 8; ++i)
+    for (int v = 0; v < NV; ++v) a[i][v] = _mm512_setzero_si512();
+  for (int64_t kq = 0; kq < KQ; ++kq) {
+    __m512i wv[NV];
+    for (int v = 0; v < NV; ++v) wv[v] = _mm512_loadu_si512((const void*)(pw + v * pstride + kq * 64));
+    for (int i = 0; i < 8; ++i) {
+      const __m512i xb = _mm512_set1_epi32((int32_t)xr[i * KQ + kq]);
+      for (int v = 0; v < NV; ++v) a[i][v] = _mm512_dpbusd_epi32(a[i][v], xb, wv[v]);
+    }
+  }
+  for (int i = 0; i < 8; ++i)
+    for (int v = 0; v < NV; ++v) _mm512_storeu_si512((void*)(acc + (i * 3 + v) * 16), a[i][v]);
+}
+#endif
+
+// Epilogue of a tile: rows [m0, m0 + nr) of Y, panels [p, p + nv).
+static void qm_store(const int64_t* P, const int32_t* acc, const float* aux, float* Y, int64_t m0, int64_t nr,
+                     int64_t p, int nv) {
+  const int64_t N = P[QM_N], NP = P[QM_NP];
+  const int32_t* comp = (const int32_t*)(aux + 2 * NP);
+  for (int64_t i = 0; i < nr; ++i)
+    for (int v = 0; v < nv; ++v) {
+      const int64_t n0 = (p + v) * 16, nn = N - n0 < 16 ? N - n0 : 16;
+      const q8_f32 y = __builtin_convertvector(*(const q8_i32u*)(acc + (i * 3 + v) * 16) - *(const q8_i32u*)(comp + n0),
+                                               q8_f32) *
+                           *(const q8_f32u*)(aux + n0) +
+                       *(const q8_f32u*)(aux + NP + n0);
+      float* d = Y + (m0 + i) * N + n0;
+      if (nn == 16) {
+        *(q8_f32u*)d = y;
+      } else {
+        float t[16];
+        *(q8_f32u*)t = y;
+        q8_put(d, t, nn);
+      }
+    }
+}
+
+void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t M = P[QM_M], KQ = P[QM_KQ], MB = P[QM_MB], npanels = P[QM_NP] / 16;
+  const int64_t mbp = (MB + 7) / 8 * 8, pstride = KQ * 64;
+  bool vnni = P[QM_VNNI] != 0;
+#if !defined(__x86_64__)
+  vnni = false;
+#elif !defined(ATC_BITCODE)
+  vnni = vnni && __builtin_cpu_supports("avx512vnni");
+#endif
+  const int8_t* W = (const int8_t*)bufs[P[QM_WBUF]];
+  const float* aux = (const float*)bufs[P[QM_ABUF]];
+  float* Y = (float*)bufs[P[QM_YBUF]];
+  char* ws = (char*)(((uintptr_t)bufs[P[QM_YBUF] + 1] + 63) & ~(uintptr_t)63);
+  // Tasks of one row block differ only in their panel group (the fastest index): a thread
+  // running several in a row fills the rows once, in the first one's slot.
+  uint8_t* filled = nullptr;
+  int64_t filledBlock = -1;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t rb = t / P[QM_NPG], pg = t % P[QM_NPG];
+    const int64_t m0 = rb * MB, rows = M - m0 < MB ? M - m0 : MB;
+    const int64_t p0 = pg * P[QM_PANELS];
+    const int64_t p1 = p0 + P[QM_PANELS] < npanels ? p0 + P[QM_PANELS] : npanels;
+    if (rows <= 0 || p0 >= p1) continue;
+    uint8_t* xr = (uint8_t*)(ws + t * P[QM_SLOT]);
+    if (filled && filledBlock == rb) {
+      xr = filled;
+    } else {
+      qm_rows_fill(P, bufs, m0, mbp, xr);
+      filled = xr;
+      filledBlock = rb;
+    }
+    int32_t* acc = (int32_t*)(xr + mbp * KQ * 4);
+    for (int64_t p = p0; p < p1; p += 3) {
+      const int nv = p1 - p < 3 ? (int)(p1 - p) : 3;
+      const int8_t* pw = W + p * pstride;
+      for (int64_t i0 = 0; i0 < rows; i0 += 8) {
+        const uint32_t* x = (const uint32_t*)(xr + i0 * KQ * 4);
+#if defined(__x86_64__)
+        if (vnni) {
+          if (nv == 3)
+            qm_tile_vnni<3>(x, KQ, pw, pstride, acc);
+          else if (nv == 2)
+            qm_tile_vnni<2>(x, KQ, pw, pstride, acc);
+          else
+            qm_tile_vnni<1>(x, KQ, pw, pstride, acc);
+        } else
+#endif
+          qm_tile_portable(x, KQ, pw, pstride, nv, acc);
+        qm_store(P, acc, aux, Y, m0 + i0, rows - i0 < 8 ? rows - i0 : 8, p, nv);
+      }
+    }
+  }
+}

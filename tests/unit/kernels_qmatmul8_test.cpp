@@ -1,0 +1,166 @@
+// QuantizedMatMul (kernel qmatmul8) through the native kernel library against a reference
+// computed here: QuantizeLinear of a float input (rint ties to even, saturation, NaN -> zero
+// point), or a uint8 / int8 input as is; exact int32 sums; (sum) * mult + bias. Both
+// accumulation paths: portable int32 code, and vpdpbusd when the host has AVX512-VNNI.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ir/op_registry.h"
+#include "ops/native_eval.h"
+#include "support/diagnostics.h"
+
+using namespace atc;
+
+namespace {
+
+struct QmCase {
+  const char* name;
+  DType xdt;  // F32 (quantized in the kernel), U8 or I8
+  DType qdt;  // dtype of the zero point (the quantized x)
+  Shape xshape;  // [..., K]
+  int64_t N;
+  bool bias;
+};
+
+int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
+  const float lo = qdt == DType::I8 ? -128.0f : 0.0f, hi = qdt == DType::I8 ? 127.0f : 255.0f;
+  float r = std::nearbyint(x / s) + (float)zp;  // default rounding: ties to even
+  r = std::min(std::max(r, lo), hi);
+  return r == r ? (int32_t)r : zp;
+}
+
+struct Built {
+  Graph g;
+  Node* n = nullptr;
+  std::vector<float> ref;
+};
+
+void build(const QmCase& c, Built& b, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uf(-3.0f, 3.0f);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  const float xs = 0.023f;
+  const int32_t zp = c.qdt == DType::I8 ? -7 : 131;
+  auto x = std::make_shared<Tensor>(TensorType(c.xdt, c.xshape));
+  const int64_t K = c.xshape.back(), M = x->type.numel() / K;
+  std::vector<int32_t> xq((size_t)x->type.numel());
+  for (int64_t i = 0; i < x->type.numel(); ++i) {
+    if (c.xdt == DType::F32) {
+      float v = uf(rng);
+      if (i % 97 == 5) v = NAN;
+      if (i % 89 == 3) v = (i % 2 ? 1e30f : -INFINITY);
+      if (i % 83 == 1) v = xs * (std::floor(v / xs) + 0.5f);  // a tie
+      x->as<float>()[i] = v;
+      xq[i] = quantRef(v, xs, zp, c.qdt);
+    } else if (c.xdt == DType::U8) {
+      x->as<uint8_t>()[i] = (uint8_t)u8(rng);
+      xq[i] = x->as<uint8_t>()[i];
+    } else {
+      x->as<int8_t>()[i] = (int8_t)s8(rng);
+      xq[i] = x->as<int8_t>()[i];
+    }
+  }
+  auto w = std::make_shared<Tensor>(TensorType(DType::I8, {c.N, K}));
+  for (int64_t i = 0; i < w->type.numel(); ++i) w->as<int8_t>()[i] = (int8_t)s8(rng);
+  auto mult = std::make_shared<Tensor>(TensorType(DType::F32, {c.N}));
+  auto bias = std::make_shared<Tensor>(TensorType(DType::F32, {c.N}));
+  for (int64_t o = 0; o < c.N; ++o) {
+    mult->as<float>()[o] = 1e-4f * (1 + o % 5);
+    bias->as<float>()[o] = c.bias ? uf(rng) : 0.0f;
+  }
+  auto xsT = std::make_shared<Tensor>(TensorType(DType::F32, {}));
+  xsT->as<float>()[0] = xs;
+  auto zpT = std::make_shared<Tensor>(TensorType(c.qdt, {}));
+  if (c.qdt == DType::I8) zpT->as<int8_t>()[0] = (int8_t)zp;
+  else zpT->as<uint8_t>()[0] = (uint8_t)zp;
+  std::vector<Value*> ins = {b.g.newConstant("x", x), b.g.newConstant("xs", xsT), b.g.newConstant("zp", zpT),
+                             b.g.newConstant("w", w), b.g.newConstant("mult", mult)};
+  if (c.bias) ins.push_back(b.g.newConstant("b", bias));
+  b.n = b.g.addNode("QuantizedMatMul", "qm", ins, {b.g.newValue("y")});
+  inferNode(b.g, *b.n);
+  b.ref.assign((size_t)(M * c.N), 0.0f);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t o = 0; o < c.N; ++o) {
+      int64_t acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += (int64_t)(xq[m * K + k] - zp) * w->as<int8_t>()[o * K + k];
+      b.ref[m * c.N + o] = (float)acc * mult->as<float>()[o] + bias->as<float>()[o];
+    }
+}
+
+void check(const QmCase& c, bool vnni) {
+  Built b;
+  build(c, b, 4321);
+  Shape want = c.xshape;
+  want.back() = c.N;
+  ASSERT_EQ(b.n->outputs[0]->type.shape, want);
+  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, vnni);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0]->type.numel(), (int64_t)b.ref.size());
+  int bad = 0;
+  for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
+    const float got = out[0]->as<float>()[i], want = b.ref[i];
+    if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
+      ADD_FAILURE() << c.name << (vnni ? " (vnni)" : " (portable)") << ": element " << i << " got " << got
+                    << ", want " << want;
+      ++bad;
+    }
+  }
+}
+
+const std::vector<QmCase>& cases() {
+  static const std::vector<QmCase> cs = {
+      // name, xdt, qdt, x shape, N, bias
+      {"one row, ragged K and N", DType::F32, DType::U8, {1, 7}, 5, true},
+      {"3-D input, 48 columns", DType::F32, DType::U8, {2, 9, 33}, 48, true},
+      {"int8 zero point, float input", DType::F32, DType::I8, {13, 64}, 40, false},
+      {"uint8 input, several row blocks", DType::U8, DType::U8, {150, 21}, 100, true},
+      {"int8 input, two panels", DType::I8, DType::I8, {3, 5, 16}, 20, true},
+      {"deep K, many panel groups", DType::F32, DType::U8, {70, 300}, 200, true},
+      {"K of 1", DType::F32, DType::U8, {9, 1}, 17, true},
+  };
+  return cs;
+}
+
+TEST(KernelQMatMul8, PortableMatchesReference) {
+  for (const QmCase& c : cases()) check(c, false);
+}
+
+TEST(KernelQMatMul8, VnniMatchesReference) {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx512vnni")) GTEST_SKIP() << "the host has no AVX512-VNNI";
+#else
+  GTEST_SKIP() << "not x86-64";
+#endif
+  for (const QmCase& c : cases()) check(c, true);
+}
+
+// The lowering packs w and mult in place and records the original weight shape: inference
+// and lowering of the same node run again and give the same result.
+TEST(KernelQMatMul8, RelowersAfterPacking) {
+  Built b;
+  build(cases()[1], b, 99);
+  std::vector<TensorPtr> first = evalNodeNative(b.g, *b.n);
+  inferNode(b.g, *b.n);
+  std::vector<TensorPtr> second = evalNodeNative(b.g, *b.n);
+  ASSERT_EQ(first[0]->data, second[0]->data);
+}
+
+TEST(KernelQMatMul8, RefusesBadNodes) {
+  Built b;
+  build(cases()[1], b, 1);
+  Value* w = b.n->inputs[3];
+  auto wrongK = std::make_shared<Tensor>(TensorType(DType::I8, {48, 32}));
+  b.n->inputs[3] = b.g.newConstant("w2", wrongK);  // K 32 against x's 33
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+  auto fw = std::make_shared<Tensor>(TensorType(DType::F32, {48, 33}));
+  b.n->inputs[3] = b.g.newConstant("w3", fw);  // float weights
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+  b.n->inputs[3] = w;
+  auto m3 = std::make_shared<Tensor>(TensorType(DType::F32, {3}));
+  b.n->inputs[4] = b.g.newConstant("m3", m3);  // mult of 3 values for 48 columns
+  EXPECT_THROW(inferNode(b.g, *b.n), AtcError);
+}
+
+}  // namespace
