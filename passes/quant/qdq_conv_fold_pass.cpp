@@ -13,6 +13,8 @@
 // or float32 with the reason (grouped conv, weights not int8 per channel with zero offsets,
 // a target without an int8 path...). Weight DequantizeLinear nodes that constant folding
 // kept for this pass and that it does not fuse are folded here.
+// Matrix products (MatMul / Gemm with dequantized int8 weights -> QuantizedMatMul) fold in the
+// same pass: qdq_matmul_fold.cpp.
 #include "passes/quant/qdq_conv_fold.h"
 
 #include <algorithm>
@@ -21,6 +23,7 @@
 
 #include "ops/native_eval.h"
 #include "passes/fusion/fusion_util.h"
+#include "passes/quant/qdq_fold_util.h"
 
 namespace atc {
 namespace {
@@ -28,15 +31,13 @@ namespace {
 const char* kPassName = "QdqConvFoldPass";
 const int64_t kDwMinPlane = 100;  // smallest output plane (OH * OW) of an int8 depthwise conv
 
-bool isConst(const Value* v, DType t) { return v && v->isConstant() && v->type.dtype == t; }
-
 // The DequantizeLinear of a Conv's weights the int8 kernel takes: int8 constant [OC, C, KH,
 // KW], float32 scale per tensor or per output channel (axis 0), zero point absent or zero.
 std::string weightBlocker(const Node* dw, int64_t OC) {
   if (!dw) return "its weights do not come from DequantizeLinear";
   const Value* w = dw->inputs[0];
-  if (!isConst(w, DType::I8) || w->type.rank() != 4) return "its weights are not constant int8 of rank 4";
-  if (!isConst(dw->input(1), DType::F32)) return "the weight scale is not a float32 constant";
+  if (!qdqIsConst(w, DType::I8) || w->type.rank() != 4) return "its weights are not constant int8 of rank 4";
+  if (!qdqIsConst(dw->input(1), DType::F32)) return "the weight scale is not a float32 constant";
   if (dw->hasAttr("block_size") && dw->attrInt("block_size", 0) != 0) return "blocked weight scales";
   const int64_t ns = dw->inputs[1]->type.numel();
   const int64_t axis = dw->attrInt("axis", 1);
@@ -49,21 +50,9 @@ std::string weightBlocker(const Node* dw, int64_t OC) {
   return "";
 }
 
-// The DequantizeLinear of a Conv's input: 8-bit, per-tensor constant scale and zero point.
-std::string inputBlocker(const Node* dx) {
-  if (!dx) return "its input does not come from DequantizeLinear";
-  const DType t = dx->inputs[0]->type.dtype;
-  if (t != DType::U8 && t != DType::I8) return "its input is not uint8 or int8";
-  if (!isConst(dx->input(1), DType::F32) || dx->inputs[1]->type.numel() != 1)
-    return "the input scale is not one float32 constant";
-  if (const Value* z = dx->input(2))
-    if (!z->isConstant() || z->type.dtype != t || z->type.numel() != 1) return "the input zero point is not one constant";
-  return "";
-}
-
 std::string convBlocker(const Node* c) {
   if (c->inputs[0]->type.rank() != 4 || c->inputs[1]->type.rank() != 4) return "not a 2-D conv";
-  if (c->input(2) && !isConst(c->input(2), DType::F32)) return "its bias is not a float32 constant";
+  if (c->input(2) && !qdqIsConst(c->input(2), DType::F32)) return "its bias is not a float32 constant";
   if (c->inputs.size() > 3) return "it has a fused residual input";
   // The kernel's band offsets are int32 words: a band of the whole padded input must fit.
   const Shape& x = c->inputs[0]->type.shape;
@@ -87,19 +76,6 @@ std::string convBlocker(const Node* c) {
                        ((double)x[3] + p[1] + p[3] + (double)w[3] * d[1] + 48);
   if (words > (double)(1 << 30)) return "too large for the int8 kernel's band";
   return "";
-}
-
-// x_scale / x_zero_point of a QuantizeLinear and a DequantizeLinear are the same constants.
-bool sameQuantParams(const Node* q, const Node* dq) {
-  for (size_t i : {(size_t)1, (size_t)2}) {
-    const Value *a = q->input(i), *b = dq->input(i);
-    if (!a && !b) continue;
-    if (!a || !b || !a->isConstant() || !b->isConstant() || a->type.dtype != b->type.dtype ||
-        a->type.numel() != 1 || b->type.numel() != 1)
-      return false;
-    if (a->constant->data != b->constant->data) return false;
-  }
-  return true;
 }
 
 struct Absorbed {
@@ -127,7 +103,7 @@ Absorbed absorbable(const Graph& g, Node* c, int64_t OC) {
   if (u && u->type == "BatchNormalization" && u->inputs[0] == v && u->outputs.size() == 1 &&
       u->attrInt("training_mode", 0) == 0) {
     bool ok = true;
-    for (int i = 1; i < 5 && ok; ++i) ok = isConst(u->input(i), DType::F32) && u->input(i)->type.numel() == OC;
+    for (int i = 1; i < 5 && ok; ++i) ok = qdqIsConst(u->input(i), DType::F32) && u->input(i)->type.numel() == OC;
     if (ok) {
       a.bn = u;
       v = u->outputs[0];
@@ -137,12 +113,6 @@ Absorbed absorbable(const Graph& g, Node* c, int64_t OC) {
   if (u && u->type == "Relu" && u->inputs[0] == v) a.act = u;
   if (u && u->type == "Clip" && u->inputs[0] == v && clipBounds(u, &a.lo, &a.hi)) a.act = u;
   return a;
-}
-
-TensorPtr floatVector(const std::vector<double>& v) {
-  auto t = std::make_shared<Tensor>(TensorType(DType::F32, {(int64_t)v.size()}));
-  for (size_t i = 0; i < v.size(); ++i) t->as<float>()[i] = (float)v[i];
-  return t;
 }
 
 void foldToQuantizedConv(Graph& g, Node* c, Node* dx, Node* dw, std::set<Node*>* removed) {
@@ -165,19 +135,18 @@ void foldToQuantizedConv(Graph& g, Node* c, Node* dx, Node* dw, std::set<Node*>*
     }
   }
   // Input: the float x of a matching QuantizeLinear (quantized in the kernel), else xq.
-  Value* xin = dx->inputs[0];
-  Node* q = fu::producerOf(xin, "QuantizeLinear");
-  if (q && q->inputs[0]->type.dtype == DType::F32 && sameQuantParams(q, dx)) xin = q->inputs[0];
+  Node* q = nullptr;
+  Value* xin = qdqKernelInput(dx, &q);
   Value* zp = dx->input(2);
   if (!zp) zp = g.newConstant(c->name + "_x_zero_point", std::make_shared<Tensor>(TensorType(dx->inputs[0]->type.dtype, {})));
-  Value* m = g.newConstant(c->name + "_q8_mult", floatVector(mult));
-  Value* b = g.newConstant(c->name + "_q8_bias", floatVector(bias));
+  Value* m = g.newConstant(c->name + "_q8_mult", qdqFloatVector(mult));
+  Value* b = g.newConstant(c->name + "_q8_bias", qdqFloatVector(bias));
   Node* last = a.act ? a.act : a.bn ? a.bn : c;
   const bool depthwise = c->attrInt("group", 1) != 1;
   std::string decision = std::string("int8: QuantizedConv (") + (depthwise ? "depthwise, " : "") +
                          "u8 x s8 -> int32) from DequantizeLinear " + dx->name + ", DequantizeLinear " + dw->name +
                          ", Conv " + c->name;
-  if (xin != dx->inputs[0]) decision += ", QuantizeLinear " + q->name + " (quantized while packed)";
+  if (q) decision += ", QuantizeLinear " + q->name + " (quantized while packed)";
   if (a.bn) decision += ", BatchNormalization " + a.bn->name;
   if (a.act) decision += ", " + a.act->type + " " + a.act->name;
   std::map<std::string, AttrValue> attrs = c->attrs;
@@ -360,6 +329,16 @@ int foldKeptDequantize(Graph& g, PassContext& ctx) {
     g.removeNode(n);
     ++folded;
   }
+  // A Transpose of such weights (a Linear's, when its MatMul stays float32) is constant now.
+  for (Node* t : fu::nodesWhere(g, [](const Node& n) { return n.type == "Transpose" && n.inputs[0]->isConstant(); })) {
+    if (!canEvalNative(*t)) continue;
+    std::vector<TensorPtr> r = evalNodeNative(g, *t);
+    if (r.size() != 1) continue;
+    t->outputs[0]->constant = r[0];
+    ctx.debug("folded " + t->name + " (Transpose of weights, not fused)");
+    g.removeNode(t);
+    ++folded;
+  }
   return folded;
 }
 
@@ -377,6 +356,7 @@ std::set<const Node*> weightDequantizeForQdqConvFold(const Graph& g, const PassC
   for (const auto& n : g.nodes())
     if (n->type == "Conv" && n->inputs.size() > 1 && fu::producerOf(n->inputs[0], "DequantizeLinear"))
       if (const Node* dw = fu::producerOf(n->inputs[1], "DequantizeLinear")) keep.insert(dw);
+  weightDequantizeForQdqMatMul(g, &keep);
   return keep;
 }
 
@@ -391,7 +371,7 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
     if (!dx) continue;  // a float conv
     ctx.stats.matchTimes++;
     std::string why = !wanted ? "the target has no int8 conv path (int8_path none)" : convBlocker(c);
-    if (why.empty()) why = inputBlocker(dx);
+    if (why.empty()) why = qdqInputBlocker(dx);
     if (why.empty()) why = weightBlocker(dw, c->inputs[1]->type.shape[0]);
     if (!why.empty()) {
       c->attrs["_quant_decision"] = "float32: " + why;
@@ -402,13 +382,7 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
     ctx.stats.effectTimes++;
     changed = true;
   }
-  // Matrix products of QDQ models have no int8 kernel yet: say so in their decision.
-  for (Node* m : fu::nodesWhere(g, [](const Node& n) { return n.type == "MatMul" || n.type == "Gemm"; }))
-    if (Node* dx = fu::producerOf(m->inputs[0], "DequantizeLinear")) {
-      ctx.stats.matchTimes++;
-      m->attrs["_quant_decision"] = "float32: no int8 kernel for " + m->type + " (input from DequantizeLinear " +
-                                    dx->name + ", weights dequantized at compile time)";
-    }
+  if (foldQdqMatMuls(g, ctx, wanted, &removed) > 0) changed = true;
   // The DequantizeLinear / QuantizeLinear nodes nothing reads any more, the output stages,
   // then the kept weights.
   const size_t before = g.nodes().size();

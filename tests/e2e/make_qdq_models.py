@@ -2,7 +2,7 @@
 """Makes QDQ (QuantizeLinear/DequantizeLinear) ONNX models from fp32 PyTorch models, with a
 simple min/max calibration on random inputs, and their fake-quant references.
 
-    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn]
+    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base]
 
 Every Conv2d and Linear is wrapped so that its input activation is fake-quantized per tensor
 (uint8, asymmetric, range from min/max over the calibration inputs) and its weight per output
@@ -147,6 +147,8 @@ def build(name):
         return torchvision.models.mobilenet_v2(), (1, 3, 224, 224)
     if name == "encoder":
         return Encoder(), (1, 32, 64)
+    if name == "bert_base":  # benchmarks (bench/bench_qdq.py): BERT-base's shape, seq 128
+        return Encoder(d=768, heads=12, layers=12), (1, 128, 768)
     if name == "cnn":
         return SmallCnn(), (1, 3, 20, 20)
     raise SystemExit("unknown model " + name)

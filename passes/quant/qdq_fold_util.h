@@ -1,0 +1,39 @@
+// Helpers shared by the folds of QdqConvFoldPass (qdq_conv_fold_pass.cpp: convs;
+// qdq_matmul_fold.cpp: matrix products).
+#pragma once
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/pass.h"
+
+namespace atc {
+
+inline bool qdqIsConst(const Value* v, DType t) { return v && v->isConstant() && v->type.dtype == t; }
+
+// Why the DequantizeLinear of an op's input cannot feed an int8 kernel ("" when it can): 8-bit,
+// per-tensor constant scale and zero point.
+std::string qdqInputBlocker(const Node* dx);
+
+// x_scale / x_zero_point of a QuantizeLinear and a DequantizeLinear are the same constants.
+bool qdqSameQuantParams(const Node* q, const Node* dq);
+
+// A float32 constant vector.
+TensorPtr qdqFloatVector(const std::vector<double>& v);
+
+// The kernel's input for DequantizeLinear dx: the float x of a QuantizeLinear with the same
+// scale and zero point (quantized while packed: returns that node in *q), else dx's 8-bit input.
+Value* qdqKernelInput(Node* dx, Node** q);
+
+// MatMul(DequantizeLinear(xq), B) [-> Add(bias)] and Gemm(DequantizeLinear(xq), B, C), B the
+// dequantized int8 weights -> QuantizedMatMul (kernel qmatmul8); the others get the reason
+// they stay float32 in _quant_decision. `wanted`: the target has the int8 path and the pass
+// runs. Returns the number folded.
+int foldQdqMatMuls(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed);
+
+// Adds to *keep the weight DequantizeLinear nodes of the matrix products foldQdqMatMuls takes
+// (constant folding leaves them for it).
+void weightDequantizeForQdqMatMul(const Graph& g, std::set<const Node*>* keep);
+
+}  // namespace atc
