@@ -9,9 +9,16 @@ host's measured FMA peak (a probe for the target's vector width times the thread
 the geomean of the ratios. ONNX Runtime is installed into the cache folder when missing
 (`npm install --ignore-scripts`: its CPU library ships in the package).
 
-Usage: bench/bench_vs_ort.py [--bin build/bin] [--models a,b|all] [--threads 2] [--rounds 5]
+With --int8 (resnet18,mobilenet_v2,bert_base, or a subset), also the int8 rows (issue #16):
+tests/e2e/make_qdq_models.py writes each model's fp32 export and its QDQ form (min/max
+calibration, uint8 activations, int8 per-channel weights); our builds of both and ONNX Runtime
+on both (its int8 kernels run the QDQ form) are timed in interleaved rounds, and the table gives
+our QDQ build over our fp32 build (target: 1.8x faster, <= 0.56) and over ONNX Runtime's QDQ run
+(target <= 1.0). `--models none` skips the fp32 list.
+
+Usage: bench/bench_vs_ort.py [--bin build/bin] [--models a,b|all|none] [--threads 2] [--rounds 5]
        [--loop 10] [--warmup 3] [--soc native] [--precision must_keep_origin_dtype]
-       [--cache ~/.cache/atc-bench] [--markdown]
+       [--cache ~/.cache/atc-bench] [--markdown] [--int8 resnet18,mobilenet_v2,bert_base]
 Needs /usr/bin/python3 with numpy, onnx, torch and torchvision (for the exports), node and npm.
 """
 import argparse
@@ -125,6 +132,39 @@ def print_table(a, rows, peak, markdown):
           f"worst {max(ratios):.2f}x ({rows[ratios.index(max(ratios))]['model']})")
 
 
+def bench_int8(a, ort_pkg, names, tmp):
+    """Rows of the int8 table: per model the medians of our fp32 and QDQ builds and ONNX
+    Runtime's runs of both, interleaved."""
+    subprocess.run(["/usr/bin/python3", os.path.join(bench_models.ROOT, "tests", "e2e", "make_qdq_models.py"),
+                    "--fp32", tmp] + names, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rows = []
+    for name in names:
+        npy = os.path.join(tmp, name + ".in.npy")
+        runs = {}
+        for kind, path in (("fp32", os.path.join(tmp, name + ".fp32.onnx")), ("qdq", os.path.join(tmp, name + ".onnx"))):
+            om, _ = compile_model(a, name + "_" + kind, path, tmp)
+            runs[kind] = (om, ort_spec(a, ort_pkg, path, npy, tmp, "ort_spec_%s.json" % kind))
+        t = {k: [] for k in ("ours_fp32", "ours_qdq", "ort_fp32", "ort_qdq")}
+        for _ in range(a.rounds):
+            for kind in ("fp32", "qdq"):
+                t["ours_" + kind].append(run_ours(a, runs[kind][0], npy, tmp))
+                t["ort_" + kind].append(run_ort(runs[kind][1]))
+        rows.append(dict({"model": name}, **{k: statistics.median(v) for k, v in t.items()}))
+        print(f"{name} int8: ours QDQ {rows[-1]['ours_qdq']:.2f} ms, fp32 {rows[-1]['ours_fp32']:.2f} ms, "
+              f"ORT QDQ {rows[-1]['ort_qdq']:.2f} ms", flush=True)
+    return rows
+
+
+def print_int8_table(a, rows):
+    print(f"\nint8 (QDQ) rows; host: {peak_probe.cpu_name()}; threads={a.threads}; soc={a.soc}; "
+          f"rounds={a.rounds}x{a.loop} runs")
+    print("| model | ours fp32 ms | ours QDQ ms | ORT fp32 ms | ORT QDQ ms | ours QDQ / ours fp32 | ours QDQ / ORT QDQ |")
+    print("|---|---|---|---|---|---|---|")
+    for m in rows:
+        print(f"| {m['model']} | {m['ours_fp32']:.2f} | {m['ours_qdq']:.2f} | {m['ort_fp32']:.2f} | {m['ort_qdq']:.2f} | "
+              f"{m['ours_qdq'] / m['ours_fp32']:.2f} | {m['ours_qdq'] / m['ort_qdq']:.2f} |", flush=True)
+
+
 def add_run_args(ap, models):
     """The options every benchmark against ONNX Runtime takes (also bench_qdq.py)."""
     ap.add_argument("--bin", default=os.path.join(bench_models.ROOT, "build", "bin"))
@@ -143,22 +183,29 @@ def main():
     add_run_args(ap, "all")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--int8", default="", help="QDQ rows for these models (resnet18,mobilenet_v2,bert_base)")
     a = ap.parse_args()
-    names = bench_models.ALL_MODELS if a.models == "all" else a.models.split(",")
+    names = bench_models.ALL_MODELS if a.models == "all" else [] if a.models == "none" else a.models.split(",")
     ort_pkg = ensure_ort(a.cache)
-    peak = peak_probe.measure(a.soc, a.cache)
-    rows = []
+    rows, int8_rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             rows.append(bench_model(a, ort_pkg, name, tmp))
             r = rows[-1]
             print(f"{name}: ours {r['ours_ms']:.2f} ms, ORT {r['ort_ms']:.2f} ms, "
                   f"{r['ours_ms'] / r['ort_ms']:.2f}x (atc {r['compile_s']:.1f} s)", flush=True)
-    print_table(a, rows, peak, a.markdown)
+        if a.int8:
+            int8_rows = bench_int8(a, ort_pkg, a.int8.split(","), tmp)
+    peak = None
+    if rows:
+        peak = peak_probe.measure(a.soc, a.cache)
+        print_table(a, rows, peak, a.markdown)
+    if int8_rows:
+        print_int8_table(a, int8_rows)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"host": peak_probe.cpu_name(), "threads": a.threads, "soc": a.soc,
-                       "precision": a.precision, "peak": peak, "rows": rows}, f, indent=1)
+                       "precision": a.precision, "peak": peak, "rows": rows, "int8_rows": int8_rows}, f, indent=1)
 
 
 if __name__ == "__main__":
