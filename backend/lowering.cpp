@@ -33,7 +33,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
                      "This op is not supported by the code generator yet.");
     LowerCtx ctx(g, n, &state);
     ctx.cubeRows = target.cubeRows();
-    ctx.int8Vnni = target.int8Vnni();
+    ctx.int8Path = target.int8PathCode();
     ctx.bf16Dot = target.bf16Dot();
     L.call = d->lower(ctx);
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);

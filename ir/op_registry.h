@@ -58,8 +58,9 @@ class LowerCtx {
   // Rows of the cube microkernel and of its packed weight panels (kernels/lib/cube_gemm.h):
   // TargetProfile::cubeRows() of the target being compiled for (6: 256-bit family, 16: 512-bit).
   int cubeRows = 6;
-  // TargetProfile::int8Vnni() of the target: the int8 conv kernel may use vpdpbusd.
-  bool int8Vnni = false;
+  // TargetProfile::int8PathCode() of the target: the int8 kernels' accumulation (0 portable
+  // int32 code, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd).
+  int int8Path = 0;
   // TargetProfile::bf16Dot() of the target: bfloat16 cube operands may use vdpbf16ps.
   bool bf16Dot = false;
   // Replaces constant input i of this node by a new constant (only this node sees it). When

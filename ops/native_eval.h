@@ -12,9 +12,10 @@ namespace atc {
 // (run inferNode first). Returns one tensor per output. Throws AtcError if the op has no
 // lowering or its kernel is not in the native library.
 // cubeRows: the cube microkernel family to lower for (LowerCtx::cubeRows; tests run both).
-// int8Vnni: LowerCtx::int8Vnni (the int8 conv kernel then uses vpdpbusd where the host has it).
+// int8Path: LowerCtx::int8Path (1 / 2: the int8 kernels then use 512-bit / 256-bit vpdpbusd where
+// the host has it).
 // bf16Dot: LowerCtx::bf16Dot (bfloat16 cube ops then use vdpbf16ps where the host has it).
-std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6, bool int8Vnni = false,
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6, int int8Path = 0,
                                       bool bf16Dot = false);
 
 // True when evalNodeNative can run on n (all inputs constant, lowering and kernel known).

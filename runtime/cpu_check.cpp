@@ -31,6 +31,7 @@ int hostHas(const std::string& f) {
   ATC_CPU_FEATURE("avx512vl")
   ATC_CPU_FEATURE("avx512cd")
   ATC_CPU_FEATURE("avx512vnni")
+  ATC_CPU_FEATURE("avxvnni")
   ATC_CPU_FEATURE("avx512bf16")
   ATC_CPU_FEATURE("avx512vbmi")
   ATC_CPU_FEATURE("avx512ifma")

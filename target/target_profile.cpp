@@ -95,6 +95,27 @@ std::string kernelPath(const nlohmann::json& j, const char* key, const std::stri
   return v.get<std::string>();
 }
 
+// "int8_path": absent, the features' path (vnni512 needs 512-bit vectors: with "vector_bits"
+// 256 an AVX-512 target takes vnni256 where it also has AVX-VNNI); "none"; or the features'
+// own path named again.
+std::string int8PathOfProfile(const nlohmann::json& j, const TargetProfile& p, const std::string& name,
+                              const std::string& where) {
+  std::string computed = int8PathOfFeatures(p.features);
+  if (computed == "vnni512" && p.vectorBits < 512) computed = int8PathOfFeatures(p.features + ",-avx512vnni");
+  if (!j.contains("int8_path")) return computed;
+  const nlohmann::json& v = j["int8_path"];
+  const std::string s = v.is_string() ? v.get<std::string>() : "";
+  if (s != "none" && s != "vnni512" && s != "vnni256")
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" must be \"none\", \"vnni512\" or \"vnni256\".",
+                   "Fix the profile file (see docs/targets.md).");
+  if (s != "none" && s != computed)
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" is \"" + s +
+                       "\" but its features give \"" + computed + "\".",
+                   s == "vnni512" ? "Add +avx512vnni and +avx512f to \"features\" or set \"int8_path\" to \"none\"."
+                                  : "Add +avxvnni to \"features\" or set \"int8_path\" to \"none\".");
+  return s;
+}
+
 TargetProfile parseProfile(const std::string& name, const std::string& text, const std::string& where,
                            const HostCpu& host) {
   nlohmann::json j;
@@ -132,8 +153,7 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
                          ": \"vector_bits\" is 512 but its features do not enable AVX-512 (+avx512f).",
                      "Add +avx512f to \"features\" or set \"vector_bits\" to 256.");
   }
-  p.int8Path = kernelPath(j, "int8_path", "vnni512", p.vectorBits >= 512 ? int8PathOfFeatures(p.features) : "none",
-                          "AVX512-VNNI", "+avx512vnni", name, where);
+  p.int8Path = int8PathOfProfile(j, p, name, where);
   p.bf16Path = kernelPath(j, "bf16_path", "dpbf16", p.vectorBits >= 512 ? bf16PathOfFeatures(p.features) : "none",
                           "AVX512-BF16", "+avx512bf16", name, where);
   return p;
@@ -142,10 +162,13 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
 }  // namespace
 
 std::string int8PathOfFeatures(const std::string& features) {
-  bool vnni = false;
-  for (const std::string& f : split(features, ','))
+  bool vnni = false, avxVnni = false;
+  for (const std::string& f : split(features, ',')) {
     if (f == "+avx512vnni" || f == "-avx512vnni") vnni = f[0] == '+';
-  return vnni && vectorBitsOfFeatures(features) == 512 ? "vnni512" : "none";
+    if (f == "+avxvnni" || f == "-avxvnni") avxVnni = f[0] == '+';
+  }
+  if (vnni && vectorBitsOfFeatures(features) == 512) return "vnni512";
+  return avxVnni ? "vnni256" : "none";
 }
 
 std::string bf16PathOfFeatures(const std::string& features) {

@@ -27,12 +27,17 @@ struct TargetProfile {
   int vectorBits = 256;
   // Rows of the cube microkernel (kernels/lib/cube_gemm.h): 16 with 512-bit vectors, else 6.
   int cubeRows() const { return vectorBits >= 512 ? 16 : 6; }
-  // The int8 convolution path (kernels/lib/qconv8.cpp) of QDQ models: "vnni512" when the
-  // features enable AVX512-VNNI (vpdpbusd) with 512-bit vectors, else "none" (quantized
-  // convs then run in float32 with their weights dequantized at compile time). The profile's
-  // "int8_path" may set "none" to turn it off.
+  // The int8 path of QDQ models (QuantizedConv / QuantizedMatMul kernels, docs/quantization.md):
+  // "vnni512" when the features enable AVX512-VNNI (vpdpbusd) with 512-bit vectors, else
+  // "vnni256" when they enable AVX-VNNI (256-bit vpdpbusd: x86-64-v3 class CPUs such as Alder
+  // Lake), else "none" (quantized convs and matrix products then run in float32 with their
+  // weights dequantized at compile time). The profile's "int8_path" may set "none" to turn it
+  // off. Depthwise convs take the int8 path with vnni512 only.
   std::string int8Path = "none";
   bool int8Vnni() const { return int8Path == "vnni512"; }
+  bool hasInt8Path() const { return int8Path != "none"; }
+  // LowerCtx::int8Path: 0 none, 1 vnni512, 2 vnni256.
+  int int8PathCode() const { return int8Path == "vnni512" ? 1 : int8Path == "vnni256" ? 2 : 0; }
   // The bfloat16 dot-product path of the cube kernels (kernels/lib/cube_ukbf.h): "dpbf16" when
   // the features enable AVX512-BF16 (vdpbf16ps) with 512-bit vectors, else "none". MatMul/Gemm
   // and Conv whose activations and weights are both bfloat16 (allow_fp32_to_bf16 builds) then
@@ -42,7 +47,8 @@ struct TargetProfile {
   bool bf16Dot() const { return bf16Path == "dpbf16"; }
 };
 
-// "vnni512" when an LLVM feature string enables avx512vnni and 512-bit vectors, else "none".
+// "vnni512" when an LLVM feature string enables avx512vnni and 512-bit vectors, else "vnni256"
+// when it enables avxvnni, else "none".
 std::string int8PathOfFeatures(const std::string& features);
 
 // "dpbf16" when an LLVM feature string enables avx512bf16 and 512-bit vectors, else "none".

@@ -14,8 +14,9 @@
 // Stride-1 convs tile the band's padded rows as one flat run of pixels (the pad columns
 // give discarded lanes), so 7x7 or 14x14 maps do not waste most of a 16-lane tile.
 //
-// The accumulation has two implementations with identical results: vpdpbusd (Q8_VNNI,
-// targets with AVX512-VNNI; in the native build also only when the host has it) and portable
+// The accumulation has three implementations with identical results: vpdpbusd on 512-bit
+// vectors (Q8_VNNI 1, targets with AVX512-VNNI) or on 256-bit ones (Q8_VNNI 2, AVX-VNNI:
+// targets without AVX-512), in the native build also only when the host has it, and portable
 // int32 vector code (any host: constant folding, kernel tests).
 #include "kernels/lib/qconv8_common.h"
 
@@ -136,6 +137,7 @@ static void q8_tile_portable(const uint32_t* band, const int32_t* off, int64_t K
 #else
 #define Q8_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 #endif
+#define Q8_VNNI256_TARGET __attribute__((target("avx2,avxvnni")))
 // The same with vpdpbusd: per k-quad one 64-byte load of 16 pixels x 4 channels and 16
 // multiply-adds with a broadcast 32-bit weight quad (a memory operand).
 Q8_VNNI_TARGET static void q8_tile_vnni(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base,
@@ -169,6 +171,37 @@ Q8_VNNI_TARGET static void q8_tile_vnni(const uint32_t* band, const int32_t* off
   _mm512_storeu_si512(o + 9, a9); _mm512_storeu_si512(o + 10, a10); _mm512_storeu_si512(o + 11, a11);
   _mm512_storeu_si512(o + 12, a12); _mm512_storeu_si512(o + 13, a13); _mm512_storeu_si512(o + 14, a14);
   _mm512_storeu_si512(o + 15, a15);
+}
+
+// The 16 x 16 tile with 256-bit vpdpbusd (AVX-VNNI, targets without AVX-512: int8_path
+// vnni256): four passes of 4 channels x 16 pixels (8 of the 16 ymm registers accumulate; per
+// k-quad two 32-byte band loads and four broadcast weight quads).
+Q8_VNNI256_TARGET static void q8_tile_vnni256(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base,
+                                              const int8_t* wp, int32_t* acc) {
+  for (int g = 0; g < 4; ++g) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    const int32_t* w = (const int32_t*)wp + 4 * g;
+    for (int64_t kq = 0; kq < KQ; ++kq, w += 16) {
+      const uint32_t* x = band + off[kq] + base;
+      const __m256i x0 = _mm256_loadu_si256((const __m256i*)x), x1 = _mm256_loadu_si256((const __m256i*)(x + 8));
+      __m256i wb = _mm256_set1_epi32(w[0]);
+      a0 = _mm256_dpbusd_avx_epi32(a0, x0, wb);
+      a1 = _mm256_dpbusd_avx_epi32(a1, x1, wb);
+      wb = _mm256_set1_epi32(w[1]);
+      a2 = _mm256_dpbusd_avx_epi32(a2, x0, wb);
+      a3 = _mm256_dpbusd_avx_epi32(a3, x1, wb);
+      wb = _mm256_set1_epi32(w[2]);
+      a4 = _mm256_dpbusd_avx_epi32(a4, x0, wb);
+      a5 = _mm256_dpbusd_avx_epi32(a5, x1, wb);
+      wb = _mm256_set1_epi32(w[3]);
+      a6 = _mm256_dpbusd_avx_epi32(a6, x0, wb);
+      a7 = _mm256_dpbusd_avx_epi32(a7, x1, wb);
+    }
+    __m256i* o = (__m256i*)(acc + 4 * g * 16);
+    _mm256_storeu_si256(o + 0, a0); _mm256_storeu_si256(o + 1, a1); _mm256_storeu_si256(o + 2, a2);
+    _mm256_storeu_si256(o + 3, a3); _mm256_storeu_si256(o + 4, a4); _mm256_storeu_si256(o + 5, a5);
+    _mm256_storeu_si256(o + 6, a6); _mm256_storeu_si256(o + 7, a7);
+  }
 }
 
 // 8 output channels x NV * 16 pixels (NV = 2 or 3): per k-quad NV loads and 8 broadcast weight
@@ -278,11 +311,12 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
   const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], KQ = P[Q8_KQ];
   const int64_t npanels = P[Q8_OCP] / 16, OC = P[Q8_OC];
   const bool flat = SH == 1 && SW == 1;
-  bool vnni = P[Q8_VNNI] != 0;
+  bool vnni = P[Q8_VNNI] == 1, vnni256 = P[Q8_VNNI] == 2;
 #if !defined(__x86_64__)
-  vnni = false;
+  vnni = vnni256 = false;
 #elif !defined(ATC_BITCODE)
   vnni = vnni && __builtin_cpu_supports("avx512vnni");
+  vnni256 = vnni256 && __builtin_cpu_supports("avxvnni");
 #endif
   const int8_t* W = (const int8_t*)bufs[P[Q8_WBUF]];
   const float* aux = (const float*)bufs[P[Q8_ABUF]];
@@ -337,6 +371,8 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
 #if defined(__x86_64__)
           if (vnni)
             q8_tile_vnni(band, off, KQ, base, wp, acc);
+          else if (vnni256)
+            q8_tile_vnni256(band, off, KQ, base, wp, acc);
           else
 #endif
             q8_tile_portable(band, off, KQ, base, wp, acc);

@@ -11,9 +11,10 @@
 //     (24 vpdpbusd per 11 loads; a row's accumulators are whole output row segments, so the
 //     epilogue needs no transpose);
 //  3. epilogue: (acc - comp[n]) * mult[n] + bias[n], stored to Y's rows.
-// The accumulation has two implementations with identical results: vpdpbusd (QM_VNNI, targets
-// with AVX512-VNNI; in the native build also only when the host has it) and portable int32
-// vector code (any host: constant folding, kernel tests).
+// The accumulation has three implementations with identical results: vpdpbusd on 512-bit
+// vectors (QM_VNNI 1, AVX512-VNNI) or on 256-bit ones (QM_VNNI 2, AVX-VNNI: targets without
+// AVX-512), in the native build also only when the host has it, and portable int32 vector code
+// (any host: constant folding, kernel tests).
 #include <string.h>
 
 #include "kernels/lib/qconv8_common.h"
@@ -83,6 +84,7 @@ static void qm_tile_portable(const uint32_t* xr, int64_t KQ, const int8_t* pw, i
 #else
 #define QM_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 #endif
+#define QM_VNNI256_TARGET __attribute__((target("avx2,avxvnni")))
 // The same with vpdpbusd: per k-quad NV 64-byte weight loads and 8 broadcast row words.
 template <int NV>
 QM_VNNI_TARGET static void qm_tile_vnni(const uint32_t* xr, int64_t KQ, const int8_t* pw, int64_t pstride,
@@ -100,6 +102,37 @@ QM_VNNI_TARGET static void qm_tile_vnni(const uint32_t* xr, int64_t KQ, const in
   }
   for (int i = 0; i < 8; ++i)
     for (int v = 0; v < NV; ++v) _mm512_storeu_si512((void*)(acc + (i * 3 + v) * 16), a[i][v]);
+}
+
+// The 8 x 16 * nv tile with 256-bit vpdpbusd (AVX-VNNI, int8_path vnni256): per panel and 4
+// rows, 8 ymm accumulators; per k-quad two 32-byte weight loads and four broadcast row words.
+QM_VNNI256_TARGET static void qm_tile_vnni256(const uint32_t* xr, int64_t KQ, const int8_t* pw, int64_t pstride,
+                                              int nv, int32_t* acc) {
+  for (int v = 0; v < nv; ++v)
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t* x = xr + 4 * h * KQ;
+      const int8_t* w = pw + v * pstride;
+      __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+      for (int64_t kq = 0; kq < KQ; ++kq) {
+        const __m256i w0 = _mm256_loadu_si256((const __m256i*)(w + kq * 64));
+        const __m256i w1 = _mm256_loadu_si256((const __m256i*)(w + kq * 64 + 32));
+        __m256i xb = _mm256_set1_epi32((int32_t)x[kq]);
+        a0 = _mm256_dpbusd_avx_epi32(a0, xb, w0);
+        a1 = _mm256_dpbusd_avx_epi32(a1, xb, w1);
+        xb = _mm256_set1_epi32((int32_t)x[KQ + kq]);
+        a2 = _mm256_dpbusd_avx_epi32(a2, xb, w0);
+        a3 = _mm256_dpbusd_avx_epi32(a3, xb, w1);
+        xb = _mm256_set1_epi32((int32_t)x[2 * KQ + kq]);
+        a4 = _mm256_dpbusd_avx_epi32(a4, xb, w0);
+        a5 = _mm256_dpbusd_avx_epi32(a5, xb, w1);
+        xb = _mm256_set1_epi32((int32_t)x[3 * KQ + kq]);
+        a6 = _mm256_dpbusd_avx_epi32(a6, xb, w0);
+        a7 = _mm256_dpbusd_avx_epi32(a7, xb, w1);
+      }
+      const __m256i r[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 2; ++j) _mm256_storeu_si256((__m256i*)(acc + ((4 * h + i) * 3 + v) * 16 + 8 * j), r[2 * i + j]);
+    }
 }
 #endif
 
@@ -129,11 +162,12 @@ static void qm_store(const int64_t* P, const int32_t* acc, const float* aux, flo
 void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t M = P[QM_M], KQ = P[QM_KQ], MB = P[QM_MB], npanels = P[QM_NP] / 16;
   const int64_t mbp = (MB + 7) / 8 * 8, pstride = KQ * 64;
-  bool vnni = P[QM_VNNI] != 0;
+  bool vnni = P[QM_VNNI] == 1, vnni256 = P[QM_VNNI] == 2;
 #if !defined(__x86_64__)
-  vnni = false;
+  vnni = vnni256 = false;
 #elif !defined(ATC_BITCODE)
   vnni = vnni && __builtin_cpu_supports("avx512vnni");
+  vnni256 = vnni256 && __builtin_cpu_supports("avxvnni");
 #endif
   const int8_t* W = (const int8_t*)bufs[P[QM_WBUF]];
   const float* aux = (const float*)bufs[P[QM_ABUF]];
@@ -171,6 +205,8 @@ void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
             qm_tile_vnni<2>(x, KQ, pw, pstride, acc);
           else
             qm_tile_vnni<1>(x, KQ, pw, pstride, acc);
+        } else if (vnni256) {
+          qm_tile_vnni256(x, KQ, pw, pstride, nv, acc);
         } else
 #endif
           qm_tile_portable(x, KQ, pw, pstride, nv, acc);

@@ -107,7 +107,7 @@ enum QConv8Param {
   Q8_XZP,            // x's zero point (uint8 or int8 value)
   Q8_QDT,            // dtype of the quantized x (uint8 or int8): X's own, or x_zero_point's
   Q8_ACT,            // 0: none, 1: ReLU, 2: Clip to [ACTLO, ACTHI]
-  Q8_VNNI,           // 1: the target has AVX512-VNNI (vpdpbusd); 0: portable int32 code
+  Q8_VNNI,           // 1: vpdpbusd, 512-bit (AVX512-VNNI); 2: 256-bit (AVX-VNNI); 0: portable int32 code
   Q8_C4, Q8_KQ, Q8_OCP,                 // channel quads, k-quads, output channels padded to 16
   Q8_RB, Q8_NRB,                        // output rows per task, row blocks per image
   Q8_PANELS, Q8_NOCG,                   // 16-channel panels per task, channel groups
@@ -175,7 +175,7 @@ enum QDw8Param {
 enum QMatMul8Param {
   QM_M = 0, QM_K, QM_N, QM_KQ, QM_NP,  // rows, depth, columns, k-quads, columns padded to 16
   QM_XDT, QM_XSCALE, QM_XZP, QM_QDT,   // as Q8_XDT, Q8_XSCALE, Q8_XZP, Q8_QDT
-  QM_VNNI,                             // 1: vpdpbusd (AVX512-VNNI); 0: portable int32 code
+  QM_VNNI,                             // as Q8_VNNI (1: AVX512-VNNI, 2: AVX-VNNI, 0: portable)
   QM_MB, QM_NMB,                       // rows per task, row blocks
   QM_PANELS, QM_NPG,                   // 16-column panels per task (a multiple of 3), groups
   QM_SLOT,                             // workspace bytes per task

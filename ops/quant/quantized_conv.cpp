@@ -186,7 +186,7 @@ KernelCall lowerQuantizedDwConv(LowerCtx& c, const QcDims& d) {
   P[QD_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[QD_XZP] = n.inputs[2]->constant->intAt(0);
   epilogueParams(n, P, {QD_ACT, QD_ACTLO, QD_ACTHI, QD_OQ, QD_OSCALE, QD_OZP, QD_OQLO, QD_OQHI});
-  P[QD_VNNI] = c.int8Vnni ? 1 : 0;
+  P[QD_VNNI] = c.int8Path == 1 ? 1 : 0;  // 512-bit only: portable code on other targets
   P[QD_NQ] = NQ;
   // The tap-word build reads 64 bytes from column ow * SW + 4g * DW, ow < OW rounded down to 16.
   P[QD_PADW] = SW * OW + (KW - 1) * DW + 64;
@@ -238,7 +238,7 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_PACT] = post == "Relu" ? 1 : post == "Clip" ? 2 : 0;
   P[Q8_PACTLO] = paramFromDouble(n.attrFloat("post_clip_min", -INFINITY));
   P[Q8_PACTHI] = paramFromDouble(n.attrFloat("post_clip_max", INFINITY));
-  P[Q8_VNNI] = c.int8Vnni ? 1 : 0;
+  P[Q8_VNNI] = c.int8Path;
   P[Q8_C4] = C4; P[Q8_KQ] = KQ; P[Q8_OCP] = OCP;
   // Band: padded input columns as SW phases; rows of the largest row block; slack words so
   // that the discarded lanes of the last tile stay inside the quad plane.
@@ -247,7 +247,7 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   const int64_t SW = g.stride[1];
   const int64_t WQ = (OW - 1) * SW + (KW - 1) * g.dil[1] + 1;
   const bool flat = SW == 1 && g.stride[0] == 1;
-  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, flat, c.int8Vnni && KQ >= 32);  // when qconv8 groups tiles
+  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, flat, c.int8Path == 1 && KQ >= 32);  // when qconv8 groups tiles
   P[Q8_PQ] = flat ? WQ : (WQ + SW - 1) / SW + 16;
   P[Q8_WPP] = SW * P[Q8_PQ];
   P[Q8_HB] = (P[Q8_RB] - 1) * g.stride[0] + (KH - 1) * g.dil[0] + 1;

@@ -84,7 +84,7 @@ KernelCall lowerQuantizedMatMul(LowerCtx& c) {
   P[QM_QDT] = (int64_t)n.inputs[2]->type.dtype;
   P[QM_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[QM_XZP] = n.inputs[2]->constant->intAt(0);
-  P[QM_VNNI] = c.int8Vnni ? 1 : 0;
+  P[QM_VNNI] = c.int8Path;
   qmTasks(P, d.M, NP / 16);
   const int64_t mbp = (P[QM_MB] + 7) / 8 * 8;
   P[QM_SLOT] = (mbp * KQ * 4 + 8 * 3 * 16 * 4 + 63) / 64 * 64;  // rows, accumulators

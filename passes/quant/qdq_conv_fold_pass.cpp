@@ -345,7 +345,7 @@ int foldKeptDequantize(Graph& g, PassContext& ctx) {
 }  // namespace
 
 bool qdqConvFoldWanted(const PassContext& ctx) {
-  if (!ctx.target || !ctx.target->int8Vnni()) return false;
+  if (!ctx.target || !ctx.target->hasInt8Path()) return false;
   const auto& off = ctx.opts.disabledPasses;
   return std::find(off.begin(), off.end(), kPassName) == off.end();
 }
@@ -371,6 +371,8 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
     if (!dx) continue;  // a float conv
     ctx.stats.matchTimes++;
     std::string why = !wanted ? "the target has no int8 conv path (int8_path none)" : convBlocker(c);
+    if (why.empty() && c->attrInt("group", 1) != 1 && !ctx.target->int8Vnni())
+      why = "depthwise conv on a target without AVX512-VNNI (the int8 depthwise kernel needs int8_path vnni512)";
     if (why.empty()) why = qdqInputBlocker(dx);
     if (why.empty()) why = weightBlocker(dw, c->inputs[1]->type.shape[0]);
     if (!why.empty()) {

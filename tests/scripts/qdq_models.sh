@@ -96,6 +96,27 @@ print(sum('(depthwise,' in x['decision'] for x in d), sum('output quantized to u
     check "$m x86-64-v4-vnni compiles" false; tail -3 "$m.vnni.log"
   fi
 done
+# x86-64-v3-vnni: the 256-bit vpdpbusd path (AVX-VNNI) for targets without AVX-512; depthwise
+# convs stay float32 there (their int8 kernel is 512-bit only). Runs where the host has AVX-VNNI.
+for m in resnet18 encoder mobilenet_v2; do
+  if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_v3vnni" --soc_version=x86-64-v3-vnni \
+       --precision_mode=must_keep_origin_dtype > "$m.v3vnni.log" 2>&1; then
+    read -r i8 f32 <<< "$(decisions "${m}_v3vnni.om")"
+    case $m in
+      resnet18) check "resnet18 x86-64-v3-vnni: 21 int8 ops" '[ "${i8:-0}" = 21 ]' ;;
+      encoder) check "encoder x86-64-v3-vnni: 8 int8 ops" '[ "${i8:-0}" = 8 ]' ;;
+      mobilenet_v2) check "mobilenet_v2 x86-64-v3-vnni: 36 int8 convs, 17 depthwise float32 ($i8, $f32)" \
+                      '[ "${i8:-0}" = 36 ] && [ "${f32:-0}" = 17 ]' ;;
+    esac
+    if grep -qw avx_vnni /proc/cpuinfo; then
+      "$BIN/omrun" --model="${m}_v3vnni.om" --input="$m.in.npy" --output="$m.v3vnni.res" > /dev/null 2>&1 &&
+        line=$(/usr/bin/python3 steps.py "$m.v3vnni.res/output_0.npy" "$m.out.npy" "$m.json") &&
+        check "$m x86-64-v3-vnni runs: $line" true || check "$m x86-64-v3-vnni runs" false
+    fi
+  else
+    check "$m x86-64-v3-vnni compiles" false; tail -3 "$m.v3vnni.log"
+  fi
+done
 # QdqConvFoldPass switched off: no int8 conv, same answers (the float path).
 if "$BIN/atc" --model=resnet18.onnx --framework=5 --output=r18_off --soc_version=x86-64-v4-vnni \
      --precision_mode=must_keep_origin_dtype --fusion_switch_file=off.cfg > off.log 2>&1; then

@@ -168,3 +168,39 @@ TEST(CodegenTargets, VectorWidthSelectsTheMicrokernelFamily) {
   }
   unsetenv("ATC_TARGETS_PATH");
 }
+
+// The int8 path of QDQ models follows the features: vnni512 (AVX512-VNNI with 512-bit vectors),
+// else vnni256 (AVX-VNNI), else none; "int8_path" may turn it off and may not claim another.
+TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni"), "vnni512");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,-evex512"), "none");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni"), "vnni256");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni,-avxvnni"), "none");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+fma"), "none");
+  EXPECT_EQ(loadHostTargetProfile("x86-64-v3").int8Path, "none");
+  EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8Path, "vnni256");
+  EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8PathCode(), 2);
+  EXPECT_EQ(loadHostTargetProfile("x86-64-v4-vnni").int8PathCode(), 1);
+
+  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_int8_path";
+  system(("mkdir -p " + dir).c_str());
+  const std::string head = R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v3","features":["+avx2")";
+  std::ofstream(dir + "/i8off.json") << head << R"(,"+avxvnni"],"int8_path":"none"})";
+  std::ofstream(dir + "/i8v256.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4",)"
+                                      << R"("features":["+avx2","+avx512f","+avx512vnni","+avxvnni"],"vector_bits":256})";
+  std::ofstream(dir + "/i8claim.json") << head << R"(,"+avxvnni"],"int8_path":"vnni512"})";
+  std::ofstream(dir + "/i8bad.json") << head << R"(],"int8_path":"amx"})";
+  setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
+  EXPECT_EQ(loadHostTargetProfile("i8off").int8Path, "none");
+  EXPECT_EQ(loadHostTargetProfile("i8v256").int8Path, "vnni256");
+  for (const char* bad : {"i8claim", "i8bad"}) {
+    try {
+      loadHostTargetProfile(bad);
+      ADD_FAILURE() << bad << ": expected E10003";
+    } catch (const AtcError& e) {
+      EXPECT_EQ(e.code(), "E10003") << bad;
+      EXPECT_NE(std::string(e.what()).find("int8_path"), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("ATC_TARGETS_PATH");
+}

@@ -140,10 +140,11 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
         }
 }
 
-void check(const Q8Case& c, bool vnni) {
+// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd).
+void check(const Q8Case& c, int path) {
   Built b;
   build(c, b, 1234);
-  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, vnni);
+  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, path);
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0]->type.numel(), (int64_t)b.ref.size());
   int bad = 0;
@@ -151,7 +152,7 @@ void check(const Q8Case& c, bool vnni) {
   for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
     const float got = c.outu8 ? (float)out[0]->as<uint8_t>()[i] : out[0]->as<float>()[i], want = b.ref[i];
     if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
-      ADD_FAILURE() << c.name << (vnni ? " (vnni)" : " (portable)") << ": element " << i << " got " << got
+      ADD_FAILURE() << c.name << (path == 1 ? " (vnni512)" : path == 2 ? " (vnni256)" : " (portable)") << ": element " << i << " got " << got
                     << ", want " << want;
       ++bad;
     }
@@ -202,7 +203,7 @@ const std::vector<Q8Case>& cases() {
 }
 
 TEST(KernelQConv8, PortableMatchesReference) {
-  for (const Q8Case& c : cases()) check(c, false);
+  for (const Q8Case& c : cases()) check(c, 0);
 }
 
 TEST(KernelQConv8, VnniMatchesReference) {
@@ -211,7 +212,17 @@ TEST(KernelQConv8, VnniMatchesReference) {
 #else
   GTEST_SKIP() << "not x86-64";
 #endif
-  for (const Q8Case& c : cases()) check(c, true);
+  for (const Q8Case& c : cases()) check(c, 1);
+}
+
+// The 256-bit vpdpbusd tiles (AVX-VNNI, int8_path vnni256).
+TEST(KernelQConv8, Vnni256MatchesReference) {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avxvnni")) GTEST_SKIP() << "the host has no AVX-VNNI";
+#else
+  GTEST_SKIP() << "not x86-64";
+#endif
+  for (const Q8Case& c : cases()) check(c, 2);
 }
 
 // The lowering packs w and mult in place and records the original weight shape: inference

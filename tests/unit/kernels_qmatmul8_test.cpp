@@ -89,20 +89,21 @@ void build(const QmCase& c, Built& b, uint32_t seed) {
     }
 }
 
-void check(const QmCase& c, bool vnni) {
+// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd).
+void check(const QmCase& c, int path) {
   Built b;
   build(c, b, 4321);
   Shape want = c.xshape;
   want.back() = c.N;
   ASSERT_EQ(b.n->outputs[0]->type.shape, want);
-  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, vnni);
+  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, path);
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0]->type.numel(), (int64_t)b.ref.size());
   int bad = 0;
   for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
     const float got = out[0]->as<float>()[i], want = b.ref[i];
     if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
-      ADD_FAILURE() << c.name << (vnni ? " (vnni)" : " (portable)") << ": element " << i << " got " << got
+      ADD_FAILURE() << c.name << (path == 1 ? " (vnni512)" : path == 2 ? " (vnni256)" : " (portable)") << ": element " << i << " got " << got
                     << ", want " << want;
       ++bad;
     }
@@ -124,7 +125,7 @@ const std::vector<QmCase>& cases() {
 }
 
 TEST(KernelQMatMul8, PortableMatchesReference) {
-  for (const QmCase& c : cases()) check(c, false);
+  for (const QmCase& c : cases()) check(c, 0);
 }
 
 TEST(KernelQMatMul8, VnniMatchesReference) {
@@ -133,7 +134,17 @@ TEST(KernelQMatMul8, VnniMatchesReference) {
 #else
   GTEST_SKIP() << "not x86-64";
 #endif
-  for (const QmCase& c : cases()) check(c, true);
+  for (const QmCase& c : cases()) check(c, 1);
+}
+
+// The 256-bit vpdpbusd tiles (AVX-VNNI, int8_path vnni256).
+TEST(KernelQMatMul8, Vnni256MatchesReference) {
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avxvnni")) GTEST_SKIP() << "the host has no AVX-VNNI";
+#else
+  GTEST_SKIP() << "not x86-64";
+#endif
+  for (const QmCase& c : cases()) check(c, 2);
 }
 
 // The lowering packs w and mult in place and records the original weight shape: inference
