@@ -78,8 +78,9 @@ std::string joinFeatures(const nlohmann::json& f) {
   return s;
 }
 
-// An optional kernel-path switch of a profile ("int8_path", "bf16_path"): "none" or `on`, which
-// needs the features to give it (`computed`, from the features, is `on`). Absent: `computed`.
+// An optional kernel-path switch of a profile ("bf16_path"; "int8_path" has its own parser,
+// int8PathOfProfile): "none" or `on`, which needs the features to give it (`computed`, from the
+// features, is `on`). Absent: `computed`.
 std::string kernelPath(const nlohmann::json& j, const char* key, const std::string& on, const std::string& computed,
                        const char* isa, const char* feature, const std::string& name, const std::string& where) {
   if (!j.contains(key)) return computed;
