@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "ops/quant/quant_util.h"
+
 namespace atc {
 
 TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int64_t KW, int64_t OCP, int64_t C4) {
@@ -43,6 +45,18 @@ TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFli
     }
   }
   return aux;
+}
+
+void checkQ8Operands(const Node& n, int64_t OC, bool packed, const char* per) {
+  const DType xdt = n.inputs[0]->type.dtype;
+  for (size_t i : {(size_t)1, (size_t)2})
+    if (!n.input(i) || n.inputs[i]->type.numel() != 1) opError(n, "x_scale and x_zero_point must be scalars");
+  if (n.inputs[1]->type.dtype != DType::F32) opError(n, "x_scale must be float32");
+  if (!isQuant8(n.inputs[2]->type.dtype) || (isQuant8(xdt) && n.inputs[2]->type.dtype != xdt))
+    opError(n, "x_zero_point must be uint8 or int8 (x's dtype when x is quantized)");
+  for (size_t i : {(size_t)4, (size_t)5})
+    if (n.input(i) && !(packed && i == 4) && (n.input(i)->type.dtype != DType::F32 || n.input(i)->type.numel() != OC))
+      opError(n, std::string("mult and B must be float32 with one value per ") + per);
 }
 
 }  // namespace atc

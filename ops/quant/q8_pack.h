@@ -18,4 +18,9 @@ TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int6
 // mult) / out_scale + out_zero_point in place of mult and bias (the requantization folded).
 TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFlipped);
 
+// The checks both ops make of inputs 1, 2, 4, 5: x_scale float32 scalar, x_zero_point uint8 /
+// int8 scalar (x's dtype when x is quantized), mult and B float32 with OC values (mult unchecked
+// once packed). `per` names what OC counts ("output channel").
+void checkQ8Operands(const Node& n, int64_t OC, bool packed, const char* per);
+
 }  // namespace atc

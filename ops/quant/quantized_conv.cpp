@@ -50,14 +50,7 @@ QcDims quantizedConvDims(const Node& n) {
     opError(n, "group must be 1 or, for a depthwise conv, the channel count with one output channel per input channel");
   if (ws[1] * d.group != d.C)
     opError(n, "w has " + std::to_string(ws[1]) + " input channels per group, x has " + std::to_string(d.C));
-  for (size_t i : {(size_t)1, (size_t)2})
-    if (!n.inputs[i] || n.inputs[i]->type.numel() != 1) opError(n, "x_scale and x_zero_point must be scalars");
-  if (n.inputs[1]->type.dtype != DType::F32) opError(n, "x_scale must be float32");
-  if (!isQuant8(n.inputs[2]->type.dtype) || (isQuant8(xt.dtype) && n.inputs[2]->type.dtype != xt.dtype))
-    opError(n, "x_zero_point must be uint8 or int8 (x's dtype when x is quantized)");
-  for (size_t i : {(size_t)4, (size_t)5})
-    if (n.input(i) && !(packed && i == 4) && (n.input(i)->type.dtype != DType::F32 || n.input(i)->type.numel() != d.OC))
-      opError(n, "mult and B must be float32 with one value per output channel");
+  checkQ8Operands(n, d.OC, packed, "output channel");
   d.g = windowGeometry(n, {xt.shape[2], xt.shape[3]}, {ws[2], ws[3]}, false);
   for (const char* a : {"activation", "post_activation"}) {
     const std::string act = n.attrString(a, "");

@@ -37,14 +37,7 @@ QmDims quantizedMatMulDims(const Node& n) {
   d.N = ws[0];
   for (size_t i = 0; i + 1 < xt.shape.size(); ++i) d.M *= xt.shape[i];
   if (ws[1] != d.K) opError(n, "w has " + std::to_string(ws[1]) + " columns (K), x has " + std::to_string(d.K));
-  for (size_t i : {(size_t)1, (size_t)2})
-    if (!n.inputs[i] || n.inputs[i]->type.numel() != 1) opError(n, "x_scale and x_zero_point must be scalars");
-  if (n.inputs[1]->type.dtype != DType::F32) opError(n, "x_scale must be float32");
-  if (!isQuant8(n.inputs[2]->type.dtype) || (isQuant8(xt.dtype) && n.inputs[2]->type.dtype != xt.dtype))
-    opError(n, "x_zero_point must be uint8 or int8 (x's dtype when x is quantized)");
-  for (size_t i : {(size_t)4, (size_t)5})
-    if (n.input(i) && !(packed && i == 4) && (n.input(i)->type.dtype != DType::F32 || n.input(i)->type.numel() != d.N))
-      opError(n, "mult and B must be float32 with one value per output column");
+  checkQ8Operands(n, d.N, packed, "output column");
   if (n.inputs.size() > 6) opError(n, "takes at most 6 inputs");
   return d;
 }

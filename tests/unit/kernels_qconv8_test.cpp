@@ -11,6 +11,7 @@
 #include "ir/op_registry.h"
 #include "ops/native_eval.h"
 #include "support/diagnostics.h"
+#include "tests/unit/quant_kernel_test_util.h"
 
 using namespace atc;
 
@@ -29,13 +30,6 @@ struct Q8Case {
   bool dw = false;     // depthwise: group == C == OC, weights [C, 1, KH, KW] (kernel qdwconv8)
   bool outu8 = false;  // output quantized to uint8 (out_quantize; scale 0.011, zero point 3)
 };
-
-int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
-  const float lo = qdt == DType::I8 ? -128.0f : 0.0f, hi = qdt == DType::I8 ? 127.0f : 255.0f;
-  float r = std::nearbyint(x / s) + (float)zp;  // default rounding: ties to even
-  r = std::min(std::max(r, lo), hi);
-  return r == r ? (int32_t)r : zp;
-}
 
 struct Built {
   Graph g;

@@ -10,6 +10,7 @@
 #include "ir/op_registry.h"
 #include "ops/native_eval.h"
 #include "support/diagnostics.h"
+#include "tests/unit/quant_kernel_test_util.h"
 
 using namespace atc;
 
@@ -23,13 +24,6 @@ struct QmCase {
   int64_t N;
   bool bias;
 };
-
-int32_t quantRef(float x, float s, int32_t zp, DType qdt) {
-  const float lo = qdt == DType::I8 ? -128.0f : 0.0f, hi = qdt == DType::I8 ? 127.0f : 255.0f;
-  float r = std::nearbyint(x / s) + (float)zp;  // default rounding: ties to even
-  r = std::min(std::max(r, lo), hi);
-  return r == r ? (int32_t)r : zp;
-}
 
 struct Built {
   Graph g;
