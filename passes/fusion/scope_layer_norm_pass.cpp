@@ -30,7 +30,8 @@ int fuseLayerNormScopes(Graph& g) {
     std::sort(axes.begin(), axes.end());
     bool trailing = !axes.empty();
     for (size_t k = 0; k < axes.size(); ++k) trailing = trailing && axes[k] == r - (int64_t)axes.size() + (int64_t)k;
-    if (!trailing) continue;
+    // Every axis within [0, r) (a scalar x with axes [-1] passes the test above).
+    if (!trailing || (int64_t)axes.size() > r || axes.front() < 0) continue;
     // users of mean: Sub(x, mean) (the squared difference) and Mul(mean, m)
     Node *sub = nullptr, *mulMean = nullptr;
     for (Node* u : g.users(mean)) {
