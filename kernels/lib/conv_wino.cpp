@@ -132,7 +132,8 @@ ATC_KERNEL(wino_gemm)
 
 int64_t atck_wino_gemm_ntasks(const int64_t* P) { return 36 * P[WI_NTB] * P[WI_NMB]; }
 
-// NV: vectors per weight panel (4: 64 channels, 6-tile rows; 2: 32 channels, 8-tile rows).
+// NV: vectors per weight panel (4: 64 channels, 6-tile rows; 2: 32 channels, 8-tile rows; 1: 16
+// channels, 6-tile rows, the 256-bit targets' panels).
 template <int NV>
 static inline ATCK_INLINE void wino_gemm_t(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   constexpr int64_t NR = NV * 16, PR = CUBE_OC_ROWS(NV);
@@ -165,6 +166,7 @@ static inline ATCK_INLINE void wino_gemm_t(const int64_t* P, void** bufs, int64_
 
 void atck_wino_gemm_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   if (P[WI_NR] == 32) wino_gemm_t<2>(P, bufs, begin, end);
+  else if (P[WI_NR] == 16) wino_gemm_t<1>(P, bufs, begin, end);
   else wino_gemm_t<4>(P, bufs, begin, end);
 }
 

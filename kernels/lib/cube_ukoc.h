@@ -82,8 +82,9 @@ __attribute__((noinline)) static void cube_ukoc_rows_ool(int64_t K, const float*
   cube_ukoc_rows<PR, NV>(K, W, ldw, arow, q0, C, ldc, accumulate, init);
 }
 
-// Rows per full tile of the NV-vector family: 6 (64 columns) or 8 (32 columns).
-#define CUBE_OC_ROWS(NV) ((NV) == 4 ? 6 : 8)
+// Rows per full tile of the NV-vector family: 6 (64 columns), 8 (32 columns) or 6 (16 columns:
+// the 256-bit targets' tile, 12 ymm accumulators + 2 weight halves + 1 broadcast of 16 registers).
+#define CUBE_OC_ROWS(NV) ((NV) == 2 ? 8 : 6)
 
 // A tile of pr (1..CUBE_OC_ROWS(NV)) rows: the full tile or a ragged last one with fewer
 // accumulators.

@@ -147,7 +147,7 @@ bool packConvWeightPairs(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t 
   return true;
 }
 
-// The channel-major path (CV_OCM, kernels/lib/conv_ocm.h), 512-bit targets only: 64 (or 32)
+// The channel-major path (CV_OCM, kernels/lib/conv_ocm.h): 64 (or 32; 16 on 256-bit targets)
 // output channels per vector tile and any 6 (or 8) output pixels per broadcast tile, so small maps
 // fill their lanes (a 7x7 map: 49 of 54 lanes, against 49 of 64 for 16-pixel tiles). Taken when
 // its lane use, times the better load-to-FMA ratio of its microkernels (6x64: 265, 8x32: 251
@@ -156,24 +156,32 @@ bool packConvWeightPairs(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t 
 // channel counts that 64-channel panels would pad, DenseNet's 32-channel 3x3 convs) or 0.
 // ATC_CONV_OCM (atc's environment, for measuring): 0 never, 1 wherever it applies, 32 / 64 with
 // that panel width. gain: the channel-major tiles' speed over their float32 form (2 for the
-// bfloat16 pair tiles, which the pixel-major path does not have).
-int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool costlyEpilogue, double gain = 1.0) {
+// bfloat16 pair tiles, which the pixel-major path does not have). band: the conv reads a band (not
+// a 1x1 in place).
+int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool costlyEpilogue, double gain, bool band) {
   auto chUse = [&](int64_t w) { return (double)M / (double)(((M + w - 1) / w) * w); };
-  const double eff64 = chUse(64), eff32 = 0.95 * chUse(32);
-  const int nv = eff64 >= eff32 ? 4 : 2;
+  const double eff64 = MR == 16 ? chUse(64) : 0.0, eff32 = MR == 16 ? 0.95 * chUse(32) : 0.0;
+  const double eff16 = MR == 16 ? 0.0 : chUse(16);
+  // 256-bit targets: 16-channel panels only (the 6 x 16 tile fills the 16 ymm registers).
+  const int nv = MR != 16 ? 1 : eff64 >= eff32 ? 4 : 2;
   // The store transposes 16x16 blocks: noticeable only when K is small. 0.85: the pixel-major
   // path's tile and store costs, fitted on Zen 5 (1 thread) to MobileNetV2 / EfficientNet-B0
   // layers forced both ways: M = 24-32 with K = 96-192 ran 1.1-1.3x faster channel-major, every
   // K <= 40 layer 1.2-2x slower (hence K >= 64).
-  const double newEff = gain * std::max(eff64, eff32) * (1.0 - 8.0 / (double)K),
+  const double newEff = gain * std::max({eff64, eff32, eff16}) * (1.0 - 8.0 / (double)K),
                oldEff = 0.85 * chUse(MR) * pixLanes;
   if (const char* e = std::getenv("ATC_CONV_OCM")) {
     const std::string v = e;
-    return v == "0" ? 0 : v == "32" ? 2 : v == "64" ? 4 : nv;
+    return v == "0" ? 0 : MR != 16 ? 1 : v == "32" ? 2 : v == "64" ? 4 : nv;
   }
   // An activation with an exp (SiLU, sigmoid, tanh, GELU: ~1 cycle per output) adds to the
   // transposing store what the pixel-major path hides in its tile: EfficientNet-B0's
   // 112 -> 672 SiLU convs on 14x14 ran 1.5x slower channel-major, its K = 192 ones 1.3x faster.
+  // 256-bit targets (6 x 16 tiles either way): the band convs ran 4-14% faster channel-major
+  // (ResNet-50 / ResNet-18 3x3 layers from 56x56 to 7x7, 1 thread, Zen 5 at x86-64-v3), 1x1
+  // convs only with K > 512 (MobileNetV2's 960 -> 160 on 7x7: 0.67x; K = 256-512 ran 1.05-1.17x,
+  // K = 32-160 1.2-1.6x slower).
+  if (MR != 16 && !band && K <= 512) return 0;
   const int64_t minK = (int64_t)((costlyEpilogue ? 128 : 64) / gain);
   return K >= minK && newEff > oldEff * 1.02 ? nv : 0;
 }
@@ -448,7 +456,7 @@ KernelCall lowerConv(LowerCtx& c) {
 
   // The channel-major path, where it fills more lanes (ocmPays).
   const bool inPlace1x1 = k[1] * k[2] == 1 && g.padBegin == std::vector<int64_t>(g.nd, 0) && g.padEnd == g.padBegin;
-  const bool ocmOk = MR == 16 && n.inputs[1]->isConstant() && k[0] == 1 && in[0] == 1 && s[0] == 1 &&
+  const bool ocmOk = n.inputs[1]->isConstant() && k[0] == 1 && in[0] == 1 && s[0] == 1 &&
                      (band || (inPlace1x1 && (double)(d.C / d.G) * in[1] * in[2] < (1 << 30)));
   const double lanes = band ? (double)NPIX / (double)(((P[CV_BROWS] - 1) * P[CV_PQ] + out[2] + 15) / 16 * 16 * nblocks)
                             : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
@@ -457,8 +465,8 @@ KernelCall lowerConv(LowerCtx& c) {
                          act != ATCK_E_HARDSIGMOID && act != ATCK_E_HARDSWISH;
   // bfloat16 X and weights on a target with AVX512-BF16: the channel-major pair tiles (twice the
   // float32 rate; the pixel-major tiles have no pair form).
-  const bool bf = ocmOk && c.bf16Dot && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
-  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpi, bf ? 2.0 : 1.0) : 0)
+  const bool bf = ocmOk && MR == 16 && c.bf16Dot && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
+  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpi, bf ? 2.0 : 1.0, band) : 0)
     return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl, nv, bf);
   P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;
   KernelCall kc{"conv", P};

@@ -3,14 +3,14 @@
 //   WinogradInput(X) -> V float32 [36, VPOS] (position p's [C][TP] block at p * VPOS)
 //       attrs: pads = [top, left, bottom, right] (the Conv's)
 //   WinogradGemm(V, W) -> M float32 [36, MPOS] (position p's [TP][OCP] block at p * MPOS)
-//       attrs: tiles = T
+//       attrs: tiles = T, panel = NR (optional; 16 on 256-bit targets)
 //       W: the Conv's constant weights [OC, C, 3, 3] (float32/float16/bfloat16), transformed
 //       (G g G^T, in double) and packed [36][OCP/NR][C][NR] at lowering (NR = wino_panel(OC))
 //   WinogradOutput(M [, B [, R]]) -> Y [N, OC, OH, OW]
-//       attrs: y_shape = [N, OC, OH, OW], _out_dtype, the cube epilogue (_epi_act, _epi_alpha,
+//       attrs: y_shape = [N, OC, OH, OW], panel (as WinogradGemm's), _out_dtype, the cube epilogue (_epi_act, _epi_alpha,
 //       _epi_beta, _epi_res: input index of the residual R)
 // Tiles: TH = ceil(OH / 4), TW = ceil(OW / 4), T = N * TH * TW, TP = T rounded up to 16; OCP =
-// OC rounded up to the panel width NR (64 or 32).
+// OC rounded up to the panel width NR (64 or 32; 16 on 256-bit targets).
 #include <algorithm>
 #include <memory>
 
@@ -65,6 +65,15 @@ KernelCall lowerInput(LowerCtx& c) {
   return KernelCall{"wino_in", P};
 }
 
+// The output channels per weight panel: attribute `panel` (16 on 256-bit targets, set by
+// ConvWinogradPass), else wino_panel (64 or 32, the 512-bit tiles).
+int64_t panelWidth(const Node& n, int64_t OC) {
+  const int64_t nr = n.attrInt("panel", 0);
+  if (nr == 0) return wino_panel(OC);
+  if (nr != 16 && nr != 32 && nr != 64) opError(n, "panel must be 16, 32 or 64");
+  return nr;
+}
+
 // ---- WinogradGemm --------------------------------------------------------------------------
 Shape gemmWeightShape(const Node& n) {
   if (n.hasAttr("_cube_wshape")) return n.attrInts("_cube_wshape");
@@ -84,7 +93,7 @@ GemmDims gemmDims(const Node& n) {
   if (w.size() != 4 || w[2] != 3 || w[3] != 3 || d.T < 1) opError(n, "WinogradGemm needs weights [OC, C, 3, 3] and tiles");
   d.OC = w[0];
   d.C = w[1];
-  const int64_t nr = wino_panel(d.OC);
+  const int64_t nr = panelWidth(n, d.OC);
   d.OCP = (d.OC + nr - 1) / nr * nr;
   if (!v.isStatic() || v.rank() != 2 || v.shape[0] != 36 || v.shape[1] != wino_pos_stride(d.C * d.TP))
     opError(n, "WinogradGemm: V does not match the weights and tiles");
@@ -144,7 +153,7 @@ KernelCall lowerGemm(LowerCtx& c) {
   // of <= 96 (multiples of 6), channel blocks of <= 256; more blocks while under 72 tasks.
   const int64_t nk = (C + 127) / 128;
   P[WI_KC] = (C + nk - 1) / nk;
-  const int64_t NR = wino_panel(OC), PR = NR == 64 ? 6 : 8;
+  const int64_t NR = panelWidth(n, OC), PR = NR == 32 ? 8 : 6;
   P[WI_NR] = NR;
   int64_t TB = std::min<int64_t>(96, (T + PR - 1) / PR * PR), MB = std::min<int64_t>(256, OCP);
   auto tasks = [&] { return 36 * ((T + TB - 1) / TB) * ((OCP + MB - 1) / MB); };
@@ -177,7 +186,7 @@ KernelCall lowerOutput(LowerCtx& c) {
   P[WI_TH] = (y[2] + 3) / 4; P[WI_TW] = (y[3] + 3) / 4;
   const int64_t T = y[0] * P[WI_TH] * P[WI_TW];
   P[WI_TP] = (T + 15) / 16 * 16;
-  const int64_t nr = wino_panel(y[1]);
+  const int64_t nr = panelWidth(n, y[1]);
   P[WI_OCP] = (y[1] + nr - 1) / nr * nr;
   P[WI_MPOS] = wino_pos_stride(P[WI_TP] * P[WI_OCP]);
   if (!m.isStatic() || m.rank() != 2 || m.shape[0] != 36 || m.shape[1] != P[WI_MPOS])

@@ -4,7 +4,7 @@
 // (ops/cube/winograd.cpp, kernels/lib/conv_wino.cpp). Runs after UB fusion and the precision
 // passes, so the Conv's epilogue (_epi_*), output dtype (_out_dtype) and float16/bfloat16 input
 // carry over unchanged. Taken where it pays (docs/kernels-cube.md "Winograd"): 512-bit targets
-// (the 6x64 / 8x32 tiles), group 1, dilation 1, constant weights, C >= 32, OC >= 32 with at most
+// (the 6x64 / 8x32 tiles) and 256-bit ones (6 x 16 tiles, 16-channel panels), group 1, dilation 1, constant weights, C >= 32, OC >= 32 with at most
 // 25% of the last weight panel padding, >= 16 tiles per image (a small map reuses the 4x larger
 // transformed weights too few times; 48 where the direct conv has bfloat16 dot products), rows of
 // at most WINO_MAX_W. ATC_CONV_WINOGRAD=0 / 1 (atc's
@@ -20,10 +20,16 @@
 namespace atc {
 namespace {
 
+// Output channels per transformed-weight panel: 64 or 32 on 512-bit targets (the 6x64 and 8x32
+// tiles), 16 on 256-bit ones (the 6 x 16 tile of 12 ymm accumulators).
+int64_t winoPanel(int64_t OC, const PassContext& ctx) {
+  return ctx.target && ctx.target->cubeRows() == 16 ? wino_panel(OC) : 16;
+}
+
 // Why n does not take Winograd ("" when it does).
 std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) {
   if (n.attrString("_impl_mode", "") == "high_precision") return "implementation mode high_precision";
-  if (!ctx.target || ctx.target->cubeRows() != 16) return "not a 512-bit target";
+  if (!ctx.target) return "no target";
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
   if (!x->type.isStatic() || x->type.rank() != 4 || !w->isConstant() || w->type.rank() != 4) return "not 2-D";
@@ -38,7 +44,7 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   for (int i = 0; i < 2; ++i)
     if (g.padBegin[i] < 0 || g.padEnd[i] < 0) return "negative pads";
   if (forced) return "";
-  const int64_t C = x->type.shape[1], OC = w->type.shape[0], NR = wino_panel(OC), OCP = (OC + NR - 1) / NR * NR;
+  const int64_t C = x->type.shape[1], OC = w->type.shape[0], NR = winoPanel(OC, ctx), OCP = (OC + NR - 1) / NR * NR;
   if (C < 32) return "fewer than 32 input channels";
   if (OC < 32 || OC * 4 < OCP * 3) return "output channels pad the weight panels";
   const int64_t tiles = ((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4);
@@ -81,12 +87,15 @@ bool runConvWinogradPass(Graph& g, PassContext& ctx) {
     Value* m = g.newValue(base + "_wino_m");
     Node* mm = g.addNode("WinogradGemm", g.uniqueNodeName(base + "_wino_gemm"), {v, n->inputs[1]}, {m});
     mm->attrs["tiles"] = T;
+    const int64_t panel = winoPanel(OC, ctx);
+    if (panel != wino_panel(OC)) mm->attrs["panel"] = panel;
     std::vector<Value*> outs = {m, n->input(2)};
     const bool res = n->hasAttr("_epi_res");
     if (res) outs.push_back(n->inputs[n->attrInt("_epi_res", 3)]);
     while (!outs.empty() && !outs.back()) outs.pop_back();
     Node* out = g.addNode("WinogradOutput", g.uniqueNodeName(base + "_wino_out"), outs, {});
     out->attrs["y_shape"] = std::vector<int64_t>{N, OC, wg.out[0], wg.out[1]};
+    if (mm->hasAttr("panel")) out->attrs["panel"] = mm->attrs.at("panel");
     for (const char* k : {"_epi_act", "_epi_alpha", "_epi_beta", "_out_dtype", "_store_rounding", "_impl_mode",
                           "_impl_mode_reason", "_dtype_in", "_dtype_out", "_precision_reason"})
       if (n->hasAttr(k)) out->attrs[k] = n->attrs.at(k);

@@ -44,9 +44,12 @@ Node* convNode(Graph& g, const Shape& xs, const Shape& ws, int64_t stride = 1) {
 // channels not a multiple of 64, K blocks, batches, groups, row blocks of the band, strided
 // windows (phase planes), strided and plain 1x1 convs read in place, pixel blocks, 1-D.
 TEST(CubeConvOcm, Geometries) {
-  for (const char* width : {"64", "32"}) {
+  for (const char* width : {"64", "32", "16"}) {
   SCOPED_TRACE(std::string("panel width ") + width);
-  OcmSwitch on(width);
+  // 16-channel panels: the 256-bit family's (6-row targets), whatever ATC_CONV_OCM names.
+  const bool w16 = std::string(width) == "16";
+  const int rows = w16 ? 6 : 16;
+  OcmSwitch on(w16 ? "1" : width);
   const ConvCase cases[] = {
       {1, 64, 64, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
       {2, 70, 100, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true},
@@ -64,25 +67,26 @@ TEST(CubeConvOcm, Geometries) {
   uint32_t seed = 300;
   for (const ConvCase& cc : cases) {
     SCOPED_TRACE("case seed " + std::to_string(seed));
-    runConvCaseRows(cc, seed++, 16);
+    runConvCaseRows(cc, seed++, rows);
   }
   // The cases above did take the path, with the forced panel width.
-  const int64_t nv = std::string(width) == "64" ? 4 : 2;
+  const int64_t nv = w16 ? 1 : std::string(width) == "64" ? 4 : 2;
   Graph g;
   Node* n = convNode(g, {1, 64, 7, 7}, {100, 64, 3, 3});
-  KernelCall call = lowerConvNode(g, *n, 16);
+  KernelCall call = lowerConvNode(g, *n, rows);
   EXPECT_EQ(call.params[CV_OCM], nv);
   EXPECT_EQ(call.params[CV_BAND], 1);
   Graph g2;
   Node* n2 = convNode(g2, {1, 40, 14, 14}, {130, 40, 1, 1}, 2);
-  KernelCall call2 = lowerConvNode(g2, *n2, 16);
+  KernelCall call2 = lowerConvNode(g2, *n2, rows);
   EXPECT_EQ(call2.params[CV_OCM], nv);
   EXPECT_EQ(call2.params[CV_BAND], 0);
   }
 }
 
 // The lowering's own choice: channel-major for the small maps of the 512-bit family where
-// 16-pixel tiles waste lanes, never for the 256-bit family, never for non-constant weights.
+// 16-pixel tiles waste lanes; on the 256-bit family for band convs and 1x1 convs with K > 512
+// (measured, ops/cube/conv.cpp); never for non-constant weights.
 TEST(CubeConvOcm, LoweringChoice) {
   unsetenv("ATC_CONV_OCM");
   // CV_OCM the lowering picks for a conv on constants of these shapes.
@@ -94,7 +98,12 @@ TEST(CubeConvOcm, LoweringChoice) {
   EXPECT_EQ(ocmOf({1, 512, 7, 7}, {512, 512, 3, 3}, 16), 4);
   EXPECT_EQ(ocmOf({1, 1024, 14, 14}, {256, 1024, 1, 1}, 16), 4);
   EXPECT_EQ(ocmOf({1, 128, 28, 28}, {32, 128, 3, 3}, 16), 2);  // DenseNet's 32-channel 3x3 convs
-  EXPECT_EQ(ocmOf({1, 512, 7, 7}, {512, 512, 3, 3}, 6), 0);
+  EXPECT_EQ(ocmOf({1, 512, 7, 7}, {512, 512, 3, 3}, 6), 1);
+  EXPECT_EQ(ocmOf({1, 64, 56, 56}, {64, 64, 3, 3}, 6), 1);
+  EXPECT_EQ(ocmOf({1, 960, 7, 7}, {160, 960, 1, 1}, 6), 1);
+  EXPECT_EQ(ocmOf({1, 512, 7, 7}, {2048, 512, 1, 1}, 6), 0);
+  EXPECT_EQ(ocmOf({1, 64, 56, 56}, {256, 64, 1, 1}, 6), 0);
+  EXPECT_EQ(ocmOf({1, 3, 224, 224}, {32, 3, 3, 3}, 6), 0);  // K = 27
   {
     Graph g;
     auto wt = randTensor({64, 64, 3, 3}, 2);
@@ -103,6 +112,7 @@ TEST(CubeConvOcm, LoweringChoice) {
     Node* n = g.addNode("Conv", "conv", {g.newConstant("x", randTensor({1, 64, 7, 7}, 1)), w}, {g.newValue("y")});
     n->attrs["pads"] = std::vector<int64_t>{1, 1, 1, 1};
     EXPECT_EQ(lowerConvNode(g, *n, 16).params[CV_OCM], 0);
+    EXPECT_EQ(lowerConvNode(g, *n, 6).params[CV_OCM], 0);
   }
 }
 
@@ -111,13 +121,14 @@ TEST(CubeConvOcm, LoweringChoice) {
 // read the band; 1x1 convs on a float16 input convert their pixels per K block (stride 1 and 2).
 TEST(CubeConvOcm, EpilogueAndFloat16) {
   struct Geo { int64_t k, stride, pad; };
+  for (int rows : {16, 6})
   for (const Geo& geo : {Geo{3, 1, 1}, Geo{1, 1, 0}, Geo{1, 2, 0}}) {
     const int64_t OHW = (7 + 2 * geo.pad - geo.k) / geo.stride + 1, OWW = (9 + 2 * geo.pad - geo.k) / geo.stride + 1;
     auto xt = randTensor({1, 300, 7, 9}, 11), xh = randTensor({1, 300, 7, 9}, 11, DType::F16);
     auto wt = randTensor({80, 300, geo.k, geo.k}, 12), bt = randTensor({80}, 13), rt = randTensor({1, 80, OHW, OWW}, 14);
     for (int half = 0; half < 2; ++half)
       for (int code : {1 /* relu */, 42 /* silu */}) {
-        SCOPED_TRACE("k " + std::to_string(geo.k) + " stride " + std::to_string(geo.stride) + " half " +
+        SCOPED_TRACE("rows " + std::to_string(rows) + " k " + std::to_string(geo.k) + " stride " + std::to_string(geo.stride) + " half " +
                      std::to_string(half) + " act " + std::to_string(code));
         std::vector<float> outs[2];
         for (int ocm = 0; ocm < 2; ++ocm) {
@@ -132,13 +143,13 @@ TEST(CubeConvOcm, EpilogueAndFloat16) {
           n->attrs["_epi_res"] = int64_t(3);
           if (half) n->attrs["_out_dtype"] = (int64_t)DType::F16;
           inferNode(g, *n);
-          auto r = evalNodeNative(g, *n, 16);
+          auto r = evalNodeNative(g, *n, rows);
           const int64_t cnt = r[0]->type.numel();
           outs[ocm].resize(cnt);
           for (int64_t i = 0; i < cnt; ++i)
             outs[ocm][i] = half ? halfToFloat(r[0]->as<uint16_t>()[i]) : r[0]->as<float>()[i];
           LowerCtx ctx(g, *n);
-          ctx.cubeRows = 16;
+          ctx.cubeRows = rows;
           EXPECT_EQ(OpRegistry::instance().find("Conv")->lower(ctx).params[CV_OCM] != 0, ocm != 0);
         }
         expectClose(outs[1].data(), outs[0], half ? 2e-3 : 2e-5, "channel-major vs pixel-major");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "ir/op_registry.h"
@@ -89,11 +90,18 @@ void convOn(const char* soc, Shape xs, Shape ws, std::vector<int64_t> strides, s
     inferNode(g, *n);
     return n;
   };
-  Graph gr, gt;
+  Graph gr;
   Node* nr = make(gr);
   auto ref = evalNodeNative(gr, *nr);
   std::vector<float> want(ref[0]->as<float>(), ref[0]->as<float>() + ref[0]->type.numel());
-  compileRunCompare(soc, gt, *make(gt), want);
+  // Both the pixel-major and the channel-major path (ATC_CONV_OCM: 0 never, 1 wherever it applies).
+  for (const char* ocm : {"0", "1"}) {
+    SCOPED_TRACE(std::string("ATC_CONV_OCM=") + ocm);
+    setenv("ATC_CONV_OCM", ocm, 1);
+    Graph gt;
+    compileRunCompare(soc, gt, *make(gt), want);
+    unsetenv("ATC_CONV_OCM");
+  }
 }
 
 // MatMul with constant operands (A and B packed at compile time) and with A an activation

@@ -24,7 +24,7 @@ struct WinoRun {
 
 // Builds Conv(x, w, b) [+ residual, ReLU] and runs it natively after ConvWinogradPass (forced:
 // the size rules are tested separately) or without it; float16 X / Y when f16.
-WinoRun runConv(const ConvCase& cc, uint32_t seed, bool wino, bool relu, bool res, bool f16) {
+WinoRun runConv(const ConvCase& cc, uint32_t seed, bool wino, bool relu, bool res, bool f16, int rows = 16) {
   Graph g;
   Shape xs = {cc.N, cc.C, cc.in[0], cc.in[1]}, ws = {cc.OC, cc.C, 3, 3};
   auto xt = randTensor(xs, seed, f16 ? DType::F16 : DType::F32), wt = randTensor(ws, seed + 1);
@@ -44,14 +44,15 @@ WinoRun runConv(const ConvCase& cc, uint32_t seed, bool wino, bool relu, bool re
   if (wino) {
     PassOptions opts;
     TargetProfile t;
-    t.vectorBits = 512;
+    t.vectorBits = rows == 16 ? 512 : 256;
     PassContext ctx(opts, &t);
     setenv("ATC_CONV_WINOGRAD", "1", 1);
     r.winograd = runConvWinogradPass(g, ctx);
     unsetenv("ATC_CONV_WINOGRAD");
   }
   for (auto& up : g.nodes()) {
-    auto out = evalNodeNative(g, *up, 16);
+    EXPECT_EQ(up->attrInt("panel", 0), up->type != "Conv" && up->type != "WinogradInput" && rows == 6 ? 16 : 0);
+    auto out = evalNodeNative(g, *up, rows);
     up->outputs[0]->constant = out[0];
   }
   const Tensor& yt = *y->constant;
@@ -94,12 +95,13 @@ TEST(Winograd, AccuracyAgainstTheDirectConv) {
       {{1, 48, 64, 1, {17, 17}, {3, 3}, {1, 1}, {1, 1}, {2, 2, 2, 2}, true}, true, false, true},
       {{1, 128, 32, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, true, true, false},
       {{2, 40, 24, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false}, false, false, false}};
+  for (int rows : {16, 6}) {  // 512-bit panels (64 / 32 channels), 256-bit ones (16)
   uint32_t seed = 1200;
   for (const C& c : cases) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
+    SCOPED_TRACE("rows " + std::to_string(rows) + " seed " + std::to_string(seed));
     const std::vector<float> want = reference(c.cc, seed, c.relu, c.res, c.f16);
-    const WinoRun direct = runConv(c.cc, seed, false, c.relu, c.res, c.f16);
-    const WinoRun wino = runConv(c.cc, seed, true, c.relu, c.res, c.f16);
+    const WinoRun direct = runConv(c.cc, seed, false, c.relu, c.res, c.f16, rows);
+    const WinoRun wino = runConv(c.cc, seed, true, c.relu, c.res, c.f16, rows);
     ASSERT_TRUE(wino.winograd);
     ASSERT_EQ(wino.y.size(), want.size());
     const double ed = maxRelErr(direct.y, want), ew = maxRelErr(wino.y, want);
@@ -110,15 +112,18 @@ TEST(Winograd, AccuracyAgainstTheDirectConv) {
     if (c.f16) EXPECT_LE(ew, 1e-3);
     else EXPECT_LE(ew, 6.0 * ed + 1e-6);
   }
+  }
 }
 
-// The pass takes stride-1 3x3 convs with enough channels and tiles on 512-bit targets, in the
-// default implementation mode, and keeps the rest direct.
+// The pass takes stride-1 3x3 convs with enough channels and tiles (on 256-bit targets with
+// 16-channel panels), in the default implementation mode, and keeps the rest direct.
 TEST(Winograd, PassChoosesWhereItPays) {
   struct C { int64_t C, OC, H; std::vector<int64_t> strides; std::string mode; int rows; bool want; };
   const C cases[] = {{64, 64, 56, {1, 1}, "", 16, true},
                      {64, 64, 56, {1, 1}, "high_precision", 16, false},
-                     {64, 64, 56, {1, 1}, "", 6, false},
+                     {64, 64, 56, {1, 1}, "", 6, true},
+                     {64, 40, 56, {1, 1}, "", 6, true},  // 16-channel panels pad 40 to 48 only
+                     {512, 512, 7, {1, 1}, "", 6, false},
                      {64, 64, 56, {2, 2}, "", 16, false},
                      {16, 64, 56, {1, 1}, "", 16, false},
                      {64, 32, 56, {1, 1}, "", 16, true},
@@ -142,6 +147,8 @@ TEST(Winograd, PassChoosesWhereItPays) {
     t.vectorBits = c.rows == 16 ? 512 : 256;
     PassContext ctx(opts, &t);
     EXPECT_EQ(runConvWinogradPass(g, ctx), c.want) << c.C << "->" << c.OC << " on " << c.H << "x" << c.H << " " << c.mode;
+    for (auto& up : g.nodes())  // the 256-bit targets' 16-channel panels, recorded on the gemm
+      if (up->type == "WinogradGemm") EXPECT_EQ(up->attrInt("panel", 0), c.rows == 16 ? 0 : 16);
   }
 }
 
