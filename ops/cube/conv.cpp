@@ -168,8 +168,10 @@ int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool cost
   // path's tile and store costs, fitted on Zen 5 (1 thread) to MobileNetV2 / EfficientNet-B0
   // layers forced both ways: M = 24-32 with K = 96-192 ran 1.1-1.3x faster channel-major, every
   // K <= 40 layer 1.2-2x slower (hence K >= 64).
+  // 256-bit targets: both paths run 6 x 16 tiles of the same load-to-FMA ratio (1.0; RegNetY's
+  // 8-channel groups on 7x7 maps ran 1.3x slower channel-major with 0.85).
   const double newEff = gain * std::max({eff64, eff32, eff16}) * (1.0 - 8.0 / (double)K),
-               oldEff = 0.85 * chUse(MR) * pixLanes;
+               oldEff = (MR == 16 ? 0.85 : 1.0) * chUse(MR) * pixLanes;
   if (const char* e = std::getenv("ATC_CONV_OCM")) {
     const std::string v = e;
     return v == "0" ? 0 : MR != 16 ? 1 : v == "32" ? 2 : v == "64" ? 4 : nv;
