@@ -1,5 +1,6 @@
-// The channel-major path of the conv kernel (CV_OCM; chosen by the lowering
-// where it fills more lanes than the pixel-major tiles: small maps such as 7x7 and 14x14).
+// The channel-major path of the conv kernel (CV_OCM; chosen by the lowering where it fills more
+// lanes than the pixel-major tiles: small maps such as 7x7 and 14x14, and on 256-bit targets
+// band convs and 1x1 convs with K > 512).
 // Y^T[pixels][M] = col^T x W^T per group: 64 output channels per weight panel are the vector
 // operand (cube_ukoc_t), 6 output pixels per tile the broadcast operand, read in place from
 // the band of padded input rows (CV_BAND, conv_band.h) or, for unpadded 1x1 convs, from X itself
@@ -79,7 +80,8 @@ static inline ATCK_INLINE void conv_ocm_convert_block(const int64_t* P, void** b
 }
 
 // NV: vectors per panel (CV_OCM: 4, 64-channel panels and 6-pixel tiles; 2, 32-channel panels and
-// 8-pixel tiles; 1, 16-channel panels and 6-pixel tiles, the 256-bit targets' form). BF: the bfloat16 pair tiles (CV_BF16DP): K counts pairs of input channels.
+// 8-pixel tiles; 1, 16-channel panels and 6-pixel tiles, the 256-bit targets' form). BF: the
+// bfloat16 pair tiles (CV_BF16DP): K counts pairs of input channels.
 template <int NV, int BF>
 static inline ATCK_INLINE void conv_ocm_task_t(const int64_t* P, void** bufs, int64_t task, float* slot) {
   constexpr int64_t NR = NV * 16, PR = CUBE_OC_ROWS(NV);

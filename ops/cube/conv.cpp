@@ -153,7 +153,8 @@ bool packConvWeightPairs(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t 
 // its lane use, times the better load-to-FMA ratio of its microkernels (6x64: 265, 8x32: 251
 // against 250 GFLOP/s for 16x16 alone on Zen 5), beats the pixel-major path's: `pixLanes` is the
 // share of useful pixel lanes there. Returns the panel's vectors (4: 64 channels; 2: 32, for
-// channel counts that 64-channel panels would pad, DenseNet's 32-channel 3x3 convs) or 0.
+// channel counts that 64-channel panels would pad, DenseNet's 32-channel 3x3 convs; 1: 16, the
+// only width on 256-bit targets) or 0.
 // ATC_CONV_OCM (atc's environment, for measuring): 0 never, 1 wherever it applies, 32 / 64 with
 // that panel width. gain: the channel-major tiles' speed over their float32 form (2 for the
 // bfloat16 pair tiles, which the pixel-major path does not have). band: the conv reads a band (not

@@ -5,10 +5,10 @@
 //   WinogradGemm(V, W) -> M float32 [36, MPOS] (position p's [TP][OCP] block at p * MPOS)
 //       attrs: tiles = T, panel = NR (optional; 16 on 256-bit targets)
 //       W: the Conv's constant weights [OC, C, 3, 3] (float32/float16/bfloat16), transformed
-//       (G g G^T, in double) and packed [36][OCP/NR][C][NR] at lowering (NR = wino_panel(OC))
+//       (G g G^T, in double) and packed [36][OCP/NR][C][NR] at lowering (NR = panel, else wino_panel(OC))
 //   WinogradOutput(M [, B [, R]]) -> Y [N, OC, OH, OW]
-//       attrs: y_shape = [N, OC, OH, OW], panel (as WinogradGemm's), _out_dtype, the cube epilogue (_epi_act, _epi_alpha,
-//       _epi_beta, _epi_res: input index of the residual R)
+//       attrs: y_shape = [N, OC, OH, OW], panel (as WinogradGemm's), _out_dtype, the cube
+//       epilogue (_epi_act, _epi_alpha, _epi_beta, _epi_res: input index of the residual R)
 // Tiles: TH = ceil(OH / 4), TW = ceil(OW / 4), T = N * TH * TW, TP = T rounded up to 16; OCP =
 // OC rounded up to the panel width NR (64 or 32; 16 on 256-bit targets).
 #include <algorithm>

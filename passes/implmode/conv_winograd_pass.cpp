@@ -4,11 +4,12 @@
 // (ops/cube/winograd.cpp, kernels/lib/conv_wino.cpp). Runs after UB fusion and the precision
 // passes, so the Conv's epilogue (_epi_*), output dtype (_out_dtype) and float16/bfloat16 input
 // carry over unchanged. Taken where it pays (docs/kernels-cube.md "Winograd"): 512-bit targets
-// (the 6x64 / 8x32 tiles) and 256-bit ones (6 x 16 tiles, 16-channel panels), group 1, dilation 1, constant weights, C >= 32, OC >= 32 with at most
-// 25% of the last weight panel padding, >= 16 tiles per image (a small map reuses the 4x larger
-// transformed weights too few times; 48 where the direct conv has bfloat16 dot products), rows of
-// at most WINO_MAX_W. ATC_CONV_WINOGRAD=0 / 1 (atc's
-// environment, for measuring) turns it off / on wherever it applies, ignoring the size rules.
+// (the 6x64 / 8x32 tiles) and 256-bit ones (6 x 16 tiles, 16-channel panels: attribute `panel`),
+// group 1, dilation 1, constant weights, C >= 32, OC >= 32 with at most 25% of the last weight
+// panel padding, >= 16 tiles per image (a small map reuses the 4x larger transformed weights too
+// few times; 48 where the direct conv has bfloat16 dot products), rows of at most WINO_MAX_W.
+// ATC_CONV_WINOGRAD=0 / 1 (atc's environment, for measuring) turns it off / on wherever it
+// applies, ignoring the size rules.
 #include <cstdlib>
 #include <string>
 
