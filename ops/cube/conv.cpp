@@ -161,17 +161,17 @@ bool packConvWeightPairs(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t 
 // a 1x1 in place).
 int ocmPanelVectors(int64_t M, int64_t K, int64_t MR, double pixLanes, bool costlyEpilogue, double gain, bool band) {
   auto chUse = [&](int64_t w) { return (double)M / (double)(((M + w - 1) / w) * w); };
-  const double eff64 = MR == 16 ? chUse(64) : 0.0, eff32 = MR == 16 ? 0.95 * chUse(32) : 0.0;
-  const double eff16 = MR == 16 ? 0.0 : chUse(16);
+  const double eff64 = chUse(64), eff32 = 0.95 * chUse(32);
   // 256-bit targets: 16-channel panels only (the 6 x 16 tile fills the 16 ymm registers).
   const int nv = MR != 16 ? 1 : eff64 >= eff32 ? 4 : 2;
+  const double chEff = MR != 16 ? chUse(16) : std::max(eff64, eff32);
   // The store transposes 16x16 blocks: noticeable only when K is small. 0.85: the pixel-major
   // path's tile and store costs, fitted on Zen 5 (1 thread) to MobileNetV2 / EfficientNet-B0
   // layers forced both ways: M = 24-32 with K = 96-192 ran 1.1-1.3x faster channel-major, every
   // K <= 40 layer 1.2-2x slower (hence K >= 64).
   // 256-bit targets: both paths run 6 x 16 tiles of the same load-to-FMA ratio (1.0; RegNetY's
   // 8-channel groups on 7x7 maps ran 1.3x slower channel-major with 0.85).
-  const double newEff = gain * std::max({eff64, eff32, eff16}) * (1.0 - 8.0 / (double)K),
+  const double newEff = gain * chEff * (1.0 - 8.0 / (double)K),
                oldEff = (MR == 16 ? 0.85 : 1.0) * chUse(MR) * pixLanes;
   if (const char* e = std::getenv("ATC_CONV_OCM")) {
     const std::string v = e;
