@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontends/onnx/onnx_control_flow.h"
 #include "frontends/onnx/onnx_model_loader.h"
 #include "frontends/onnx/onnx_einsum.h"
 #include "frontends/onnx/onnx_function_ops.h"
@@ -59,6 +60,7 @@ class OnnxImporter {
     onnxfe::expandSwishNodes(&model_);  // opset 24
     onnxfe::expandEinsumNodes(&model_, onnxfe::defaultOpset(model_));  // opset 12
     g_ = std::make_unique<Graph>();
+    eval_ = std::make_unique<onnxfe::ImportEval>(*g_);
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);
     checkSupported();  // like ATC's parser: unknown ops are reported before anything else
@@ -210,7 +212,24 @@ class OnnxImporter {
   void checkSupported() {
     std::vector<std::pair<std::string, std::string>> bad;  // (node name, type)
     std::set<std::string> badTypes;
-    const auto& nodes = model_.graph().node();
+    checkNodesSupported(model_.graph(), "", &bad, &badTypes);
+    if (bad.empty()) return;
+    std::string msg = "No parser is registered for Op ";
+    for (size_t i = 0; i < bad.size(); ++i)
+      msg += (i ? ", [" : "[") + bad[i].first + ", " + bad[i].second + "]";
+    msg += " : unsupported op types: ";
+    bool first = true;
+    for (const auto& t : badTypes) { msg += (first ? "" : ", ") + t; first = false; }
+    throw AtcError("E19010", msg,
+                   "These operators are not supported by this version; replace them in the "
+                   "model or cut the graph before them.");
+  }
+
+  // The nodes of g and, for If/Loop/Scan, of their bodies (names under "node/").
+  void checkNodesSupported(const onnx::GraphProto& g, const std::string& prefix,
+                           std::vector<std::pair<std::string, std::string>>* bad, std::set<std::string>* badTypes,
+                           int depth = 0) {
+    const auto& nodes = g.node();
     for (int i = 0; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
       std::string type = n.op_type();
@@ -225,6 +244,10 @@ class OnnxImporter {
           ok = a->name() != "value_string" && a->name() != "value_strings" &&
                a->name() != "sparse_value";
         }
+      } else if (onnxfe::isControlFlowNode(n) && depth < 16) {
+        ok = true;
+        for (const auto& a : n.attribute())
+          if (a.has_g()) checkNodesSupported(a.g(), prefix + nodeName(n, i) + "/", bad, badTypes, depth + 1);
       } else {
         const OpDef* def = OpRegistry::instance().find(n.op_type());
         ok = def != nullptr && !def->internal;
@@ -234,20 +257,10 @@ class OnnxImporter {
             ok = false;
       }
       if (!ok) {
-        bad.emplace_back(nodeName(n, i), type);
-        badTypes.insert(type);
+        bad->emplace_back(prefix + nodeName(n, i), type);
+        badTypes->insert(type);
       }
     }
-    if (bad.empty()) return;
-    std::string msg = "No parser is registered for Op ";
-    for (size_t i = 0; i < bad.size(); ++i)
-      msg += (i ? ", [" : "[") + bad[i].first + ", " + bad[i].second + "]";
-    msg += " : unsupported op types: ";
-    bool first = true;
-    for (const auto& t : badTypes) { msg += (first ? "" : ", ") + t; first = false; }
-    throw AtcError("E19010", msg,
-                   "These operators are not supported by this version; replace them in the "
-                   "model or cut the graph before them.");
   }
 
   static const onnx::AttributeProto* constantAttr(const onnx::NodeProto& n) {
@@ -335,31 +348,116 @@ class OnnxImporter {
 
   void createNodes() {
     const auto& nodes = model_.graph().node();
+    bool anyControlFlow = false;
+    for (const auto& n : nodes) anyControlFlow = anyControlFlow || onnxfe::isControlFlowNode(n);
+    if (anyControlFlow) checkStaticInputs();  // lowering it needs the shapes
     for (int i = 0; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) continue;
-      std::vector<Value*> ins;
-      for (const auto& name : n.input()) {
-        if (name.empty()) { ins.push_back(nullptr); continue; }
-        auto it = values_.find(name);
-        if (it == values_.end())
-          loadFail("input [" + name + "] of node [" + nodeName(n, i) + "] (" + n.op_type() +
-                   ") is not produced by any node, initializer or graph input");
-        ins.push_back(it->second);
+      std::vector<Value*> ins = resolveInputs(n, nodeName(n, i));
+      if (onnxfe::isControlFlowNode(n)) {
+        std::vector<Value*> outs = lowerControlFlow(n, g_->uniqueNodeName(nodeName(n, i)), ins);
+        for (size_t k = 0; k < outs.size(); ++k)  // keeps the model's value names
+          g_->addNode("Identity", g_->uniqueNodeName(nodeName(n, i) + "/out" + std::to_string(k)), {outs[k]},
+                      {nodeOutputs_[i][k]});
+        continue;
       }
-      // Trailing absent optional inputs carry no information.
-      while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
-      Node* node = g_->addNode(n.op_type(), nodeName(n, i), ins, nodeOutputs_[i]);
-      node->domain = "";
-      for (const auto& a : n.attribute()) {
-        // Names starting with '_' are the compiler's own (packed-weight shapes, fused
-        // epilogues, decisions): a model that sets one could make a kernel misread its inputs.
-        if (!a.name().empty() && a.name()[0] == '_')
-          loadFail("attribute [" + a.name() + "] of node [" + nodeName(n, i) + "] (" + n.op_type() +
-                   "): attribute names starting with '_' are reserved for the compiler");
-        node->attrs[a.name()] = convertAttr(n, a);
-      }
+      addOnnxNode(n, nodeName(n, i), ins, nodeOutputs_[i]);
     }
+  }
+
+  std::vector<Value*> resolveInputs(const onnx::NodeProto& n, const std::string& label) {
+    std::vector<Value*> ins;
+    for (const auto& name : n.input()) {
+      if (name.empty()) { ins.push_back(nullptr); continue; }
+      Value* v = lookupScoped(name);
+      if (!v)
+        loadFail("input [" + name + "] of node [" + label + "] (" + n.op_type() +
+                 ") is not produced by any node, initializer or graph input");
+      ins.push_back(v);
+    }
+    // Trailing absent optional inputs carry no information.
+    while (!ins.empty() && ins.back() == nullptr) ins.pop_back();
+    return ins;
+  }
+
+  Node* addOnnxNode(const onnx::NodeProto& n, const std::string& name, const std::vector<Value*>& ins,
+                    const std::vector<Value*>& outs) {
+    Node* node = g_->addNode(n.op_type(), name, ins, outs);
+    node->domain = "";
+    for (const auto& a : n.attribute()) {
+      // Names starting with '_' are the compiler's own (packed-weight shapes, fused
+      // epilogues, decisions): a model that sets one could make a kernel misread its inputs.
+      if (!a.name().empty() && a.name()[0] == '_')
+        loadFail("attribute [" + a.name() + "] of node [" + name + "] (" + n.op_type() +
+                 "): attribute names starting with '_' are reserved for the compiler");
+      node->attrs[a.name()] = convertAttr(n, a);
+    }
+    return node;
+  }
+
+  // ---- control flow (onnx_control_flow.h): bodies imported inline, under scopes ----
+  std::vector<Value*> lowerControlFlow(const onnx::NodeProto& n, const std::string& name,
+                                       const std::vector<Value*>& ins) {
+    onnxfe::BodyImporter body = [this](const onnx::GraphProto& b, const std::vector<Value*>& bins,
+                                       const std::string& prefix) { return importBody(b, bins, prefix); };
+    return onnxfe::lowerControlFlow(*g_, *eval_, body, n, name, ins, g_->opsetVersion);
+  }
+
+  std::vector<Value*> importBody(const onnx::GraphProto& body, const std::vector<Value*>& ins,
+                                 const std::string& prefix) {
+    if (scopes_.size() >= kMaxBodyDepth)
+      loadFail("control flow is nested more than " + std::to_string(kMaxBodyDepth) + " deep");
+    if (body.input_size() != (int)ins.size())
+      loadFail("the subgraph [" + prefix + "] has " + std::to_string(body.input_size()) + " inputs where " +
+               std::to_string(ins.size()) + " are given");
+    unrolledNodes_ += body.node_size();
+    if (unrolledNodes_ > onnxfe::kMaxUnrolledNodes)
+      throw AtcError("E19010",
+                     "The model's control flow unrolls to more than " + std::to_string(onnxfe::kMaxUnrolledNodes) +
+                         " nodes (at the subgraph [" + prefix + "]).",
+                     "atc lowers If, Loop and Scan at compile time (docs/frontend-onnx.md, \"Control flow\"); "
+                     "shorten the loops or run them outside the model.");
+    std::map<std::string, Value*> scope;
+    for (int i = 0; i < body.input_size(); ++i) scope[body.input(i).name()] = ins[(size_t)i];
+    for (const auto& t : body.initializer())
+      scope[t.name()] = g_->newConstant(prefix + "/" + t.name(), tensorFromOnnx(t, modelDir_, path_));
+    scopes_.push_back(&scope);
+    for (int i = 0; i < body.node_size(); ++i) {
+      const auto& n = body.node(i);
+      std::string label = prefix + "/" + nodeName(n, i);
+      std::vector<Value*> outs;
+      if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) {
+        if (n.output_size() != 1) loadFail("Constant node [" + label + "] must have one output");
+        outs.push_back(g_->newConstant(prefix + "/" + n.output(0), constantValue(n)));
+      } else if (onnxfe::isControlFlowNode(n)) {
+        outs = lowerControlFlow(n, g_->uniqueNodeName(label), resolveInputs(n, label));
+      } else {
+        std::vector<Value*> ins2 = resolveInputs(n, label);
+        for (int k = 0; k < n.output_size(); ++k)
+          outs.push_back(g_->newValue(prefix + "/" + (n.output(k).empty() ? nodeName(n, i) + "_unused" : n.output(k))));
+        addOnnxNode(n, g_->uniqueNodeName(label), ins2, outs);
+      }
+      for (int k = 0; k < n.output_size() && k < (int)outs.size(); ++k)
+        if (!n.output(k).empty()) scope[n.output(k)] = outs[(size_t)k];
+    }
+    std::vector<Value*> result;
+    for (const auto& o : body.output()) {
+      Value* v = lookupScoped(o.name());
+      if (!v) loadFail("the output [" + o.name() + "] of the subgraph [" + prefix + "] is not produced by any node");
+      result.push_back(v);
+    }
+    scopes_.pop_back();
+    return result;
+  }
+
+  // A name in the innermost body that defines it, else in the main graph.
+  Value* lookupScoped(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = (*it)->find(name);
+      if (f != (*it)->end()) return f->second;
+    }
+    return lookupValue(name);
   }
 
   Value* lookupValue(const std::string& name) {
@@ -423,6 +521,10 @@ class OnnxImporter {
   std::map<std::string, Value*> values_;
   std::vector<std::vector<Value*>> nodeOutputs_;
   std::map<std::string, std::vector<Value*>> outputsByNodeName_;
+  static constexpr size_t kMaxBodyDepth = 16;
+  std::vector<std::map<std::string, Value*>*> scopes_;  // enclosing bodies, innermost last
+  int64_t unrolledNodes_ = 0;  // body nodes imported so far
+  std::unique_ptr<onnxfe::ImportEval> eval_;  // types and constants for lowering control flow
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-# Sourced by the script tests that export models from PyTorch (e2e_torchvision.sh,
+# Sourced by the script tests that export models from PyTorch (e2e_torchvision.sh, control_flow.sh,
 # qdq_models.sh, rnn_models.sh); not a test itself (ctest registers tests/scripts/*.sh only).
 # torch_e2e_setup "torch, torchvision": exits 0 with a SKIP line when Debian's python3 cannot
 # import those modules, else makes $TMP (removed on exit) and a kernel cache inside it.

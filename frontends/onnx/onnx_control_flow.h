@@ -1,0 +1,44 @@
+// ONNX If, Loop and Scan, lowered at import into ordinary IR nodes (docs/frontend-onnx.md,
+// "Control flow"):
+// - If with a condition that folds to a constant: the taken branch, inlined.
+// - If with a run-time condition: both branches inlined and each output selected with Where
+//   (if-conversion); the branches' outputs must have the same static shape and type.
+// - Loop whose trip count and conditions fold to constants: unrolled, scan outputs stacked.
+// - Scan (opset 8 with a batch axis and no sequence_lens, opset 9+): unrolled over the scan
+//   axis, whose length is static.
+// What does not fit is refused (E19010) with the reason; it needs run-time control flow.
+#pragma once
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/onnx_import_eval.h"
+#include "ir/graph.h"
+
+namespace atc {
+namespace onnxfe {
+
+// Imports a body graph into the IR: its inputs bound to `inputs`, its values named under
+// `prefix`, outer names resolved in the enclosing scopes. Returns its outputs' values.
+using BodyImporter = std::function<std::vector<Value*>(
+    const onnx::GraphProto& body, const std::vector<Value*>& inputs, const std::string& prefix)>;
+
+// If, Loop or Scan in the default domain.
+bool isControlFlowNode(const onnx::NodeProto& n);
+
+// Largest number of nodes the bodies of a model's control flow may add in all (each Loop and
+// Scan checks its iterations x body size first; the importer counts every body imported, so
+// nested loops are bounded too). Unrolled iterations whose kernels differ (a folded iteration
+// number) each compile: about 0.15 s per distinct kernel on one core.
+constexpr int64_t kMaxUnrolledNodes = 20000;
+
+// Lowers one control-flow node whose inputs are `ins` (null: absent); returns one value per
+// output of n. `name`: the node's unique name, the prefix of everything made.
+std::vector<Value*> lowerControlFlow(Graph& g, ImportEval& ev, const BodyImporter& importBody,
+                                     const onnx::NodeProto& n, const std::string& name,
+                                     const std::vector<Value*>& ins, int64_t opset);
+
+}  // namespace onnxfe
+}  // namespace atc

@@ -1,0 +1,276 @@
+"""ONNX If, Loop and Scan through atc and omrun, against numpy references.
+
+Usage: control_flow_check.py BIN_DIR WORK_DIR
+Builds each model with onnx.helper, compiles it (must_keep_origin_dtype), runs it on one or
+more input sets and compares every output (shape and values, 1e-5). Cases that atc must
+refuse check the error code, a phrase of the message, and that no .om was written.
+Prints one PASS/FAIL line per case; exits 1 on any failure.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+BIN, WORK = sys.argv[1], sys.argv[2]
+F, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+failures = 0
+
+
+def vi(name, t, shape):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def const(name, arr):
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(arr), name + "_t"))
+
+
+def model(name, nodes, inputs, outputs, opset=13, inits=()):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(WORK, name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def compile_model(name, path):
+    out = os.path.join(WORK, name)
+    r = subprocess.run([BIN + "/atc", "--model=" + path, "--framework=5", "--output=" + out, "--soc_version=native",
+                        "--precision_mode=must_keep_origin_dtype"], capture_output=True, text=True)
+    return r, out + ".om"
+
+
+def report(name, ok, why=""):
+    global failures
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+    failures += 0 if ok else 1
+
+
+def check_runs(name, path, feeds, refs):
+    """feeds: list of input lists; refs: function(inputs) -> list of expected outputs."""
+    r, om = compile_model(name, path)
+    if r.returncode != 0:
+        return report(name, False, "atc failed: " + (r.stdout + r.stderr)[-400:])
+    for k, ins in enumerate(feeds):
+        files = []
+        for j, a in enumerate(ins):
+            f = os.path.join(WORK, "%s.set%d.in%d.npy" % (name, k, j))
+            np.save(f, a)
+            files.append(f)
+        res = os.path.join(WORK, "%s.set%d.res" % (name, k))
+        run = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files), "--output=" + res],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            return report(name, False, "omrun failed: " + (run.stdout + run.stderr)[-400:])
+        for i, want in enumerate(refs(ins)):
+            got = np.load(os.path.join(res, "output_%d.npy" % i))
+            want = np.asarray(want)
+            if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
+                return report(name, False, "set %d output %d: got %s %s, want %s %s" %
+                              (k, i, got.shape, got.ravel()[:6], want.shape, want.ravel()[:6]))
+    report(name, True)
+
+
+def check_refused(name, path, code, phrase):
+    r, om = compile_model(name, path)
+    text = r.stdout + r.stderr
+    ok = r.returncode != 0 and code in text and phrase in text and not os.path.exists(om)
+    report(name, ok, "rc %d, om %s, output: %s" % (r.returncode, os.path.exists(om), text[-400:]))
+
+
+x23 = vi("x", F, [2, 3])
+rng = np.random.default_rng(0)
+X = rng.standard_normal((2, 3)).astype(np.float32)
+
+# 1. If on a run-time condition: both branches run, Where selects (if-conversion).
+then_g = helper.make_graph([const("two", np.float32(2)), helper.make_node("Relu", ["x"], ["r"]),
+                            helper.make_node("Mul", ["r", "two"], ["t_out"])], "then", [], [vi("t_out", F, [2, 3])])
+else_g = helper.make_graph([const("one", np.float32(1)), helper.make_node("Sub", ["x", "one"], ["e_out"])],
+                           "else", [], [vi("e_out", F, [2, 3])])
+p = model("if_runtime", [helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+                         helper.make_node("Neg", ["y"], ["z"])],
+          [vi("c", BOOL, []), x23], [vi("z", F, [2, 3])])
+check_runs("if_runtime", p, [[np.array(True), X], [np.array(False), X]],
+           lambda ins: [-(np.maximum(ins[1], 0) * 2 if ins[0] else ins[1] - 1)])
+
+# 2. If whose condition folds from shapes: only the taken branch is imported (the other
+#    one's Reshape could not even be typed).
+bad_g = helper.make_graph([const("s77", np.array([7, 7], np.int64)), helper.make_node("Reshape", ["x", "s77"], ["b"])],
+                          "bad", [], [vi("b", F, [7, 7])])
+ok_g = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["o"])], "ok", [], [vi("o", F, [2, 3])])
+p = model("if_folded", [helper.make_node("Shape", ["x"], ["sh"]), const("zero", np.array(0, np.int64)),
+                        helper.make_node("Gather", ["sh", "zero"], ["d0"]), const("two64", np.array(2, np.int64)),
+                        helper.make_node("Equal", ["d0", "two64"], ["c"]),
+                        helper.make_node("If", ["c"], ["y"], then_branch=ok_g, else_branch=bad_g)],
+          [x23], [vi("y", F, [2, 3])])
+check_runs("if_folded", p, [[X]], lambda ins: [1 / (1 + np.exp(-ins[0]))])
+
+# 3. If on a run-time condition whose branches differ in shape: refused, no .om.
+wide_g = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["w"], axis=1)], "wide", [], [vi("w", F, [2, 6])])
+p = model("if_shapes_differ", [helper.make_node("If", ["c"], ["y"], then_branch=ok_g, else_branch=wide_g)],
+          [vi("c", BOOL, []), x23], [vi("y", F, None)])
+check_refused("if_shapes_differ", p, "E19010", "needs the same static type from both")
+
+
+def loop_body(extra_nodes, cond_out="cond_in"):
+    """y_out = y + x * float(i); scan output y_out."""
+    nodes = [helper.make_node("Identity", [cond_out], ["cond_out"]) if cond_out == "cond_in" else None,
+             helper.make_node("Cast", ["i"], ["fi"], to=F), helper.make_node("Mul", ["x", "fi"], ["xi"]),
+             helper.make_node("Add", ["y", "xi"], ["y_out"]), helper.make_node("Identity", ["y_out"], ["scan"])]
+    nodes = [n for n in nodes if n is not None] + extra_nodes
+    return helper.make_graph(nodes, "body", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
+                             [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3]), vi("scan", F, [2, 3])])
+
+
+def loop_ref(x, y0, iters):
+    y, scans = y0, []
+    for i in range(iters):
+        y = y + x * np.float32(i)
+        scans.append(y)
+    return [y, np.stack(scans)]
+
+
+Y0 = rng.standard_normal((2, 3)).astype(np.float32)
+
+# 4. Loop with a constant trip count: unrolled, the scan output stacked.
+p = model("loop_const", [const("M", np.array(5, np.int64)),
+                         helper.make_node("Loop", ["M", "", "y0"], ["y", "ys"], body=loop_body([]))],
+          [x23, vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, [5, 2, 3])])
+check_runs("loop_const", p, [[X, Y0]], lambda ins: loop_ref(ins[0], ins[1], 5))
+
+# 5. Loop whose body ends it early (cond_out = i < 3 stops after 4 iterations of 10).
+early = [const("three", np.array(3, np.int64)), helper.make_node("Less", ["i", "three"], ["cond_out"])]
+p = model("loop_early_exit", [const("M", np.array(10, np.int64)), const("go", np.array(True)),
+                              helper.make_node("Loop", ["M", "go", "y0"], ["y", "ys"], body=loop_body(early, "x"))],
+          [x23, vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, None)])
+check_runs("loop_early_exit", p, [[X, Y0]], lambda ins: loop_ref(ins[0], ins[1], 4))
+
+# 6. Nested: a Loop whose body holds an If on a run-time condition and an If on i % 2.
+inner_then = helper.make_graph([helper.make_node("Add", ["acc", "x"], ["a1"])], "it", [], [vi("a1", F, [2, 3])])
+inner_else = helper.make_graph([helper.make_node("Sub", ["acc", "x"], ["a2"])], "ie", [], [vi("a2", F, [2, 3])])
+par_then = helper.make_graph([helper.make_node("Abs", ["sel"], ["p1"])], "pt", [], [vi("p1", F, [2, 3])])
+par_else = helper.make_graph([helper.make_node("Neg", ["sel"], ["p2"])], "pe", [], [vi("p2", F, [2, 3])])
+nested_body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+     helper.make_node("If", ["c"], ["sel"], then_branch=inner_then, else_branch=inner_else),
+     const("two_i", np.array(2, np.int64)), helper.make_node("Mod", ["i", "two_i"], ["par"]),
+     const("zero_i", np.array(0, np.int64)), helper.make_node("Equal", ["par", "zero_i"], ["even"]),
+     helper.make_node("If", ["even"], ["acc_out"], then_branch=par_then, else_branch=par_else)],
+    "nbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("acc", F, [2, 3])],
+    [vi("cond_out", BOOL, []), vi("acc_out", F, [2, 3])])
+p = model("loop_nested_if", [const("M", np.array(3, np.int64)),
+                             helper.make_node("Loop", ["M", "", "acc0"], ["acc"], body=nested_body)],
+          [vi("c", BOOL, []), x23, vi("acc0", F, [2, 3])], [vi("acc", F, [2, 3])])
+
+
+def nested_ref(ins):
+    c, x, acc = ins
+    for i in range(3):
+        sel = acc + x if c else acc - x
+        acc = np.abs(sel) if i % 2 == 0 else -sel
+    return [acc]
+
+
+check_runs("loop_nested_if", p, [[np.array(True), X, Y0], [np.array(False), X, Y0]], nested_ref)
+
+# 7. Scan (opset 9+): two states, one input scanned backwards along axis 1, the scan output
+#    stacked along axis 1.
+scan_body = helper.make_graph(
+    [helper.make_node("Add", ["s", "xt"], ["s_out"]), helper.make_node("Mul", ["m", "xt"], ["m_out"]),
+     helper.make_node("Sub", ["s_out", "m_out"], ["o"])],
+    "sbody", [vi("s", F, [2]), vi("m", F, [2]), vi("xt", F, [2])],
+    [vi("s_out", F, [2]), vi("m_out", F, [2]), vi("o", F, [2])])
+p = model("scan_reverse_axes", [helper.make_node("Scan", ["s0", "m0", "xs"], ["s", "m", "os"], body=scan_body,
+                                                 num_scan_inputs=1, scan_input_axes=[1], scan_input_directions=[1],
+                                                 scan_output_axes=[1])],
+          [vi("s0", F, [2]), vi("m0", F, [2]), vi("xs", F, [2, 4])],
+          [vi("s", F, [2]), vi("m", F, [2]), vi("os", F, [2, 4])], opset=16)
+
+
+def scan_ref(ins):
+    s, m, xs = ins
+    outs = []
+    for t in reversed(range(xs.shape[1])):
+        xt = xs[:, t]
+        s, m = s + xt, m * xt
+        outs.append(s - m)
+    return [s, m, np.stack(outs, axis=1)]
+
+
+check_runs("scan_reverse_axes", p, [[rng.standard_normal(2).astype(np.float32), np.ones(2, np.float32),
+                                     rng.standard_normal((2, 4)).astype(np.float32)]], scan_ref)
+
+# 8. A Loop whose trip count is a graph input: refused (run-time control flow), no .om.
+p = model("loop_runtime_trip", [helper.make_node("Loop", ["M", "", "y0"], ["y", "ys"], body=loop_body([]))],
+          [vi("M", I64, []), x23, vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, None)])
+check_refused("loop_runtime_trip", p, "E19010", "the trip count M does not fold to a compile-time constant")
+
+# 9. A Loop that would unroll past the node budget: refused, no .om.
+p = model("loop_too_long", [const("M", np.array(10 ** 7, np.int64)),
+                            helper.make_node("Loop", ["M", "", "y0"], ["y", "ys"], body=loop_body([]))],
+          [x23, vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, None)])
+check_refused("loop_too_long", p, "E19010", "would unroll to more than")
+
+# 9b. Nested loops: each fits the budget alone, together they do not (the importer counts).
+inner_body = helper.make_graph([helper.make_node("Identity", ["ci"], ["co"]), helper.make_node("Neg", ["a"], ["a_out"])],
+                               "inner", [vi("j", I64, []), vi("ci", BOOL, []), vi("a", F, [2, 3])],
+                               [vi("co", BOOL, []), vi("a_out", F, [2, 3])])
+outer_body = helper.make_graph([helper.make_node("Identity", ["cond_in"], ["cond_out"]), const("N", np.array(200, np.int64)),
+                                helper.make_node("Loop", ["N", "", "y"], ["y_out"], body=inner_body)],
+                               "outer", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
+                               [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3])])
+p = model("loop_nested_too_long", [const("M", np.array(200, np.int64)),
+                                   helper.make_node("Loop", ["M", "", "y0"], ["y"], body=outer_body)],
+          [vi("y0", F, [2, 3])], [vi("y", F, [2, 3])])
+check_refused("loop_nested_too_long", p, "E19010", "control flow unrolls to more than")
+
+# 10. An unsupported op inside a branch is reported with its path.
+bad_op_g = helper.make_graph([helper.make_node("Unique", ["x"], ["u"])], "bo", [], [vi("u", F, None)])
+p = model("if_unsupported_body", [helper.make_node("If", ["c"], ["y"], then_branch=ok_g, else_branch=bad_op_g)],
+          [vi("c", BOOL, []), x23], [vi("y", F, [2, 3])])
+check_refused("if_unsupported_body", p, "E19010", "If_0/Unique_0, Unique")
+
+
+
+# 11. A TorchScript module (a recurrence over the first dim with a data-dependent branch)
+#     exported by torch.onnx: Loop with an If inside, checked against PyTorch.
+def torch_case():
+    try:
+        import torch
+    except ImportError:
+        print("SKIP torch_scripted_loop: python3 cannot import torch")
+        return
+
+    class Recur(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+
+        def forward(self, x):
+            h = torch.zeros(x.size(1), 8)
+            for t in range(x.size(0)):
+                h = torch.tanh(self.lin(x[t]) + h)
+                if bool(h.sum() > 0):
+                    h = h * 0.5
+                else:
+                    h = h + 0.25
+            return h
+
+    torch.manual_seed(0)
+    m = torch.jit.script(Recur())
+    x = torch.randn(6, 2, 8)
+    path = os.path.join(WORK, "torch_scripted_loop.onnx")
+    torch.onnx.export(m, (x,), path, opset_version=13, input_names=["x"], output_names=["h"])
+    ops = {n.op_type for n in onnx.load(path).graph.node}
+    if "Loop" not in ops:
+        return report("torch_scripted_loop", False, "the export has no Loop: " + str(sorted(ops)))
+    with torch.no_grad():
+        check_runs("torch_scripted_loop", path, [[x.numpy()]],
+                   lambda ins: [m(torch.from_numpy(ins[0])).numpy()])
+
+
+torch_case()
+print("%d failed" % failures)
+sys.exit(1 if failures else 0)
