@@ -47,6 +47,19 @@ const tfproto::NodeDef* GraphIndex::find(const std::string& name) const {
   return it == byName.end() ? nullptr : &gd->node(it->second);
 }
 
+// A tf.cond pivot (`cond/switch_t`: an Identity of a Switch output): the branch's constants
+// hang on it by control inputs, and tf_cond.h learns their branch from it, so it is walked
+// like a data input.
+static bool isCondPivot(const GraphIndex& idx, const std::string& name) {
+  auto it = idx.byName.find(name);
+  if (it == idx.byName.end()) return false;
+  const auto& n = idx.gd->node(it->second);
+  if (n.op() != "Identity" || n.input_size() < 1) return false;
+  InputRef r = parseInputRef(n.input(0));
+  auto src = idx.byName.find(r.node);
+  return !r.control && src != idx.byName.end() && idx.gd->node(src->second).op() == "Switch";
+}
+
 std::vector<int> requiredNodesInOrder(const GraphIndex& idx, const std::vector<std::string>& outputs) {
   const auto& g = *idx.gd;
   const int n = g.node_size();
@@ -65,7 +78,7 @@ std::vector<int> requiredNodesInOrder(const GraphIndex& idx, const std::vector<s
     stack.pop_back();
     for (const auto& s : g.node(k).input()) {
       InputRef r = parseInputRef(s);
-      if (r.control) continue;
+      if (r.control && !isCondPivot(idx, r.node)) continue;
       auto it = idx.byName.find(r.node);
       if (it == idx.byName.end())
         throw AtcError("E10041", "Failed to load the model: input [" + s + "] of node [" + g.node(k).name() +

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "support/log.h"
+#include "frontends/tf/tf_cond.h"
 #include "frontends/tf/tf_convert.h"
 #include "frontends/tf/tf_graph_walk.h"
 #include "frontends/tf/tf_loader.h"
@@ -143,14 +144,31 @@ class TfImporter {
   }
 
   void convertNode(const tfproto::NodeDef& n) {
-    std::vector<Value*> ins;
+    std::vector<Value*> ins, ctrl;  // ctrl: the first output of each control input (its guard)
     for (const auto& s : n.input()) {
       InputRef r = parseInputRef(s);
-      if (!r.control) ins.push_back(lookup(r, n));
+      if (!r.control) {
+        ins.push_back(lookup(r, n));
+      } else if (auto it = outputs_.find(r.node); it != outputs_.end() && !it->second.empty()) {
+        ctrl.push_back(it->second[0]);
+      }
     }
+    auto& out = outputs_[n.name()];
+    convertNodeData(n, ins);
+    std::vector<Value*> from = ins;
+    for (Value* c : ctrl)
+      if (c != deadValue()) from.push_back(c);
+    if (n.op() != "Merge" && n.op() != "Switch") guards_.inherit(out, from);
+  }
+
+  void convertNodeData(const tfproto::NodeDef& n, const std::vector<Value*>& ins) {
     const std::string& op = n.op();
     auto& out = outputs_[n.name()];
     bool anyDead = std::any_of(ins.begin(), ins.end(), [](Value* v) { return v == deadValue(); });
+    if (op == "Merge" && !anyDead) {
+      TfCtx ctx(*g_, n, ins);
+      if (guards_.merge(ctx, ins, &out)) return;
+    }
     if (op == "Merge") {
       Value* live = nullptr;
       int at = 0;
@@ -169,11 +187,11 @@ class TfImporter {
     }
     if (op == "Switch") {
       if (ins.size() != 2) TfCtx(*g_, n, ins).invalid("Switch needs data and predicate inputs");
-      if (!ins[1]->isConstant())
-        throw AtcError("E19010", "No parser can convert the TF1 control flow construct Switch [" + n.name() +
-                                     "]: its predicate does not fold to a constant.",
-                       "Freeze the graph with the predicate fixed (e.g. is_training=False), or cut the "
-                       "graph with --out_nodes.");
+      if (!ins[1]->isConstant()) {  // tf.cond on a run-time predicate: if-conversion (tf_cond.h)
+        TfCtx ctx(*g_, n, ins);
+        out = guards_.switchOutputs(ctx, ins[0], ins[1]);
+        return;
+      }
       bool pred = ins[1]->constant->intAt(0) != 0;
       out = {pred ? deadValue() : ins[0], pred ? ins[0] : deadValue()};
       return;
@@ -279,6 +297,7 @@ class TfImporter {
   GraphIndex idx_;
   std::unique_ptr<Graph> g_;
   std::map<std::string, std::vector<Value*>> outputs_;
+  CondGuards guards_;  // tf.cond on run-time predicates (tf_cond.h)
 };
 
 }  // namespace

@@ -333,6 +333,59 @@ def _(g):
     return {"x": x}, [("out:0", -x)]
 
 
+def tf_cond(g, pred, scope, x, true_fn, false_fn):
+    """A TF1 tf.cond (cond_v1) as freezing leaves it: the pivots switch_t / switch_f, the data
+    Switch, branch constants hung on the pivots by control inputs, Merge(false, true)."""
+    g.op("Switch", scope + "/Switch", [pred, pred], T=np.bool_)
+    g.op("Identity", scope + "/switch_t", [scope + "/Switch:1"], T=np.bool_)
+    g.op("Identity", scope + "/switch_f", [scope + "/Switch:0"], T=np.bool_)
+    g.op("Identity", scope + "/pred_id", [pred], T=np.bool_)
+    g.op("Switch", scope + "/Switch_1", [x, scope + "/pred_id"])
+    t = true_fn(scope + "/t", scope + "/Switch_1:1", "^" + scope + "/switch_t")
+    f = false_fn(scope + "/f", scope + "/Switch_1:0", "^" + scope + "/switch_f")
+    g.op("Merge", scope + "/Merge", [f, t], N=2)
+    return scope + "/Merge"
+
+
+def branch_const(g, name, value, pivot):
+    g.const(name, value)
+    g.gd.node[-1].input.append(pivot)
+    return name
+
+
+def runtime_cond(g, p):
+    """out = -(x * 2 if p else relu(x) + 0.5); k = 3.0 if p else -1.0 (branches of constants only);
+    inside the true branch a nested cond on q: x * 2 + (1 if q else x)."""
+    x, q = rnd(2, 3), not p
+    g.placeholder("x", x.shape)
+    g.placeholder("p", [], dtype=np.bool_)
+    g.placeholder("q", [], dtype=np.bool_)
+
+    def true_fn(sc, xin, pivot):
+        g.op("Mul", sc + "/mul", [xin, branch_const(g, sc + "/two", np.float32(2), pivot)])
+        inner = tf_cond(g, "q", sc + "/inner", sc + "/mul",
+                        lambda s2, xi, pv: g.op("Add", s2 + "/add", [xi, branch_const(g, s2 + "/one", np.float32(1), pv)]),
+                        lambda s2, xi, pv: g.op("Add", s2 + "/addx", [xi, "x"]))
+        return inner
+
+    def false_fn(sc, xin, pivot):
+        g.op("Relu", sc + "/relu", [xin])
+        return g.op("Add", sc + "/add", [sc + "/relu", branch_const(g, sc + "/half", np.float32(0.5), pivot)])
+
+    m = tf_cond(g, "p", "cond", "x", true_fn, false_fn)
+    g.op("Neg", "out", [m])
+    k = tf_cond(g, "p", "cond_k", "x", lambda sc, xi, pv: branch_const(g, sc + "/c", np.float32(3), pv),
+                lambda sc, xi, pv: branch_const(g, sc + "/c", np.float32(-1), pv))
+    g.op("Identity", "k", [k])
+    y = x * 2 + (1 if q else x) if p else np.maximum(x, 0) + 0.5
+    return {"x": x, "p": np.array(p), "q": np.array(q)}, [("out:0", -y), ("k:0", np.float32(3 if p else -1)),
+                                                             ("cond/Merge:1", np.int32(1 if p else 0))]
+
+
+case("cond_runtime_pred_true")(lambda g: runtime_cond(g, True))
+case("cond_runtime_pred_false")(lambda g: runtime_cond(g, False))
+
+
 @case("placeholder_order")
 def _(g):
     b, a = rnd(2, 2), rnd(2, 2)

@@ -47,6 +47,7 @@ class Graph:
         if shape is None:
             n.attr["shape"].shape.unknown_rank = True
         else:
+            n.attr["shape"].shape.SetInParent()  # a scalar's shape has no dims but is known
             for d in shape:
                 n.attr["shape"].shape.dim.add().size = d
         return name

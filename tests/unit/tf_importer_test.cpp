@@ -153,14 +153,36 @@ node { name: "y" op: "Relu" input: "in" })";
   EXPECT_EQ(g->inputs[0]->type.shape, (Shape{4, 3}));
 }
 
-TEST(TfImporter, SwitchWithRuntimePredicateIsE19010) {
+// tf.cond on a run-time predicate: both branches, a Where per Merge (tf_cond.h).
+TEST(TfImporter, SwitchWithRuntimePredicateSelectsWithWhere) {
   std::string t = std::string(kPh) + R"(
 node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape { } } } }
 node { name: "sw" op: "Switch" input: "x" input: "p" }
-node { name: "m" op: "Merge" input: "sw:0" input: "sw:1" })";
+node { name: "t" op: "Relu" input: "sw:1" }
+node { name: "f" op: "Neg" input: "sw:0" }
+node { name: "m" op: "Merge" input: "f" input: "t" })";
+  auto g = importTfFromBytes(t, ImportOptions());
+  ASSERT_EQ(g->outputs.size(), 2u);  // Merge's value and value_index
+  Node* where = g->outputs[0]->producer;
+  ASSERT_NE(where, nullptr);
+  EXPECT_EQ(where->type, "Where");
+  ASSERT_EQ(where->inputs.size(), 3u);
+  EXPECT_EQ(where->inputs[1]->producer->type, "Relu");  // the true side first
+  EXPECT_EQ(where->inputs[2]->producer->type, "Neg");
+}
+
+TEST(TfImporter, RuntimeCondBranchesOfDifferentShapesAreE19010) {
+  std::string t = std::string(kPh) + R"(
+node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape { } } } }
+node { name: "sw" op: "Switch" input: "x" input: "p" }
+node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+node { name: "t" op: "ConcatV2" input: "sw:1" input: "sw:1" input: "axis" attr { key: "N" value { i: 2 } } }
+node { name: "f" op: "Neg" input: "sw:0" }
+node { name: "m" op: "Merge" input: "f" input: "t" })";
   std::string e = errCode(t);
   EXPECT_EQ(e.substr(0, 6), "E19010") << e;
-  EXPECT_NE(e.find("Switch [sw]"), std::string::npos) << e;
+  EXPECT_NE(e.find("both branches run"), std::string::npos) << e;
 }
 
 TEST(TfImporter, WhileLoopIsE19010) {
