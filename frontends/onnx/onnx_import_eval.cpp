@@ -60,7 +60,7 @@ TensorPtr ImportEval::shapeOnly(const Node& n) {
 }
 
 void ImportEval::evalProducer(Node* n) {
-  if (!evaluated_.insert(n).second) return;
+  if (!evaluated_.insert(n).second || !OpRegistry::instance().find(n->type)) return;
   Graph tmp;
   tmp.opsetVersion = g_.opsetVersion;
   std::vector<Value*> ins, outs;
@@ -80,7 +80,6 @@ void ImportEval::evalProducer(Node* n) {
     }
   }
   for (Value* o : n->outputs) outs.push_back(tmp.newValue(o->name));
-  if (!OpRegistry::instance().find(n->type)) return;
   Node* c = tmp.addNode(n->type, n->name, ins, outs);
   c->attrs = n->attrs;
   c->domain = n->domain;

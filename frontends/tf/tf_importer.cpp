@@ -155,10 +155,12 @@ class TfImporter {
     }
     auto& out = outputs_[n.name()];
     convertNodeData(n, ins);
-    std::vector<Value*> from = ins;
-    for (Value* c : ctrl)
-      if (c != deadValue()) from.push_back(c);
-    if (n.op() != "Merge" && n.op() != "Switch") guards_.inherit(out, from);
+    if (n.op() == "Merge" || n.op() == "Switch") return;  // they set their outputs' guards
+    std::vector<Value*> from, live;
+    for (Value* v : ins) if (v != deadValue()) from.push_back(v);
+    for (Value* c : ctrl) if (c != deadValue()) from.push_back(c);
+    for (Value* o : out) if (o != deadValue()) live.push_back(o);  // dead values carry no guard
+    guards_.inherit(live, from);
   }
 
   void convertNodeData(const tfproto::NodeDef& n, const std::vector<Value*>& ins) {
