@@ -69,8 +69,10 @@ TensorPtr Node::attrTensor(const std::string& k) const {
 Value* Graph::newValue(const std::string& name, const TensorType& type) {
   std::string n = name.empty() ? "v" : name;
   if (valueByName_.count(n)) {
-    int i = 1;
+    int& next = valueSuffix_[n];
+    int i = std::max(next, 1);
     while (valueByName_.count(n + "_" + std::to_string(i))) ++i;
+    next = i + 1;
     n = n + "_" + std::to_string(i);
   }
   auto v = std::make_unique<Value>();

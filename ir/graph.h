@@ -98,6 +98,7 @@ class Graph {
   std::vector<std::unique_ptr<Value>> values_;
   std::map<std::string, Value*> valueByName_;
   std::map<std::string, int> nodeNames_;
+  std::map<std::string, int> valueSuffix_;  // next suffix to try per base name (no quadratic search)
 };
 
 }  // namespace atc

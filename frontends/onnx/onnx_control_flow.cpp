@@ -11,7 +11,7 @@ namespace {
 
 struct Ctx {
   Graph& g;
-  ImportEval& ev;
+  frontend::ImportEval& ev;
   const BodyImporter& importBody;
   const onnx::NodeProto& n;
   const std::string& name;
@@ -276,7 +276,7 @@ bool isControlFlowNode(const onnx::NodeProto& n) {
   return n.op_type() == "If" || n.op_type() == "Loop" || n.op_type() == "Scan";
 }
 
-std::vector<Value*> lowerControlFlow(Graph& g, ImportEval& ev, const BodyImporter& importBody,
+std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
                                      const onnx::NodeProto& n, const std::string& name,
                                      const std::vector<Value*>& ins, int64_t opset) {
   Ctx c{g, ev, importBody, n, name};

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "frontends/onnx/onnx_import_eval.h"
+#include "frontends/common/import_eval.h"
 #include "ir/graph.h"
 
 namespace atc {
@@ -36,7 +36,7 @@ constexpr int64_t kMaxUnrolledNodes = 20000;
 
 // Lowers one control-flow node whose inputs are `ins` (null: absent); returns one value per
 // output of n. `name`: the node's unique name, the prefix of everything made.
-std::vector<Value*> lowerControlFlow(Graph& g, ImportEval& ev, const BodyImporter& importBody,
+std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
                                      const onnx::NodeProto& n, const std::string& name,
                                      const std::vector<Value*>& ins, int64_t opset);
 

@@ -60,7 +60,7 @@ class OnnxImporter {
     onnxfe::expandSwishNodes(&model_);  // opset 24
     onnxfe::expandEinsumNodes(&model_, onnxfe::defaultOpset(model_));  // opset 12
     g_ = std::make_unique<Graph>();
-    eval_ = std::make_unique<onnxfe::ImportEval>(*g_);
+    eval_ = std::make_unique<frontend::ImportEval>(*g_);
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);
     checkSupported();  // like ATC's parser: unknown ops are reported before anything else
@@ -524,7 +524,7 @@ class OnnxImporter {
   static constexpr size_t kMaxBodyDepth = 16;
   std::vector<std::map<std::string, Value*>*> scopes_;  // enclosing bodies, innermost last
   int64_t unrolledNodes_ = 0;  // body nodes imported so far
-  std::unique_ptr<onnxfe::ImportEval> eval_;  // types and constants for lowering control flow
+  std::unique_ptr<frontend::ImportEval> eval_;  // types and constants for lowering control flow
 };
 
 }  // namespace

@@ -29,11 +29,20 @@ struct GraphIndex {
   const tfproto::NodeDef* find(const std::string& name) const;
 };
 
+// A TF1 while loop: the nodes of one frame, from its Enters (frame_name) forward to its Exits,
+// in a topological order of the loop body (the NextIteration -> Merge back edges left out).
+struct WhileFrame {
+  std::string name;
+  std::vector<int> nodes;
+};
+
 // Indices of the nodes the given output nodes need through data inputs (control
 // dependencies carry no data and are dropped), in a stable topological order (GraphDef order
-// where free). Throws E10041 for a missing input node or a cycle; E19010 when the cycle is a
-// TF1 while loop.
-std::vector<int> requiredNodesInOrder(const GraphIndex& idx, const std::vector<std::string>& outputs);
+// where free). The nodes of a while loop come together, in the frame's order (its back edges
+// left out), and are listed in *frames. Throws E10041 for a missing input node or a cycle;
+// E19010 for a cycle through control-flow ops that is no while frame, and for nested loops.
+std::vector<int> requiredNodesInOrder(const GraphIndex& idx, const std::vector<std::string>& outputs,
+                                      std::vector<WhileFrame>* frames = nullptr);
 
 }  // namespace tffe
 }  // namespace atc

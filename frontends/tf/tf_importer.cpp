@@ -10,6 +10,8 @@
 #include "frontends/tf/tf_graph_walk.h"
 #include "frontends/tf/tf_loader.h"
 #include "frontends/tf/tf_tensor.h"
+#include "frontends/tf/tf_tensor_array.h"
+#include "frontends/tf/tf_while.h"
 #include "support/diagnostics.h"
 #include "ir/op_registry.h"
 
@@ -46,11 +48,20 @@ class TfImporter {
     g_ = std::make_unique<Graph>();
     g_->name = "tf_graph";
     g_->opsetVersion = 17;
+    eval_ = std::make_unique<frontend::ImportEval>(*g_);
     checkInputShapeNames();
     std::vector<std::string> outs = outputNodes();
-    std::vector<int> order = requiredNodesInOrder(idx_, outs);
+    std::vector<int> order = requiredNodesInOrder(idx_, outs, &frames_);
+    for (size_t f = 0; f < frames_.size(); ++f)
+      for (int k : frames_[f].nodes) frameOf_[k] = f;
     checkSupported(order);
-    for (int k : order) convertNode(gd_.node(k));
+    for (int k : order) {
+      auto it = frameOf_.find(k);
+      if (it == frameOf_.end())
+        convertNode(gd_.node(k));
+      else if (frames_[it->second].nodes.front() == k)  // a while loop's nodes come together
+        unrollFrame(frames_[it->second]);
+    }
     setOutputs();
     std::sort(g_->inputs.begin(), g_->inputs.end(), [](Value* a, Value* b) { return a->name < b->name; });
     checkStaticInputs();
@@ -108,16 +119,19 @@ class TfImporter {
       const auto& n = gd_.node(k);
       const std::string& op = n.op();
       if (isPassThrough(op) || isNoData(op) || isPlaceholder(op) || op == "PlaceholderWithDefault" ||
-          op == "Const" || op == "Switch" || op == "Merge" || table.count(op))
+          op == "Const" || op == "Switch" || op == "Merge" || table.count(op) || TensorArrays::isTensorArrayOp(op))
         continue;
+      if (frameOf_.count(k) && (op == "Enter" || op == "Exit" || op == "NextIteration" || op == "LoopCond" ||
+                                op == "RefEnter" || op == "RefExit" || op == "RefNextIteration"))
+        continue;  // unrolled (tf_while.h)
       if (isControlFlowOp(op) && cf.empty()) cf = op + " [" + n.name() + "]";
       bad.push_back("[" + n.name() + ", " + op + "]");
       badTypes.insert(op);
     }
     if (!cf.empty())
       throw AtcError("E19010", "No parser can convert the TF1 control flow construct " + cf +
-                                   ": loops and tensor arrays do not fold to constants.",
-                     "Freeze the graph without dynamic control flow, or cut the graph with --out_nodes.");
+                                   ": it is not part of a while loop frame (Enter ... Exit) or of a tf.cond.",
+                     "Check that the model is a valid frozen TensorFlow graph, or cut the graph with --out_nodes.");
     if (bad.empty()) return;
     std::string msg = "No parser is registered for Op ";
     for (size_t i = 0; i < bad.size(); ++i) msg += (i ? ", " : "") + bad[i];
@@ -219,7 +233,22 @@ class TfImporter {
       return;
     }
     TfCtx ctx(*g_, n, ins);
+    if (TensorArrays::isTensorArrayOp(op)) {
+      out = tensorArrays_.convert(ctx, *eval_);
+      return;
+    }
     out = converterTable().at(op)(ctx);
+  }
+
+  void unrollFrame(const WhileFrame& f) {
+    FrameHooks h;
+    h.outputs = [this](const std::string& node) -> std::vector<Value*>& { return outputs_[node]; };
+    h.lookup = [this](const std::string& input, const tfproto::NodeDef& user) {
+      return lookup(parseInputRef(input), user);
+    };
+    h.convert = [this](const tfproto::NodeDef& n) { convertNode(n); };
+    h.dead = deadValue();
+    unrollWhileFrame(*g_, idx_, f, *eval_, h);
   }
 
   Value* placeholder(const tfproto::NodeDef& n) {
@@ -300,6 +329,10 @@ class TfImporter {
   std::unique_ptr<Graph> g_;
   std::map<std::string, std::vector<Value*>> outputs_;
   CondGuards guards_;  // tf.cond on run-time predicates (tf_cond.h)
+  std::unique_ptr<frontend::ImportEval> eval_;  // loop conditions, TensorArray indices
+  std::vector<WhileFrame> frames_;              // while loops, unrolled (tf_while.h)
+  std::map<int, size_t> frameOf_;               // node index -> its frame
+  TensorArrays tensorArrays_;
 };
 
 }  // namespace

@@ -554,3 +554,4 @@ case("dequantize_scaled_qint8_narrow_axis1")(dequant_case("SCALED", True, True, 
 case("dequantize_min_combined_quint8_axis1")(dequant_case("MIN_COMBINED", False, False, 1))
 
 import kws_models  # noqa: E402,F401  (keyword-spotting / speech-commands graphs, registered into CASES)
+import while_cases  # noqa: E402,F401  (TF1 while loops and TensorArrays, registered into CASES)

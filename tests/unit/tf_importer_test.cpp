@@ -199,6 +199,95 @@ node { name: "exit" op: "Exit" input: "body" })";
   EXPECT_NE(e.find("control flow"), std::string::npos) << e;
 }
 
+// A TF1 while loop as freezing leaves it: i = 0; while (i < LIMIT) { x = relu(x) ... ; i += 1 }.
+// `body` is the loop variable x's next value given x = "w/Switch_1:1" (default: Relu).
+std::string whileGraph(const std::string& limit, const std::string& body = "") {
+  auto i32 = [](const char* name, int v) {
+    return std::string("node { name: \"") + name + "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } "
+           "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: " + std::to_string(v) +
+           " } } } }\n";
+  };
+  auto enter = [](const char* name, const std::string& in, bool invariant) {
+    return std::string("node { name: \"") + name + "\" op: \"Enter\" input: \"" + in +
+           "\" attr { key: \"frame_name\" value { s: \"w\" } } attr { key: \"is_constant\" value { b: " +
+           (invariant ? "true" : "false") + " } } }\n";
+  };
+  return std::string(kPh) + i32("i0", 0) + i32("one", 1) + i32("big", 100000) + i32("three", 3) +
+         enter("w/Enter", "i0", false) + enter("w/Enter_1", "x", false) + enter("w/lim", limit, true) +
+         enter("w/one", "one", true) + R"(
+node { name: "w/Merge" op: "Merge" input: "w/Enter" input: "w/NextIteration" }
+node { name: "w/Merge_1" op: "Merge" input: "w/Enter_1" input: "w/NextIteration_1" }
+node { name: "w/Less" op: "Less" input: "w/Merge" input: "w/lim" }
+node { name: "w/LoopCond" op: "LoopCond" input: "w/Less" }
+node { name: "w/Switch" op: "Switch" input: "w/Merge" input: "w/LoopCond" }
+node { name: "w/Switch_1" op: "Switch" input: "w/Merge_1" input: "w/LoopCond" }
+node { name: "w/add" op: "Add" input: "w/Switch:1" input: "w/one" }
+node { name: "w/NextIteration" op: "NextIteration" input: "w/add" }
+node { name: "w/Exit_1" op: "Exit" input: "w/Switch_1" }
+)" + (body.empty() ? std::string(R"(node { name: "w/next" op: "Relu" input: "w/Switch_1:1" })") : body) +
+         R"(
+node { name: "w/NextIteration_1" op: "NextIteration" input: "w/next" })";
+}
+
+ImportOptions whileOutput() {
+  ImportOptions o;
+  o.outNodeList = {{"w/Exit_1", 0}};
+  return o;
+}
+
+TEST(TfImporter, WhileLoopWithConstantTripCountIsUnrolled) {
+  auto g = importTfFromBytes(whileGraph("three"), whileOutput());
+  int relus = 0;
+  for (const auto& n : g->nodes()) relus += n->type == "Relu";
+  EXPECT_EQ(relus, 3);
+  ASSERT_EQ(g->outputs.size(), 1u);
+  ASSERT_NE(g->outputs[0]->producer, nullptr);
+  EXPECT_EQ(g->outputs[0]->producer->type, "Relu");
+}
+
+TEST(TfImporter, WhileLoopWithRunTimeTripCountIsE19010) {
+  std::string t = R"(node { name: "n" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "shape" value { shape { } } } }
+)" + whileGraph("n");
+  std::string e = errCode(t, whileOutput());
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("[w/LoopCond] is not known at compile time at iteration 0"), std::string::npos) << e;
+}
+
+TEST(TfImporter, WhileLoopOverTheUnrollBudgetIsE19010) {
+  std::string e = errCode(whileGraph("big"), whileOutput());
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("unrolling it stopped after"), std::string::npos) << e;
+}
+
+TEST(TfImporter, NestedWhileLoopIsE19010) {
+  std::string inner = R"(node { name: "w/relu" op: "Relu" input: "w/Switch_1:1" }
+node { name: "w/inner/Enter" op: "Enter" input: "w/relu" attr { key: "frame_name" value { s: "inner" } } }
+node { name: "w/next" op: "Exit" input: "w/inner/Enter" })";
+  std::string e = errCode(whileGraph("three", inner), whileOutput());
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("nested while loops are not supported"), std::string::npos) << e;
+}
+
+TEST(TfImporter, TensorArrayReadOfAnUnwrittenElementIsE19010) {
+  std::string t = std::string(kPh) + R"(
+node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 2 } } } }
+node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 1 } } } }
+node { name: "ta" op: "TensorArrayV3" input: "two" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "wr" op: "TensorArrayWriteV3" input: "ta" input: "two" input: "x" input: "ta:1" }
+node { name: "rd" op: "TensorArrayReadV3" input: "ta" input: "one" input: "ta:1" })";
+  ImportOptions o;
+  o.outNodeList = {{"rd", 0}};
+  std::string e = errCode(t, o);
+  EXPECT_EQ(e.substr(0, 6), "E19010") << e;
+  EXPECT_NE(e.find("never written"), std::string::npos) << e;
+  o.outNodeList = {{"wr", 0}};  // index 2 of a 2-element array
+  e = errCode(t, o);
+  EXPECT_EQ(e.substr(0, 6), "E10041") << e;
+}
+
 TEST(TfImporter, OutNodesMissingIsE10016) {
   std::string t = std::string(kPh) + R"(node { name: "y" op: "Relu" input: "x" })";
   ImportOptions o;

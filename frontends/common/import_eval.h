@@ -1,5 +1,5 @@
 // Types and small constants of values while a graph is still being imported: what the
-// control-flow lowering (onnx_control_flow.h) must know before the passes run: a Loop's trip
+// control-flow lowering (onnx_control_flow.h, tf_while.h) must know before the passes run: a trip
 // count, an If's condition, a Scan's length, the shapes of branch outputs. Each producer in a
 // value's cone is inferred on a scratch copy whose inputs are the values folded so far, and
 // evaluated with the native kernels when all its inputs fold and its outputs are small; the
@@ -12,7 +12,7 @@
 #include "ir/graph.h"
 
 namespace atc {
-namespace onnxfe {
+namespace frontend {
 
 class ImportEval {
  public:
@@ -37,5 +37,5 @@ class ImportEval {
   std::set<const Node*> evaluated_;
 };
 
-}  // namespace onnxfe
+}  // namespace frontend
 }  // namespace atc

@@ -1,5 +1,5 @@
-// See onnx_import_eval.h.
-#include "frontends/onnx/onnx_import_eval.h"
+// See import_eval.h.
+#include "frontends/common/import_eval.h"
 
 #include <algorithm>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "support/diagnostics.h"
 
 namespace atc {
-namespace onnxfe {
+namespace frontend {
 
 const TensorType& ImportEval::typeOf(Value* v) {
   visit(v);
@@ -108,5 +108,5 @@ void ImportEval::evalProducer(Node* n) {
   }
 }
 
-}  // namespace onnxfe
+}  // namespace frontend
 }  // namespace atc

@@ -1,0 +1,152 @@
+"""TF1 while loops as freezing leaves them (control_flow_ops.while_loop, v1): per loop variable
+Enter -> Merge(Enter, NextIteration) -> Switch(Merge, LoopCond) -> Identity (body) / Exit,
+loop invariants through Enter(is_constant=True), body constants hung on the pivot
+`while/Identity` by a control input; and dynamic_rnn's TensorArrays (input scattered outside
+the loop, read at `time` inside, outputs written inside and gathered after the loop, the trip
+count read from the input's shape). References are numpy loops."""
+import numpy as np
+
+from cases import case, rnd
+
+RESOURCE = 20  # DT_RESOURCE
+
+
+def while_loop(g, scope, inits, dtypes, cond_fn, body_fn):
+    """inits: names of the initial values; cond_fn(enter, merges) -> bool tensor name;
+    body_fn(enter, identities, pivot) -> names of the next values. Returns the Exit names."""
+    frame = scope + "/while_context"
+
+    def enter(name, x, dt=np.float32):
+        g.op("Enter", name, [x], T=dt, frame_name=frame, is_constant=True, parallel_iterations=10)
+        return name
+
+    sfx = ["" if i == 0 else f"_{i}" for i in range(len(inits))]
+    for s, x, dt in zip(sfx, inits, dtypes):
+        g.op("Enter", f"{scope}/Enter{s}", [x], T=dt, frame_name=frame, is_constant=False, parallel_iterations=10)
+        g.op("Merge", f"{scope}/Merge{s}", [f"{scope}/Enter{s}", f"{scope}/NextIteration{s}"], T=dt, N=2)
+    c = cond_fn(enter, [f"{scope}/Merge{s}" for s in sfx])
+    g.op("LoopCond", f"{scope}/LoopCond", [c], T=None)
+    for s, dt in zip(sfx, dtypes):
+        g.op("Switch", f"{scope}/Switch{s}", [f"{scope}/Merge{s}", f"{scope}/LoopCond"], T=dt)
+        g.op("Identity", f"{scope}/Identity{s}", [f"{scope}/Switch{s}:1"], T=dt)
+        g.op("Exit", f"{scope}/Exit{s}", [f"{scope}/Switch{s}"], T=dt)
+    nexts = body_fn(enter, [f"{scope}/Identity{s}" for s in sfx], "^" + scope + "/Identity")
+    for s, nx, dt in zip(sfx, nexts, dtypes):
+        g.op("NextIteration", f"{scope}/NextIteration{s}", [nx], T=dt)
+    return [f"{scope}/Exit{s}" for s in sfx]
+
+
+def body_const(g, name, value, pivot):
+    g.const(name, value)
+    g.gd.node[-1].input.append(pivot)
+    return name
+
+
+@case("while_constant_trip")
+def _(g):
+    """i, x = 0, x0; while i < 5: x = x * 0.5 + w; i += 1 (w a loop invariant)."""
+    x0, w = rnd(2, 3), rnd(2, 3)
+    g.placeholder("x", x0.shape)
+    g.const("w", w)
+    g.const("i0", np.int32(0))
+    g.const("n", np.int32(5))
+
+    def cond(enter, m):
+        return g.op("Less", "while/Less", [m[0], enter("while/Less/Enter", "n", np.int32)], T=np.int32)
+
+    def body(enter, ids, pivot):
+        g.op("Mul", "while/mul", [ids[1], body_const(g, "while/mul/y", np.float32(0.5), pivot)])
+        g.op("AddV2", "while/add", ["while/mul", enter("while/add/Enter", "w")])
+        g.op("AddV2", "while/add_1", [ids[0], body_const(g, "while/add_1/y", np.int32(1), pivot)], T=np.int32)
+        return ["while/add_1", "while/add"]
+
+    exits = while_loop(g, "while", ["i0", "x"], [np.int32, np.float32], cond, body)
+    g.op("Identity", "out", [exits[1]])
+    y = x0.astype(np.float64)
+    for _ in range(5):
+        y = y * 0.5 + w
+    return {"x": x0}, [("out:0", y), (exits[0] + ":0", np.int32(5))]
+
+
+@case("while_early_exit_on_value")
+def _(g):
+    """while s < 10: s = s * 2 + 1, starting at a constant: 0, 1, 3, 7, 15 (4 iterations);
+    the input is carried and doubled each time."""
+    x0 = rnd(4)
+    g.placeholder("x", x0.shape)
+    g.const("s0", np.float32(0))
+
+    def cond(enter, m):
+        return g.op("Less", "loop/Less", [m[0], body_const(g, "loop/Less/y", np.float32(10), "^" + m[0])])
+
+    def body(enter, ids, pivot):
+        g.op("Mul", "loop/mul", [ids[0], body_const(g, "loop/two", np.float32(2), pivot)])
+        g.op("AddV2", "loop/add", ["loop/mul", body_const(g, "loop/one", np.float32(1), pivot)])
+        g.op("AddV2", "loop/dbl", [ids[1], ids[1]])
+        return ["loop/add", "loop/dbl"]
+
+    exits = while_loop(g, "loop", ["s0", "x"], [np.float32, np.float32], cond, body)
+    return {"x": x0}, [(exits[1] + ":0", x0.astype(np.float64) * 16), (exits[0] + ":0", np.float32(15))]
+
+
+def dynamic_rnn(g, steps, batch, dim, hidden):
+    """outputs, state = tf.nn.dynamic_rnn(BasicRNNCell(hidden), x, time_major=True): the trip
+    count is the input's first dim, read through Shape -> StridedSlice."""
+    x = rnd(steps, batch, dim)
+    wx, wh, b = rnd(dim, hidden) * 0.5, rnd(hidden, hidden) * 0.5, rnd(hidden)
+    g.placeholder("x", x.shape)
+    g.const("rnn/Wx", wx)
+    g.const("rnn/Wh", wh)
+    g.const("rnn/b", b)
+    g.op("Shape", "rnn/Shape", ["x"], T=np.float32, out_type=np.int32)
+    for k, v in (("begin", [0]), ("end", [1]), ("strides", [1])):
+        g.const("rnn/strided_slice/" + k, np.array(v, np.int32))
+    g.op("StridedSlice", "rnn/strided_slice", ["rnn/Shape", "rnn/strided_slice/begin", "rnn/strided_slice/end",
+                                               "rnn/strided_slice/strides"], T=np.int32, Index=np.int32,
+         shrink_axis_mask=1, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0)
+    steps_t = "rnn/strided_slice"
+    g.const("rnn/h0", np.zeros((batch, hidden), np.float32))
+    g.const("rnn/time", np.int32(0))
+    for ta in ("rnn/TensorArray", "rnn/TensorArray_1"):
+        g.op("TensorArrayV3", ta, [steps_t], T=None, dtype=np.float32, dynamic_size=False, clear_after_read=True,
+             identical_element_shapes=True, tensor_array_name="")
+    g.const("rnn/range/start", np.int32(0))
+    g.const("rnn/range/delta", np.int32(1))
+    g.op("Range", "rnn/range", ["rnn/range/start", steps_t, "rnn/range/delta"], T=None, Tidx=np.int32)
+    g.op("TensorArrayScatterV3", "rnn/unstack", ["rnn/TensorArray_1", "rnn/range", "x", "rnn/TensorArray_1:1"])
+
+    def cond(enter, m):
+        return g.op("Less", "rnn/while/Less", [m[0], enter("rnn/while/Less/Enter", steps_t, np.int32)], T=np.int32)
+
+    def body(enter, ids, pivot):
+        time, flow, h = ids
+        g.op("TensorArrayReadV3", "rnn/while/read", [enter("rnn/while/read/Enter", "rnn/TensorArray_1", RESOURCE), time,
+                                                     enter("rnn/while/read/Enter_1", "rnn/unstack")], T=None,
+             dtype=np.float32)
+        g.op("MatMul", "rnn/while/mx", ["rnn/while/read", enter("rnn/while/Wx", "rnn/Wx")], transpose_a=False,
+             transpose_b=False)
+        g.op("MatMul", "rnn/while/mh", [h, enter("rnn/while/Wh", "rnn/Wh")], transpose_a=False, transpose_b=False)
+        g.op("AddV2", "rnn/while/sum", ["rnn/while/mx", "rnn/while/mh"])
+        g.op("BiasAdd", "rnn/while/biased", ["rnn/while/sum", enter("rnn/while/b", "rnn/b")], data_format="NHWC")
+        g.op("Tanh", "rnn/while/h", ["rnn/while/biased"])
+        g.op("TensorArrayWriteV3", "rnn/while/write", [enter("rnn/while/write/Enter", "rnn/TensorArray", RESOURCE),
+                                                       time, "rnn/while/h", flow])
+        g.op("AddV2", "rnn/while/time", [time, body_const(g, "rnn/while/one", np.int32(1), pivot)], T=np.int32)
+        return ["rnn/while/time", "rnn/while/write", "rnn/while/h"]
+
+    exits = while_loop(g, "rnn/while", ["rnn/time", "rnn/TensorArray:1", "rnn/h0"],
+                       [np.int32, np.float32, np.float32], cond, body)
+    g.op("TensorArraySizeV3", "rnn/size", ["rnn/TensorArray", exits[1]], T=None)
+    g.op("Range", "rnn/range_1", ["rnn/range/start", "rnn/size", "rnn/range/delta"], T=None, Tidx=np.int32)
+    g.op("TensorArrayGatherV3", "rnn/stack", ["rnn/TensorArray", "rnn/range_1", exits[1]], T=None, dtype=np.float32)
+    g.op("Identity", "outputs", ["rnn/stack"])
+    g.op("Identity", "state", [exits[2]])
+    hs, h = [], np.zeros((batch, hidden))
+    for t in range(steps):
+        h = np.tanh(x[t].astype(np.float64) @ wx + h @ wh + b)
+        hs.append(h)
+    return {"x": x}, [("outputs:0", np.stack(hs)), ("state:0", h)]
+
+
+case("while_dynamic_rnn_7_steps")(lambda g: dynamic_rnn(g, 7, 2, 3, 5))
+case("while_dynamic_rnn_20_steps")(lambda g: dynamic_rnn(g, 20, 1, 10, 16))
