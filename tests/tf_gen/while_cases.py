@@ -150,3 +150,97 @@ def dynamic_rnn(g, steps, batch, dim, hidden):
 
 case("while_dynamic_rnn_7_steps")(lambda g: dynamic_rnn(g, 7, 2, 3, 5))
 case("while_dynamic_rnn_20_steps")(lambda g: dynamic_rnn(g, 20, 1, 10, 16))
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@case("while_kws_gru_crnn_tail")
+def _(g):
+    """The recurrent half of a keyword-spotting CRNN: batch-major MFCC frames [1, 20, 10],
+    transposed to time-major, `tf.nn.dynamic_rnn(GRUCell(16))` as TF 1.x builds it (loop
+    variables: the maximum_iterations counter, time, the output TensorArray's flow, the state;
+    condition LogicalAnd(time < steps, counter < steps)), the last state through a dense
+    layer into `labels_softmax`."""
+    steps, feat, hid, labels = 20, 10, 16, 12
+    x = rnd(1, steps, feat)
+    wg, bg = rnd(feat + hid, 2 * hid) * 0.4, np.ones(2 * hid, np.float32)  # GRUCell: gate bias 1.0
+    wc, bc = rnd(feat + hid, hid) * 0.4, np.zeros(hid, np.float32)
+    wd, bd = rnd(hid, labels), rnd(labels) * 0.1
+    g.placeholder("Mfcc", x.shape)
+    for name, v in (("gates/kernel", wg), ("gates/bias", bg), ("candidate/kernel", wc), ("candidate/bias", bc),
+                    ("fc/W", wd), ("fc/b", bd)):
+        g.const(name, v)
+        g.op("Identity", name + "/read", [name])
+    g.const("rnn/perm", np.array([1, 0, 2], np.int32))
+    g.op("Transpose", "rnn/transpose", ["Mfcc", "rnn/perm"], Tperm=np.int32)
+    g.op("Shape", "rnn/Shape", ["rnn/transpose"], out_type=np.int32)
+    for k, v in (("begin", [0]), ("end", [1]), ("strides", [1])):
+        g.const("rnn/ss/" + k, np.array(v, np.int32))
+    g.op("StridedSlice", "rnn/steps", ["rnn/Shape", "rnn/ss/begin", "rnn/ss/end", "rnn/ss/strides"], T=np.int32,
+         Index=np.int32, shrink_axis_mask=1, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0)
+    g.const("rnn/zeros", np.zeros((1, hid), np.float32))
+    g.const("rnn/zero", np.int32(0))
+    g.const("rnn/one", np.int32(1))
+    for ta in ("rnn/TensorArray", "rnn/TensorArray_1"):
+        g.op("TensorArrayV3", ta, ["rnn/steps"], T=None, dtype=np.float32, dynamic_size=False, clear_after_read=True,
+             identical_element_shapes=True, tensor_array_name="")
+    g.op("Range", "rnn/unstack/range", ["rnn/zero", "rnn/steps", "rnn/one"], T=None, Tidx=np.int32)
+    g.op("TensorArrayScatterV3", "rnn/unstack", ["rnn/TensorArray_1", "rnn/unstack/range", "rnn/transpose",
+                                                 "rnn/TensorArray_1:1"])
+
+    def cond(enter, m):
+        lim = enter("rnn/while/Less/Enter", "rnn/steps", np.int32)
+        g.op("Less", "rnn/while/Less", [m[0], lim], T=np.int32)
+        g.op("Less", "rnn/while/Less_1", [m[1], lim], T=np.int32)
+        return g.op("LogicalAnd", "rnn/while/LogicalAnd", ["rnn/while/Less", "rnn/while/Less_1"], T=None)
+
+    def body(enter, ids, pivot):
+        it, time, flow, h = ids
+        one = body_const(g, "rnn/while/add/y", np.int32(1), pivot)
+        g.op("AddV2", "rnn/while/add", [it, one], T=np.int32)
+        g.op("TensorArrayReadV3", "rnn/while/read", [enter("rnn/while/read/Enter", "rnn/TensorArray_1", RESOURCE),
+                                                     time, enter("rnn/while/read/Enter_1", "rnn/unstack")],
+             T=None, dtype=np.float32)
+        axis = body_const(g, "rnn/while/gru/axis", np.int32(1), pivot)
+        g.op("ConcatV2", "rnn/while/gru/concat", ["rnn/while/read", h, axis], N=2, Tidx=np.int32)
+        g.op("MatMul", "rnn/while/gru/gates", ["rnn/while/gru/concat", enter("rnn/while/gk", "gates/kernel/read")],
+             transpose_a=False, transpose_b=False)
+        g.op("BiasAdd", "rnn/while/gru/gates_b", ["rnn/while/gru/gates", enter("rnn/while/gb", "gates/bias/read")],
+             data_format="NHWC")
+        g.op("Sigmoid", "rnn/while/gru/value", ["rnn/while/gru/gates_b"])
+        g.op("Split", "rnn/while/gru/split", [axis, "rnn/while/gru/value"], num_split=2)
+        g.op("Mul", "rnn/while/gru/r_state", ["rnn/while/gru/split", h])
+        g.op("ConcatV2", "rnn/while/gru/concat_1", ["rnn/while/read", "rnn/while/gru/r_state", axis], N=2,
+             Tidx=np.int32)
+        g.op("MatMul", "rnn/while/gru/cand", ["rnn/while/gru/concat_1", enter("rnn/while/ck", "candidate/kernel/read")],
+             transpose_a=False, transpose_b=False)
+        g.op("BiasAdd", "rnn/while/gru/cand_b", ["rnn/while/gru/cand", enter("rnn/while/cb", "candidate/bias/read")],
+             data_format="NHWC")
+        g.op("Tanh", "rnn/while/gru/c", ["rnn/while/gru/cand_b"])
+        g.op("Mul", "rnn/while/gru/mul_1", ["rnn/while/gru/split:1", h])
+        g.op("Sub", "rnn/while/gru/sub", [body_const(g, "rnn/while/gru/one", np.float32(1), pivot),
+                                          "rnn/while/gru/split:1"])
+        g.op("Mul", "rnn/while/gru/mul_2", ["rnn/while/gru/sub", "rnn/while/gru/c"])
+        g.op("AddV2", "rnn/while/gru/h", ["rnn/while/gru/mul_1", "rnn/while/gru/mul_2"])
+        g.op("TensorArrayWriteV3", "rnn/while/write", [enter("rnn/while/write/Enter", "rnn/TensorArray", RESOURCE),
+                                                       time, "rnn/while/gru/h", flow])
+        g.op("AddV2", "rnn/while/add_1", [time, one], T=np.int32)
+        return ["rnn/while/add", "rnn/while/add_1", "rnn/while/write", "rnn/while/gru/h"]
+
+    exits = while_loop(g, "rnn/while", ["rnn/zero", "rnn/zero", "rnn/TensorArray:1", "rnn/zeros"],
+                       [np.int32, np.int32, np.float32, np.float32], cond, body)
+    g.op("MatMul", "fc/MatMul", [exits[3], "fc/W/read"], transpose_a=False, transpose_b=False)
+    g.op("Add", "fc/add", ["fc/MatMul", "fc/b/read"])
+    g.op("Softmax", "labels_softmax", ["fc/add"])
+    h = np.zeros((1, hid))
+    xt = x.astype(np.float64).transpose(1, 0, 2)
+    for t in range(steps):
+        v = sigmoid(np.concatenate([xt[t], h], 1) @ wg + bg)
+        r, u = v[:, :hid], v[:, hid:]
+        c = np.tanh(np.concatenate([xt[t], r * h], 1) @ wc + bc)
+        h = u * h + (1 - u) * c
+    z = h @ wd + bd
+    e = np.exp(z - z.max())
+    return {"Mfcc": x}, [("labels_softmax:0", e / e.sum()), (exits[3] + ":0", h)]
