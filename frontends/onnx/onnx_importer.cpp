@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "frontends/onnx/onnx_control_flow.h"
+#include "frontends/onnx/onnx_sequence.h"
 #include "frontends/onnx/onnx_model_loader.h"
 #include "frontends/onnx/onnx_einsum.h"
 #include "frontends/onnx/onnx_function_ops.h"
@@ -70,6 +71,7 @@ class OnnxImporter {
     createNodeOutputs();
     createNodes();
     setOutputs();
+    refuseSequenceOutputs();
     g_->topoSort();
     checkStaticInputs();
     return std::move(g_);
@@ -244,6 +246,8 @@ class OnnxImporter {
           ok = a->name() != "value_string" && a->name() != "value_strings" &&
                a->name() != "sparse_value";
         }
+      } else if (onnxfe::isSequenceNode(n)) {
+        ok = true;  // resolved at import (onnx_sequence.h)
       } else if (onnxfe::isControlFlowNode(n) && depth < 16) {
         ok = true;
         for (const auto& a : n.attribute())
@@ -349,20 +353,38 @@ class OnnxImporter {
   void createNodes() {
     const auto& nodes = model_.graph().node();
     bool anyControlFlow = false;
-    for (const auto& n : nodes) anyControlFlow = anyControlFlow || onnxfe::isControlFlowNode(n);
+    for (const auto& n : nodes)
+      anyControlFlow = anyControlFlow || onnxfe::isControlFlowNode(n) || onnxfe::isSequenceNode(n);
     if (anyControlFlow) checkStaticInputs();  // lowering it needs the shapes
     for (int i = 0; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) continue;
       std::vector<Value*> ins = resolveInputs(n, nodeName(n, i));
+      if (onnxfe::isSequenceNode(n)) {
+        bindSequenceOutputs(n, i, sequences_.lower(*g_, *eval_, n, g_->uniqueNodeName(nodeName(n, i)), ins));
+        continue;
+      }
       if (onnxfe::isControlFlowNode(n)) {
-        std::vector<Value*> outs = lowerControlFlow(n, g_->uniqueNodeName(nodeName(n, i)), ins);
-        for (size_t k = 0; k < outs.size(); ++k)  // keeps the model's value names
-          g_->addNode("Identity", g_->uniqueNodeName(nodeName(n, i) + "/out" + std::to_string(k)), {outs[k]},
-                      {nodeOutputs_[i][k]});
+        // keeps the model's value names (a branch may give a sequence: bound by name)
+        bindSequenceOutputs(n, i, lowerControlFlow(n, g_->uniqueNodeName(nodeName(n, i)), ins));
         continue;
       }
       addOnnxNode(n, nodeName(n, i), ins, nodeOutputs_[i]);
+    }
+  }
+
+  // Binds the values a sequence or control-flow node gives to the model's names: a sequence
+  // stands for its list under the name; a tensor is copied into the node's output by an
+  // Identity.
+  void bindSequenceOutputs(const onnx::NodeProto& n, int i, const std::vector<Value*>& outs) {
+    for (size_t k = 0; k < outs.size() && k < nodeOutputs_[(size_t)i].size(); ++k) {
+      if (!sequences_.isSequence(outs[k])) {
+        g_->addNode("Identity", g_->uniqueNodeName(nodeName(n, i) + "/out" + std::to_string(k)), {outs[k]},
+                    {nodeOutputs_[(size_t)i][k]});
+        continue;
+      }
+      replacedBySequence_.insert(nodeOutputs_[(size_t)i][k]);
+      if (!n.output((int)k).empty()) values_[n.output((int)k)] = outs[k];
     }
   }
 
@@ -374,6 +396,12 @@ class OnnxImporter {
       if (!v)
         loadFail("input [" + name + "] of node [" + label + "] (" + n.op_type() +
                  ") is not produced by any node, initializer or graph input");
+      if (sequences_.isSequence(v) && !onnxfe::isSequenceNode(n))
+        throw AtcError("E19010",
+                       "Op [" + label + ", " + n.op_type() + "] cannot be compiled: its input [" + name +
+                           "] is a sequence, which only the sequence ops take here.",
+                       "atc resolves sequences at compile time (docs/frontend-onnx.md, \"Sequences\"); read "
+                       "tensors out of them with SequenceAt or ConcatFromSequence.");
       ins.push_back(v);
     }
     // Trailing absent optional inputs carry no information.
@@ -430,6 +458,8 @@ class OnnxImporter {
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) {
         if (n.output_size() != 1) loadFail("Constant node [" + label + "] must have one output");
         outs.push_back(g_->newConstant(prefix + "/" + n.output(0), constantValue(n)));
+      } else if (onnxfe::isSequenceNode(n)) {
+        outs = sequences_.lower(*g_, *eval_, n, g_->uniqueNodeName(label), resolveInputs(n, label));
       } else if (onnxfe::isControlFlowNode(n)) {
         outs = lowerControlFlow(n, g_->uniqueNodeName(label), resolveInputs(n, label));
       } else {
@@ -502,6 +532,24 @@ class OnnxImporter {
     }
   }
 
+  // Sequences live in the importer only: no IR node may read a sequence's marker (a run-time
+  // If selecting between two sequences would), and no graph output may be one.
+  void refuseSequenceOutputs() {
+    for (const auto& node : g_->nodes())
+      for (Value* v : node->inputs)
+        if (sequences_.isSequence(v))
+          throw AtcError("E19010",
+                         "Op [" + node->name + ", " + node->type + "] cannot be compiled: it would read the "
+                         "sequence [" + v->name + "] as a tensor (a sequence chosen by a run-time condition?).",
+                         "atc resolves sequences at compile time (docs/frontend-onnx.md, \"Sequences\").");
+    for (Value* v : g_->outputs)
+      if (sequences_.isSequence(v) || replacedBySequence_.count(v))
+        throw AtcError("E19010",
+                       "Output [" + v->name + "] is a sequence; the runtime gives tensors only.",
+                       "Output the tensors instead (SequenceAt, ConcatFromSequence), or cut the graph with "
+                       "--out_nodes.");
+  }
+
   void checkStaticInputs() {
     for (Value* in : g_->inputs) {
       if (in->type.isStatic()) continue;
@@ -524,7 +572,9 @@ class OnnxImporter {
   static constexpr size_t kMaxBodyDepth = 16;
   std::vector<std::map<std::string, Value*>*> scopes_;  // enclosing bodies, innermost last
   int64_t unrolledNodes_ = 0;  // body nodes imported so far
-  std::unique_ptr<frontend::ImportEval> eval_;  // types and constants for lowering control flow
+  std::unique_ptr<frontend::ImportEval> eval_;
+  onnxfe::Sequences sequences_;                  // sequences as compile-time lists (onnx_sequence.h)
+  std::set<const Value*> replacedBySequence_;    // placeholders of sequence-valued node outputs  // types and constants for lowering control flow
 };
 
 }  // namespace

@@ -271,6 +271,37 @@ def torch_case():
                    lambda ins: [m(torch.from_numpy(ins[0])).numpy()])
 
 
+# Sequences (resolved at import): split x [2, 3] into columns, erase the middle one, insert
+# 2 * x[:, :1] at the front, read element -1 and stack the rest on a new last axis.
+p = model("sequence_ops", [
+    const("one", np.array(1, np.int64)), const("zero", np.array(0, np.int64)), const("m1", np.array(-1, np.int64)),
+    const("two", np.float32(2)),
+    helper.make_node("SplitToSequence", ["x"], ["cols"], axis=1),
+    helper.make_node("SequenceErase", ["cols", "one"], ["cols2"]),
+    helper.make_node("SequenceAt", ["cols2", "zero"], ["c0"]),
+    helper.make_node("Mul", ["c0", "two"], ["c0x2"]),
+    helper.make_node("SequenceInsert", ["cols2", "c0x2", "zero"], ["cols3"]),
+    helper.make_node("SequenceAt", ["cols3", "m1"], ["last"]),
+    helper.make_node("ConcatFromSequence", ["cols3"], ["stacked"], axis=-1, new_axis=1),
+    helper.make_node("SequenceLength", ["cols3"], ["n"])],
+    [x23], [vi("last", F, [2, 1]), vi("stacked", F, [2, 1, 3]), vi("n", onnx.TensorProto.INT64, [])], opset=13)
+check_runs("sequence_ops", p, [[X]], lambda ins: [
+    ins[0][:, 2:3], np.stack([2 * ins[0][:, 0:1], ins[0][:, 0:1], ins[0][:, 2:3]], axis=-1), np.int64(3)])
+
+# A sequence as a graph output, and one chosen by a run-time If: refused, no .om.
+p = model("sequence_output", [helper.make_node("SplitToSequence", ["x"], ["cols"], axis=1)],
+          [x23], [helper.make_tensor_sequence_value_info("cols", F, None)], opset=13)
+check_refused("sequence_output", p, "E19010", "is a sequence; the runtime gives tensors only")
+seq_then = helper.make_graph([helper.make_node("SequenceConstruct", ["x"], ["s1"])], "st", [],
+                             [helper.make_tensor_sequence_value_info("s1", F, None)])
+seq_else = helper.make_graph([helper.make_node("SequenceConstruct", ["x", "x"], ["s2"])], "se", [],
+                             [helper.make_tensor_sequence_value_info("s2", F, None)])
+p = model("sequence_runtime_if", [helper.make_node("If", ["c"], ["s"], then_branch=seq_then, else_branch=seq_else),
+                                  const("zero", np.array(0, np.int64)),
+                                  helper.make_node("SequenceAt", ["s", "zero"], ["y"])],
+          [vi("c", BOOL, []), x23], [vi("y", F, [2, 3])], opset=13)
+check_refused("sequence_runtime_if", p, "E19010", "is not a sequence made in this model")
+
 torch_case()
 print("%d failed" % failures)
 sys.exit(1 if failures else 0)

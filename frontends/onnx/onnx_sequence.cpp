@@ -1,0 +1,178 @@
+// See onnx_sequence.h.
+#include "frontends/onnx/onnx_sequence.h"
+
+#include <set>
+
+#include "support/diagnostics.h"
+
+namespace atc {
+namespace onnxfe {
+namespace {
+
+using List = std::vector<Value*>;
+
+struct SeqCtx {
+  Graph& g;
+  frontend::ImportEval& ev;
+  const onnx::NodeProto& n;
+  const std::string& name;
+  const std::vector<Value*>& ins;
+  int made = 0;
+
+  [[noreturn]] void refuse(const std::string& why) const {
+    throw AtcError("E19010", "Op [" + name + ", " + n.op_type() + "] cannot be compiled: " + why + ".",
+                   "atc resolves sequences at compile time (docs/frontend-onnx.md, \"Sequences\"); positions and "
+                   "split sizes must follow from constants and input shapes.");
+  }
+  [[noreturn]] void invalid(const std::string& why) const {
+    throw AtcError("E10041", "Failed to load the model: node [" + name + "] (" + n.op_type() + ") " + why + ".",
+                   "Check that the model is a valid ONNX model.");
+  }
+  int64_t intAttr(const std::string& key, int64_t def) const {
+    for (const auto& a : n.attribute())
+      if (a.name() == key) return a.i();
+    return def;
+  }
+  Value* in(size_t i) const { return i < ins.size() ? ins[i] : nullptr; }
+  std::vector<int64_t> folded(size_t i, const std::string& what) const {
+    TensorPtr t = in(i) ? ev.constantOf(in(i)) : nullptr;
+    if (!t) refuse("its " + what + " is not known at compile time");
+    return t->toInts();
+  }
+  Value* op(const std::string& type, const std::vector<Value*>& xs, std::map<std::string, AttrValue> attrs = {}) {
+    std::string nm = g.uniqueNodeName(name + "/" + type + std::to_string(made++));
+    Value* out = g.newValue(nm);
+    Node* node = g.addNode(type, nm, xs, {out});
+    node->attrs = std::move(attrs);
+    ev.typeOf(out);
+    return out;
+  }
+  Value* element(const List& l, int64_t i) const {
+    if (!l[(size_t)i]) refuse("element " + std::to_string(i) + " has run-time split sizes");
+    return l[(size_t)i];
+  }
+};
+
+// A position in [-size, size - 1] (or [-size, size] when inserting), made non-negative.
+int64_t position(SeqCtx& c, size_t input, int64_t size, bool insert, int64_t def) {
+  if (!c.in(input)) return def;
+  std::vector<int64_t> p = c.folded(input, "position");
+  if (p.size() != 1) c.invalid("has a position of " + std::to_string(p.size()) + " values");
+  int64_t hi = insert ? size : size - 1;
+  if (p[0] < -size || p[0] > hi)
+    c.invalid("has the position " + std::to_string(p[0]) + " outside [" + std::to_string(-size) + ", " +
+              std::to_string(hi) + "] for a sequence of " + std::to_string(size));
+  return p[0] < 0 ? p[0] + size : p[0];
+}
+
+List splitToSequence(SeqCtx& c, Value* x) {
+  const TensorType& t = c.ev.typeOf(x);
+  if (!t.shapeKnown) c.refuse("the input's shape is not known");
+  int64_t r = t.rank(), axis = c.intAttr("axis", 0);
+  if (axis < -r || axis >= r) c.invalid("has axis " + std::to_string(axis) + " for rank " + std::to_string(r));
+  if (axis < 0) axis += r;
+  int64_t dim = t.shape[(size_t)axis];
+  std::vector<int64_t> sizes;
+  bool squeeze = false;
+  if (c.in(1) && !c.ev.constantOf(c.in(1))) {  // run-time sizes: only the count is known
+    const TensorType& st = c.ev.typeOf(c.in(1));
+    if (!st.isStatic() || st.rank() != 1) c.refuse("its split sizes are not known at compile time");
+    return List((size_t)st.shape[0], nullptr);
+  }
+  if (dim < 0) c.refuse("the split axis has no static length");
+  if (!c.in(1)) {
+    sizes.assign((size_t)dim, 1);
+    squeeze = c.intAttr("keepdims", 1) == 0;
+  } else {
+    std::vector<int64_t> s = c.folded(1, "split");
+    if (c.ev.typeOf(c.in(1)).rank() == 0) {  // a scalar: chunks of that size, the last shorter
+      if (s[0] <= 0) c.invalid("has a split size " + std::to_string(s[0]));
+      for (int64_t at = 0; at < dim; at += s[0]) sizes.push_back(std::min(s[0], dim - at));
+    } else {
+      sizes = s;
+    }
+  }
+  int64_t sum = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) c.invalid("has a negative split size");
+    sum += s;
+  }
+  if (sum != dim) c.invalid("splits an axis of " + std::to_string(dim) + " into sizes summing to " + std::to_string(sum));
+  List l;
+  int64_t start = 0;
+  auto i64 = [&](int64_t v) { return c.g.newConstant(c.name + "/idx", makeIntTensor({v}, DType::I64)); };
+  for (int64_t s : sizes) {
+    Value* piece = c.op("Slice", {x, i64(start), i64(start + s), i64(axis)});
+    if (squeeze) piece = c.op("Squeeze", {piece, i64(axis)});
+    l.push_back(piece);
+    start += s;
+  }
+  return l;
+}
+
+Value* concatFromSequence(SeqCtx& c, const List& l) {
+  if (l.empty()) c.refuse("the sequence is empty (the result has no static shape)");
+  bool newAxis = c.intAttr("new_axis", 0) != 0;
+  int64_t axis = c.intAttr("axis", 0);
+  List parts;
+  for (size_t i = 0; i < l.size(); ++i) {
+    Value* e = c.element(l, (int64_t)i);
+    parts.push_back(newAxis ? c.op("Unsqueeze", {e}, {{"axes", std::vector<int64_t>{axis}}}) : e);
+  }
+  return c.op("Concat", parts, {{"axis", axis}});
+}
+
+}  // namespace
+
+bool isSequenceNode(const onnx::NodeProto& n) {
+  static const std::set<std::string> ops = {"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt",
+                                            "SequenceErase", "SequenceLength", "ConcatFromSequence",
+                                            "SplitToSequence"};
+  return (n.domain().empty() || n.domain() == "ai.onnx") && ops.count(n.op_type()) != 0;
+}
+
+std::vector<Value*> Sequences::lower(Graph& g, frontend::ImportEval& ev, const onnx::NodeProto& n,
+                                     const std::string& name, const std::vector<Value*>& ins) {
+  SeqCtx c{g, ev, n, name, ins};
+  const std::string& op = n.op_type();
+  auto seq = [&](size_t i) -> const List& {
+    auto it = c.in(i) ? lists_.find(c.in(i)) : lists_.end();
+    if (it == lists_.end()) c.refuse("input " + std::to_string(i) + " is not a sequence made in this model");
+    return it->second;
+  };
+  auto make = [&](List l) {
+    Value* marker = g.newConstant(name + "/sequence", makeScalar(0, DType::F32));
+    lists_[marker] = std::move(l);
+    return std::vector<Value*>{marker};
+  };
+  if (op == "SequenceEmpty") return make({});
+  if (op == "SequenceConstruct") {
+    for (Value* v : ins)
+      if (!v || isSequence(v)) c.refuse("its inputs must be tensors");
+    return make(ins);
+  }
+  if (op == "SplitToSequence") {
+    if (!c.in(0) || isSequence(c.in(0))) c.refuse("its input must be a tensor");
+    return make(splitToSequence(c, c.in(0)));
+  }
+  List l = seq(0);
+  const int64_t size = (int64_t)l.size();
+  if (op == "SequenceLength") return {g.newConstant(name, makeIntTensor({size}, DType::I64, true))};
+  if (op == "SequenceAt") {
+    if (!c.in(1)) c.invalid("has no position");
+    return {c.element(l, position(c, 1, size, false, 0))};
+  }
+  if (op == "ConcatFromSequence") return {concatFromSequence(c, l)};
+  if (op == "SequenceErase") {
+    if (size == 0) c.invalid("erases from an empty sequence");
+    l.erase(l.begin() + position(c, 1, size, false, size - 1));
+    return make(std::move(l));
+  }
+  // SequenceInsert
+  if (!c.in(1) || isSequence(c.in(1))) c.refuse("it inserts something that is not a tensor");
+  l.insert(l.begin() + position(c, 2, size, true, size), c.in(1));
+  return make(std::move(l));
+}
+
+}  // namespace onnxfe
+}  // namespace atc
