@@ -572,9 +572,9 @@ class OnnxImporter {
   static constexpr size_t kMaxBodyDepth = 16;
   std::vector<std::map<std::string, Value*>*> scopes_;  // enclosing bodies, innermost last
   int64_t unrolledNodes_ = 0;  // body nodes imported so far
-  std::unique_ptr<frontend::ImportEval> eval_;
-  onnxfe::Sequences sequences_;                  // sequences as compile-time lists (onnx_sequence.h)
-  std::set<const Value*> replacedBySequence_;    // placeholders of sequence-valued node outputs  // types and constants for lowering control flow
+  std::unique_ptr<frontend::ImportEval> eval_;  // types and constants for lowering control flow
+  onnxfe::Sequences sequences_;                 // sequences as compile-time lists (onnx_sequence.h)
+  std::set<const Value*> replacedBySequence_;   // placeholders of sequence-valued node outputs
 };
 
 }  // namespace
