@@ -361,12 +361,12 @@ class OnnxImporter {
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) continue;
       std::vector<Value*> ins = resolveInputs(n, nodeName(n, i));
       if (onnxfe::isSequenceNode(n)) {
-        bindSequenceOutputs(n, i, sequences_.lower(*g_, *eval_, n, g_->uniqueNodeName(nodeName(n, i)), ins));
+        bindLoweredOutputs(n, i, sequences_.lower(*g_, *eval_, n, g_->uniqueNodeName(nodeName(n, i)), ins));
         continue;
       }
       if (onnxfe::isControlFlowNode(n)) {
         // keeps the model's value names (a branch may give a sequence: bound by name)
-        bindSequenceOutputs(n, i, lowerControlFlow(n, g_->uniqueNodeName(nodeName(n, i)), ins));
+        bindLoweredOutputs(n, i, lowerControlFlow(n, g_->uniqueNodeName(nodeName(n, i)), ins));
         continue;
       }
       addOnnxNode(n, nodeName(n, i), ins, nodeOutputs_[i]);
@@ -376,7 +376,7 @@ class OnnxImporter {
   // Binds the values a sequence or control-flow node gives to the model's names: a sequence
   // stands for its list under the name; a tensor is copied into the node's output by an
   // Identity.
-  void bindSequenceOutputs(const onnx::NodeProto& n, int i, const std::vector<Value*>& outs) {
+  void bindLoweredOutputs(const onnx::NodeProto& n, int i, const std::vector<Value*>& outs) {
     for (size_t k = 0; k < outs.size() && k < nodeOutputs_[(size_t)i].size(); ++k) {
       if (!sequences_.isSequence(outs[k])) {
         g_->addNode("Identity", g_->uniqueNodeName(nodeName(n, i) + "/out" + std::to_string(k)), {outs[k]},

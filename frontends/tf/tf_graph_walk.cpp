@@ -37,6 +37,12 @@ bool isControlFlowOp(const std::string& op) {
   return ops.count(op) || op.rfind("TensorArray", 0) == 0;
 }
 
+bool isWhileLoopOp(const std::string& op) {
+  static const std::set<std::string> ops = {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+                                            "RefNextIteration", "LoopCond"};
+  return ops.count(op) != 0;
+}
+
 GraphIndex::GraphIndex(const tfproto::GraphDef& g) : gd(&g) {
   for (int i = 0; i < g.node_size(); ++i)
     if (!byName.emplace(g.node(i).name(), i).second)
@@ -115,6 +121,13 @@ void collectNeeded(const GraphIndex& idx, const std::vector<std::string>& output
   }
 }
 
+[[noreturn]] void nestedError(const tfproto::NodeDef& at, const std::string& frame, const std::string& other) {
+  throw AtcError("E19010", "No parser can convert the TF1 control flow construct (nested while loop) at [" + at.name() +
+                               "]: frames [" + frame + "] and [" + other +
+                               "] are nested; nested while loops are not supported.",
+                 "Unroll the inner loop before freezing, or cut the graph with --out_nodes.");
+}
+
 // Frame membership: forward from each frame's Enters, up to and including its Exits.
 void findFrames(Walk& w, std::vector<WhileFrame>& frames) {
   std::vector<std::vector<int>> users(w.n);
@@ -128,11 +141,7 @@ void findFrames(Walk& w, std::vector<WhileFrame>& frames) {
     auto [it, fresh] = byName.emplace(name, (int)frames.size());
     if (fresh) frames.push_back({name, {}});
     int f = it->second;
-    if (w.frameOf[k] >= 0 && w.frameOf[k] != f)
-      throw AtcError("E19010", "No parser can convert the TF1 control flow construct (nested while loop) at Enter [" +
-                                   w.g.node(k).name() + "] of frame [" + name + "] inside frame [" +
-                                   frames[(size_t)w.frameOf[k]].name + "]: nested while loops are not supported.",
-                     "Unroll the inner loop before freezing, or cut the graph with --out_nodes.");
+    if (w.frameOf[k] >= 0 && w.frameOf[k] != f) nestedError(w.g.node(k), name, frames[(size_t)w.frameOf[k]].name);
     std::vector<int> stack{k};
     w.frameOf[k] = f;
     while (!stack.empty()) {
@@ -141,13 +150,8 @@ void findFrames(Walk& w, std::vector<WhileFrame>& frames) {
       if (isExit(w.g.node(v).op())) continue;
       for (int u : users[v]) {
         if (w.frameOf[u] == f) continue;
-        if (w.frameOf[u] >= 0 || isEnter(w.g.node(u).op())) {
-          const std::string other = w.frameOf[u] >= 0 ? frames[(size_t)w.frameOf[u]].name : frameNameOf(w.g.node(u));
-          throw AtcError("E19010", "No parser can convert the TF1 control flow construct (nested while loop) at [" +
-                                       w.g.node(u).name() + "]: frames [" + name + "] and [" + other +
-                                       "] are nested; nested while loops are not supported.",
-                         "Unroll the inner loop before freezing, or cut the graph with --out_nodes.");
-        }
+        if (w.frameOf[u] >= 0 || isEnter(w.g.node(u).op()))
+          nestedError(w.g.node(u), name, w.frameOf[u] >= 0 ? frames[(size_t)w.frameOf[u]].name : frameNameOf(w.g.node(u)));
         w.frameOf[u] = f;
         stack.push_back(u);
       }

@@ -20,6 +20,9 @@ InputRef parseInputRef(const std::string& s);
 // True for TF1 control-flow op types (Switch, Merge, Enter, Exit, NextIteration, LoopCond,
 // TensorArray*...).
 bool isControlFlowOp(const std::string& op);
+// The ops of a while loop frame that the unroller (tf_while.h) handles: Enter, Exit,
+// NextIteration, LoopCond (and the Ref forms).
+bool isWhileLoopOp(const std::string& op);
 
 struct GraphIndex {
   const tfproto::GraphDef* gd = nullptr;

@@ -121,9 +121,7 @@ class TfImporter {
       if (isPassThrough(op) || isNoData(op) || isPlaceholder(op) || op == "PlaceholderWithDefault" ||
           op == "Const" || op == "Switch" || op == "Merge" || table.count(op) || TensorArrays::isTensorArrayOp(op))
         continue;
-      if (frameOf_.count(k) && (op == "Enter" || op == "Exit" || op == "NextIteration" || op == "LoopCond" ||
-                                op == "RefEnter" || op == "RefExit" || op == "RefNextIteration"))
-        continue;  // unrolled (tf_while.h)
+      if (frameOf_.count(k) && isWhileLoopOp(op)) continue;  // unrolled (tf_while.h)
       if (isControlFlowOp(op) && cf.empty()) cf = op + " [" + n.name() + "]";
       bad.push_back("[" + n.name() + ", " + op + "]");
       badTypes.insert(op);
