@@ -34,7 +34,9 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     LowerCtx ctx(g, n, &state);
     ctx.cubeRows = target.cubeRows();
     ctx.int8Path = target.int8PathCode();
+    ctx.int8Amx = target.int8Amx();
     ctx.bf16Dot = target.bf16Dot();
+    ctx.bf16Amx = target.bf16Amx();
     L.call = d->lower(ctx);
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
     lowered.push_back(std::move(L));

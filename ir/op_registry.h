@@ -61,8 +61,12 @@ class LowerCtx {
   // TargetProfile::int8PathCode() of the target: the int8 kernels' accumulation (0 portable
   // int32 code, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd).
   int int8Path = 0;
+  // TargetProfile::int8Amx() of the target: int8 matrix products on AMX tiles.
+  bool int8Amx = false;
   // TargetProfile::bf16Dot() of the target: bfloat16 cube operands may use vdpbf16ps.
   bool bf16Dot = false;
+  // TargetProfile::bf16Amx() of the target: the wide bfloat16 MatMul/Gemm tiles on AMX.
+  bool bf16Amx = false;
   // Replaces constant input i of this node by a new constant (only this node sees it). When
   // no node reads the old constant any more, its data is freed. `how` (optional) names the
   // transformation (the packing and its parameters): a later node that asks packedInput with

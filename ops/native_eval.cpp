@@ -50,13 +50,14 @@ void checkInputsUnchanged(const Node& n, const std::string& kernel, const std::v
 
 }  // namespace
 
-std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows, int int8Path, bool bf16Dot) {
+std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows, int int8Path, bool bf16Dot, bool int8Amx) {
   const OpDef* d = OpRegistry::instance().find(n.type);
   if (!d || !d->lower) internalError("no lowering for op " + n.type);
   LowerCtx ctx(g, n);
   ctx.cubeRows = cubeRows;
   ctx.int8Path = int8Path;
   ctx.bf16Dot = bf16Dot;
+  ctx.int8Amx = int8Amx;
   KernelCall call = d->lower(ctx);
   const NativeKernel* k = findNativeKernel(call.kernel.c_str());
   if (!k) internalError("kernel " + call.kernel + " is not in the native library");

@@ -15,8 +15,9 @@ namespace atc {
 // int8Path: LowerCtx::int8Path (1 / 2: the int8 kernels then use 512-bit / 256-bit vpdpbusd where
 // the host has it).
 // bf16Dot: LowerCtx::bf16Dot (bfloat16 cube ops then use vdpbf16ps where the host has it).
+// int8Amx: LowerCtx::int8Amx (int8 matrix products on AMX tiles where the host has them).
 std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows = 6, int int8Path = 0,
-                                      bool bf16Dot = false);
+                                      bool bf16Dot = false, bool int8Amx = false);
 
 // True when evalNodeNative can run on n (all inputs constant, lowering and kernel known).
 bool canEvalNative(const Node& n);

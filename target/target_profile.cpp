@@ -96,19 +96,45 @@ std::string kernelPath(const nlohmann::json& j, const char* key, const std::stri
   return v.get<std::string>();
 }
 
+// "bf16_path": absent, the features' path; "none"; "dpbf16" where the features give dpbf16 or amx
+// (an AMX target may keep to the vector dot products); "amx" where they give amx.
+std::string bf16PathOfProfile(const nlohmann::json& j, const std::string& computed, const std::string& name,
+                              const std::string& where) {
+  if (!j.contains("bf16_path")) return computed;
+  const nlohmann::json& v = j["bf16_path"];
+  const std::string s = v.is_string() ? v.get<std::string>() : "";
+  if (s != "none" && s != "dpbf16" && s != "amx")
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"bf16_path\" must be \"none\", \"dpbf16\" or \"amx\".",
+                   "Fix the profile file (see docs/targets.md).");
+  if ((s == "dpbf16" && computed == "none") || (s == "amx" && computed != "amx"))
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"bf16_path\" is \"" + s +
+                       "\" but its features do not enable " + (s == "amx" ? "AMX-BF16 and AVX512-BF16" : "AVX512-BF16") +
+                       " with 512-bit vectors.",
+                   s == "amx" ? "Add +amx-tile, +amx-bf16, +avx512bf16 (and +avx512f) to \"features\" or set \"bf16_path\" to \"dpbf16\" or \"none\"."
+                              : "Add +avx512bf16 (and +avx512f) to \"features\" or set \"bf16_path\" to \"none\".");
+  return s;
+}
+
 // "int8_path": absent, the features' path (vnni512 needs 512-bit vectors: with "vector_bits"
 // 256 an AVX-512 target takes vnni256 where it also has AVX-VNNI); "none"; or the features'
 // own path named again.
 std::string int8PathOfProfile(const nlohmann::json& j, const TargetProfile& p, const std::string& name,
                               const std::string& where) {
   std::string computed = int8PathOfFeatures(p.features);
-  if (computed == "vnni512" && p.vectorBits < 512) computed = int8PathOfFeatures(p.features + ",-avx512vnni");
+  if ((computed == "vnni512" || computed == "amx") && p.vectorBits < 512)
+    computed = int8PathOfFeatures(p.features + ",-avx512vnni");
   if (!j.contains("int8_path")) return computed;
   const nlohmann::json& v = j["int8_path"];
   const std::string s = v.is_string() ? v.get<std::string>() : "";
-  if (s != "none" && s != "vnni512" && s != "vnni256")
-    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" must be \"none\", \"vnni512\" or \"vnni256\".",
+  if (s != "none" && s != "vnni512" && s != "vnni256" && s != "amx")
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where +
+                       ": \"int8_path\" must be \"none\", \"vnni512\", \"vnni256\" or \"amx\".",
                    "Fix the profile file (see docs/targets.md).");
+  if (s == "vnni512" && computed == "amx") return s;  // an AMX target may keep to vpdpbusd
+  if (s == "amx" && computed != "amx")
+    throw AtcError("E10003", "Target profile [" + name + "] in " + where +
+                       ": \"int8_path\" is \"amx\" but its features do not enable AMX-INT8 and AVX512-VNNI with 512-bit vectors.",
+                   "Add +amx-tile, +amx-int8, +avx512vnni (and +avx512f) to \"features\" or set \"int8_path\" to \"vnni512\" or \"none\".");
   if (s != "none" && s != computed)
     throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" is \"" + s +
                        "\" but its features give \"" + computed + "\".",
@@ -155,28 +181,33 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
                      "Add +avx512f to \"features\" or set \"vector_bits\" to 256.");
   }
   p.int8Path = int8PathOfProfile(j, p, name, where);
-  p.bf16Path = kernelPath(j, "bf16_path", "dpbf16", p.vectorBits >= 512 ? bf16PathOfFeatures(p.features) : "none",
-                          "AVX512-BF16", "+avx512bf16", name, where);
+  p.bf16Path = bf16PathOfProfile(j, p.vectorBits >= 512 ? bf16PathOfFeatures(p.features) : "none", name, where);
   return p;
 }
 
 }  // namespace
 
 std::string int8PathOfFeatures(const std::string& features) {
-  bool vnni = false, avxVnni = false;
+  bool vnni = false, avxVnni = false, tile = false, amxInt8 = false;
   for (const std::string& f : split(features, ',')) {
     if (f == "+avx512vnni" || f == "-avx512vnni") vnni = f[0] == '+';
     if (f == "+avxvnni" || f == "-avxvnni") avxVnni = f[0] == '+';
+    if (f == "+amx-tile" || f == "-amx-tile") tile = f[0] == '+';
+    if (f == "+amx-int8" || f == "-amx-int8") amxInt8 = f[0] == '+';
   }
-  if (vnni && vectorBitsOfFeatures(features) == 512) return "vnni512";
+  if (vnni && vectorBitsOfFeatures(features) == 512) return tile && amxInt8 ? "amx" : "vnni512";
   return avxVnni ? "vnni256" : "none";
 }
 
 std::string bf16PathOfFeatures(const std::string& features) {
-  bool bf16 = false;
-  for (const std::string& f : split(features, ','))
+  bool bf16 = false, tile = false, amxBf16 = false;
+  for (const std::string& f : split(features, ',')) {
     if (f == "+avx512bf16" || f == "-avx512bf16") bf16 = f[0] == '+';
-  return bf16 && vectorBitsOfFeatures(features) == 512 ? "dpbf16" : "none";
+    if (f == "+amx-tile" || f == "-amx-tile") tile = f[0] == '+';
+    if (f == "+amx-bf16" || f == "-amx-bf16") amxBf16 = f[0] == '+';
+  }
+  if (!bf16 || vectorBitsOfFeatures(features) != 512) return "none";
+  return tile && amxBf16 ? "amx" : "dpbf16";
 }
 
 int vectorBitsOfFeatures(const std::string& features) {

@@ -33,25 +33,33 @@ struct TargetProfile {
   // Lake), else "none" (quantized convs and matrix products then run in float32 with their
   // weights dequantized at compile time). The profile's "int8_path" may set "none" to turn it
   // off. Depthwise convs take the int8 path with vnni512 only.
+  // "amx" (vnni512 features with AMX-TILE and AMX-INT8 besides): int8 matrix products on AMX tiles
+  // (tdpbusd, kernels/lib/qmatmul8.cpp), everything else as vnni512.
   std::string int8Path = "none";
-  bool int8Vnni() const { return int8Path == "vnni512"; }
+  bool int8Vnni() const { return int8Path == "vnni512" || int8Path == "amx"; }
+  bool int8Amx() const { return int8Path == "amx"; }
   bool hasInt8Path() const { return int8Path != "none"; }
-  // LowerCtx::int8Path: 0 none, 1 vnni512, 2 vnni256.
-  int int8PathCode() const { return int8Path == "vnni512" ? 1 : int8Path == "vnni256" ? 2 : 0; }
+  // LowerCtx::int8Path: 0 none, 1 vnni512 (and amx), 2 vnni256.
+  int int8PathCode() const { return int8Vnni() ? 1 : int8Path == "vnni256" ? 2 : 0; }
   // The bfloat16 dot-product path of the cube kernels (kernels/lib/cube_ukbf.h): "dpbf16" when
   // the features enable AVX512-BF16 (vdpbf16ps) with 512-bit vectors, else "none". MatMul/Gemm
   // and Conv whose activations and weights are both bfloat16 (allow_fp32_to_bf16 builds) then
   // multiply pairs of bfloat16 values per instruction (twice the float32 FMA rate) instead of
   // converting them to float32. The profile's "bf16_path" may set "none" to turn it off.
+  // "amx" (features with AMX-TILE and AMX-BF16 besides): the wide MatMul/Gemm tiles on tdpbf16ps
+  // (kernels/lib/cube_amx.h), the rest as dpbf16.
   std::string bf16Path = "none";
-  bool bf16Dot() const { return bf16Path == "dpbf16"; }
+  bool bf16Dot() const { return bf16Path == "dpbf16" || bf16Path == "amx"; }
+  bool bf16Amx() const { return bf16Path == "amx"; }
 };
 
-// "vnni512" when an LLVM feature string enables avx512vnni and 512-bit vectors, else "vnni256"
-// when it enables avxvnni, else "none".
+// "amx" when an LLVM feature string enables avx512vnni, amx-tile and amx-int8 with 512-bit
+// vectors, "vnni512" when it enables avx512vnni and 512-bit vectors, else "vnni256" when it
+// enables avxvnni, else "none".
 std::string int8PathOfFeatures(const std::string& features);
 
-// "dpbf16" when an LLVM feature string enables avx512bf16 and 512-bit vectors, else "none".
+// "amx" when an LLVM feature string enables avx512bf16, amx-tile and amx-bf16 with 512-bit
+// vectors, "dpbf16" when it enables avx512bf16 and 512-bit vectors, else "none".
 std::string bf16PathOfFeatures(const std::string& features);
 
 // 512 when an LLVM feature string enables avx512f (and does not disable evex512), else 256.

@@ -81,7 +81,8 @@ enum CubeGemmParam {
                  // kernels/lib/matmul.cpp): alpha 1, no C but a column bias
   GM_BF16DP,     // 1 (with GM_WIDE; A and B bfloat16, target with AVX512-BF16): B packed as bfloat16
                  // pairs [ceil(N/64)][ceil(K/2)][64][2], the tiles on vdpbf16ps (cube_ukbf.h); 2: the
-                 // same tiles as float32 FMAs (tests on hosts with AVX512-BF16 check both)
+                 // same tiles as float32 FMAs (tests on hosts with AVX512-BF16 check both); 3: 16-row
+                 // tiles on AMX (tdpbf16ps, cube_amx.h; target with AMX-BF16)
   GM_COUNT
 };
 

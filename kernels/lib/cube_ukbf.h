@@ -32,16 +32,16 @@
 #define CUBE_HAVE_BF16DP 0
 #endif
 
-// True when a kernel lowered with the bfloat16 dot-product flag (1) may execute vdpbf16ps here;
-// flag 2 asks for the float32 form (tests).
+// True when a kernel lowered with the bfloat16 dot-product flag (1, or 3: AMX, whose targets have
+// vdpbf16ps too) may execute vdpbf16ps here; flag 2 asks for the float32 form (tests).
 static inline int cube_bf16dp_usable(int64_t flag) {
 #if !CUBE_HAVE_BF16DP
   (void)flag;
   return 0;
 #elif defined(ATC_BITCODE)
-  return flag == 1;
+  return flag == 1 || flag == 3;
 #else
-  return flag == 1 && __builtin_cpu_supports("avx512bf16");
+  return (flag == 1 || flag == 3) && __builtin_cpu_supports("avx512bf16");
 #endif
 }
 

@@ -12,6 +12,7 @@
 // bufs: A, B, [Cin], Y, workspace.
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
+#include "kernels/lib/cube_amx.h"
 #include "kernels/lib/cube_ukbf.h"
 
 ATC_KERNEL(gemm)
@@ -90,7 +91,8 @@ static inline ATCK_INLINE void gemm_rows(const int64_t* P, void** bufs, int64_t 
 // and is rounded on the store after the epilogue (cube_store_dt).
 // BF (GM_BF16DP): bfloat16 A and B on the pair tiles (cube_ukbf.h): B packed in bfloat16 pairs,
 // A's pairs read in place as 32-bit words when its rows and K are even (else copied per K block
-// into the slot as [MB][kc/2] words, an odd K's last pair padded with a zero).
+// into the slot as [MB][kc/2] words, an odd K's last pair padded with a zero). GM_BF16DP 3 (AMX
+// targets): 16-row tiles on tdpbf16ps (cube_amx.h) over the same A rows and B panel.
 template <int BF>
 static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
                                                int64_t m0, int64_t mEnd, int64_t n0, int64_t nEnd) {
@@ -108,6 +110,8 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
   const int cvt = !BF && P[GM_DTYPE] != ATCK_F32;
   const int inPlace = BF && ACS == 1 && ARS % 2 == 0 && aOff % 2 == 0 && K % 2 == 0;
   const int dp = BF && cube_bf16dp_usable(P[GM_BF16DP]);
+  const int amx = BF && cube_amx_usable(P[GM_BF16DP]);
+  const int64_t step = amx ? 16 : CUBE_OC_PR;  // rows per tile
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
     const int64_t kc = cube_min(KC, K - k0), kpc = (kc + 1) / 2;
     const int last = k0 + kc >= K;
@@ -142,22 +146,32 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
       const float* Wp = B + ((n / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
       const uint16_t* Wb = (const uint16_t*)bufs[1] + ((n / CUBE_OC_NR) * KP + k0 / 2) * 2 * CUBE_OC_NR;
       CubeOcInit init;
+      float pb[CUBE_OC_NR] __attribute__((aligned(64)));
       for (int v = 0; v < 4; ++v) init.v[v] = atck_splat16(0.0f);
       if (bias && k0 == 0) {
-        float pb[CUBE_OC_NR] __attribute__((aligned(64)));
         for (int64_t i = 0; i < CUBE_OC_NR; ++i) pb[i] = i < nr ? bias[n + i] : 0.0f;
         for (int v = 0; v < 4; ++v) init.v[v] = atck_ld16(pb + v * 16);
       }
-      for (int64_t m = m0; m < mEnd; m += CUBE_OC_PR) {
-        const int64_t pr = cube_min(CUBE_OC_PR, mEnd - m);
+      for (int64_t m = m0; m < mEnd; m += step) {
+        const int64_t pr = cube_min(step, mEnd - m);
         int64_t q[CUBE_OC_PR];
         for (int i = 0; i < CUBE_OC_PR; ++i) {
           const int64_t r = m + (i < pr ? i : 0);
           q[i] = BF ? (inPlace ? r * ARS / 2 : (r - m0) * kpc) : cvt ? (r - m0) * kc : r * ARS;
         }
         auto tile = [&](float* C, int64_t ldc) ATCK_INLINE {
-          if constexpr (BF != 0) cube_ukbf_tile<4>(dp, pr, kpc, Wb, 2 * CUBE_OC_NR, prow, q, C, ldc, k0 > 0, init);
-          else cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, C, ldc, k0 > 0, init);
+          if constexpr (BF != 0) {
+#if CUBE_HAVE_AMX
+            if (amx) {
+              const uint16_t* At = inPlace ? A16 + m * ARS + k0 : (const uint16_t*)(Ap + (m - m0) * kpc);
+              cube_amx_tile(pr, kpc, Wb, At, inPlace ? ARS : 2 * kpc, C, ldc, k0 > 0, bias && k0 == 0 ? pb : 0);
+              return;
+            }
+#endif
+            cube_ukbf_tile<4>(dp, pr, kpc, Wb, 2 * CUBE_OC_NR, prow, q, C, ldc, k0 > 0, init);
+          } else {
+            cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, C, ldc, k0 > 0, init);
+          }
         };
         if (ydt != ATCK_F32) {  // the fp32 block holds whole 64-column panels (NB is a multiple of 64)
           tile(acc + (m - m0) * NB + (n - n0), NB);
@@ -167,7 +181,7 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
         if (nr == CUBE_OC_NR) {
           tile(Yt, N);
         } else {
-          float t[CUBE_OC_PR * CUBE_OC_NR] __attribute__((aligned(64)));
+          float t[16 * CUBE_OC_NR] __attribute__((aligned(64)));
           if (k0 > 0)
             for (int64_t i = 0; i < pr; ++i) cube_copy_f32(t + i * CUBE_OC_NR, Yt + i * N, nr);
           tile(t, CUBE_OC_NR);

@@ -11,12 +11,14 @@
 //     (24 vpdpbusd per 11 loads; a row's accumulators are whole output row segments, so the
 //     epilogue needs no transpose);
 //  3. epilogue: (acc - comp[n]) * mult[n] + bias[n], stored to Y's rows.
-// The accumulation has three implementations with identical results: vpdpbusd on 512-bit
+// The accumulation has four implementations with identical results: vpdpbusd on 512-bit
 // vectors (QM_VNNI 1, AVX512-VNNI) or on 256-bit ones (QM_VNNI 2, AVX-VNNI: targets without
-// AVX-512), in the native build also only when the host has it, and portable int32 vector code
-// (any host: constant folding, kernel tests).
+// AVX-512), AMX tiles (QM_VNNI 3, AMX-INT8: 16 rows per tile, tdpbusd), in the native build
+// also only when the host has it, and portable int32 vector code (any host: constant folding,
+// kernel tests).
 #include <string.h>
 
+#include "kernels/lib/amx_common.h"
 #include "kernels/lib/qconv8_common.h"
 
 #if defined(__x86_64__)
@@ -136,6 +138,63 @@ QM_VNNI256_TARGET static void qm_tile_vnni256(const uint32_t* xr, int64_t KQ, co
 }
 #endif
 
+#if ATCK_HAVE_AMX
+// 16 rows x nv panels on AMX (int8_path amx): the rows' k-quads are tdpbusd's first operand (16
+// rows of 16 k-quads, KQ * 4 bytes apart), a panel's [KQ][16][4] weights its second (16 k-quads
+// of 16 columns, 64 bytes apart); tiles 0-2 the panels' int32 sums, 3 / 4 the operands for 16
+// k-quads, 5 / 6 for the last KQ % 16. acc as qm_tile_vnni's, 16 rows.
+__attribute__((target("amx-tile,amx-int8"), noinline)) static void qm_tile_amx(const uint32_t* xr, int64_t KQ,
+                                                                                const int8_t* pw, int64_t pstride,
+                                                                                int nv, int32_t* acc) {
+  struct AtckAmxCfg cfg;
+  atck_amx_cfg_init(&cfg);
+  const int64_t full = KQ / 16, tail = KQ % 16, xs = KQ * 4;
+  for (int t = 0; t < 5; ++t) atck_amx_cfg_tile(&cfg, t, 16, 64);
+  if (tail) {
+    atck_amx_cfg_tile(&cfg, 5, 16, 4 * tail);
+    atck_amx_cfg_tile(&cfg, 6, tail, 64);
+  }
+  ATCK_AMX_BARRIER(&cfg);
+  _tile_loadconfig(&cfg);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  for (int64_t s = 0; s < full; ++s) {
+    const int8_t* w = pw + s * 16 * 64;
+    _tile_loadd(3, xr + s * 16, xs);
+    _tile_loadd(4, w, 64);
+    _tile_dpbusd(0, 3, 4);
+    if (nv > 1) {
+      _tile_loadd(4, w + pstride, 64);
+      _tile_dpbusd(1, 3, 4);
+    }
+    if (nv > 2) {
+      _tile_loadd(4, w + 2 * pstride, 64);
+      _tile_dpbusd(2, 3, 4);
+    }
+  }
+  if (tail) {
+    const int8_t* w = pw + full * 16 * 64;
+    _tile_loadd(5, xr + full * 16, xs);
+    _tile_loadd(6, w, 64);
+    _tile_dpbusd(0, 5, 6);
+    if (nv > 1) {
+      _tile_loadd(6, w + pstride, 64);
+      _tile_dpbusd(1, 5, 6);
+    }
+    if (nv > 2) {
+      _tile_loadd(6, w + 2 * pstride, 64);
+      _tile_dpbusd(2, 5, 6);
+    }
+  }
+  _tile_stored(0, acc, 3 * 16 * 4);
+  _tile_stored(1, acc + 16, 3 * 16 * 4);
+  _tile_stored(2, acc + 32, 3 * 16 * 4);
+  _tile_release();
+  ATCK_AMX_BARRIER(acc);
+}
+#endif
+
 // Epilogue of a tile: rows [m0, m0 + nr) of Y, panels [p, p + nv).
 static void qm_store(const int64_t* P, const int32_t* acc, const float* aux, float* Y, int64_t m0, int64_t nr,
                      int64_t p, int nv) {
@@ -161,14 +220,17 @@ static void qm_store(const int64_t* P, const int32_t* acc, const float* aux, flo
 
 void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t M = P[QM_M], KQ = P[QM_KQ], MB = P[QM_MB], npanels = P[QM_NP] / 16;
-  const int64_t mbp = (MB + 7) / 8 * 8, pstride = KQ * 64;
-  bool vnni = P[QM_VNNI] == 1, vnni256 = P[QM_VNNI] == 2;
+  const int64_t pstride = KQ * 64;
+  bool vnni = P[QM_VNNI] == 1 || P[QM_VNNI] == 3, vnni256 = P[QM_VNNI] == 2, amx = P[QM_VNNI] == 3;
 #if !defined(__x86_64__)
-  vnni = vnni256 = false;
+  vnni = vnni256 = amx = false;
 #elif !defined(ATC_BITCODE)
   vnni = vnni && __builtin_cpu_supports("avx512vnni");
   vnni256 = vnni256 && __builtin_cpu_supports("avxvnni");
+  amx = amx && atck_amx_host(25);
 #endif
+  // Rows per tile: 16 on AMX (the lowering sizes the slot for them with QM_VNNI 3), else 8.
+  const int64_t TR = P[QM_VNNI] == 3 ? 16 : 8, tr = amx ? 16 : 8, mbp = (MB + TR - 1) / TR * TR;
   const int8_t* W = (const int8_t*)bufs[P[QM_WBUF]];
   const float* aux = (const float*)bufs[P[QM_ABUF]];
   float* Y = (float*)bufs[P[QM_YBUF]];
@@ -195,10 +257,12 @@ void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
     for (int64_t p = p0; p < p1; p += 3) {
       const int nv = p1 - p < 3 ? (int)(p1 - p) : 3;
       const int8_t* pw = W + p * pstride;
-      for (int64_t i0 = 0; i0 < rows; i0 += 8) {
+      for (int64_t i0 = 0; i0 < rows; i0 += tr) {
         const uint32_t* x = (const uint32_t*)(xr + i0 * KQ * 4);
 #if defined(__x86_64__)
-        if (vnni) {
+        if (amx) {
+          qm_tile_amx(x, KQ, pw, pstride, nv, acc);
+        } else if (vnni) {
           if (nv == 3)
             qm_tile_vnni<3>(x, KQ, pw, pstride, acc);
           else if (nv == 2)
@@ -210,7 +274,7 @@ void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
         } else
 #endif
           qm_tile_portable(x, KQ, pw, pstride, nv, acc);
-        qm_store(P, acc, aux, Y, m0 + i0, rows - i0 < 8 ? rows - i0 : 8, p, nv);
+        qm_store(P, acc, aux, Y, m0 + i0, rows - i0 < tr ? rows - i0 : tr, p, nv);
       }
     }
   }

@@ -175,7 +175,8 @@ enum QDw8Param {
 enum QMatMul8Param {
   QM_M = 0, QM_K, QM_N, QM_KQ, QM_NP,  // rows, depth, columns, k-quads, columns padded to 16
   QM_XDT, QM_XSCALE, QM_XZP, QM_QDT,   // as Q8_XDT, Q8_XSCALE, Q8_XZP, Q8_QDT
-  QM_VNNI,                             // as Q8_VNNI (1: AVX512-VNNI, 2: AVX-VNNI, 0: portable)
+  QM_VNNI,                             // as Q8_VNNI (1: AVX512-VNNI, 2: AVX-VNNI, 0: portable), and
+                                       // 3: AMX-INT8 tiles of 16 rows (tdpbusd)
   QM_MB, QM_NMB,                       // rows per task, row blocks
   QM_PANELS, QM_NPG,                   // 16-column panels per task (a multiple of 3), groups
   QM_SLOT,                             // workspace bytes per task

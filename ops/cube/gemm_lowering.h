@@ -181,7 +181,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     // bfloat16 A and B on a target with AVX512-BF16: the pair tiles (vdpbf16ps), K blocks of
     // <= 256 (even: a pair never straddles two blocks; the bfloat16 sub-panel is 32 KB again).
     if (c.bf16Dot && n.inputs[0]->type.dtype == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16) {
-      P[GM_BF16DP] = 1;
+      P[GM_BF16DP] = c.bf16Amx ? 3 : 1;
       nk = (K + 255) / 256;
       KC = ((K + nk - 1) / nk + 1) / 2 * 2;
     }

@@ -77,10 +77,11 @@ KernelCall lowerQuantizedMatMul(LowerCtx& c) {
   P[QM_QDT] = (int64_t)n.inputs[2]->type.dtype;
   P[QM_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[QM_XZP] = n.inputs[2]->constant->intAt(0);
-  P[QM_VNNI] = c.int8Path;
+  P[QM_VNNI] = c.int8Amx ? 3 : c.int8Path;
   qmTasks(P, d.M, NP / 16);
-  const int64_t mbp = (P[QM_MB] + 7) / 8 * 8;
-  P[QM_SLOT] = (mbp * KQ * 4 + 8 * 3 * 16 * 4 + 63) / 64 * 64;  // rows, accumulators
+  const int64_t TR = P[QM_VNNI] == 3 ? 16 : 8;  // rows per tile (AMX: 16)
+  const int64_t mbp = (P[QM_MB] + TR - 1) / TR * TR;
+  P[QM_SLOT] = (mbp * KQ * 4 + TR * 3 * 16 * 4 + 63) / 64 * 64;  // rows, accumulators
   P[QM_XBUF] = 0; P[QM_WBUF] = 3; P[QM_ABUF] = 4; P[QM_YBUF] = (int64_t)n.inputs.size();
   if (!n.hasAttr("_q8_wshape")) {
     const int32_t zpFlipped = (int32_t)P[QM_XZP] + (P[QM_QDT] == (int64_t)DType::I8 ? 128 : 0);

@@ -3,7 +3,9 @@
 # and BERT-tiny (MatMul) under allow_fp32_to_bf16 for znver4 (AVX512-BF16) carry vdpbf16ps in
 # their kernels, for x86-64-v4 (no AVX512-BF16) none; on a host with AVX512-BF16 the znver4
 # build runs and is as close to the float32 reference as the x86-64-v4 bfloat16 build (which
-# converts to float32 and uses FMAs).
+# converts to float32 and uses FMAs). BERT-tiny for sapphirerapids (bf16_path amx) carries
+# tdpbf16ps (AMX tiles, kernels/lib/cube_amx.h) in its MatMul kernels; on a host with AMX-BF16 it
+# runs and is held to the same bound.
 # Usage: bf16_dot.sh <bin dir> <repo root>
 BIN=$(cd "$1" && pwd); ROOT=$(cd "${2:-.}" && pwd)
 M="$ROOT/../shared/models/onnx"
@@ -15,9 +17,13 @@ bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "$2" | tail 
 printf 'op_debug_config = dump_cce\n' > "$T/cce.cfg"
 host_bf16=0
 grep -qw avx512_bf16 /proc/cpuinfo && host_bf16=1
+host_amx=0
+grep -qw amx_bf16 /proc/cpuinfo && host_amx=1
 for model in resnet18 bert_tiny; do
   [ -f "$M/$model.onnx" ] || { echo "SKIP $model (no $M/$model.onnx)"; continue; }
-  for soc in znver4 x86-64-v4; do
+  socs="znver4 x86-64-v4"
+  [ $model = bert_tiny ] && socs="$socs sapphirerapids"
+  for soc in $socs; do
     o=${model}_$soc
     mkdir -p "$T/$o.dbg"
     if ! (cd "$T" && "$BIN/atc" --model="$M/$model.onnx" --framework=5 --output="$T/$o" --soc_version=$soc \
@@ -26,7 +32,10 @@ for model in resnet18 bert_tiny; do
       bad "$o build" "$(cat "$T/$o.log")"; continue
     fi
     n=$(grep -l vdpbf16ps "$T/$o.dbg"/kernel_meta/*.s 2>/dev/null | wc -l)
-    if [ $soc = znver4 ]; then
+    if [ $soc = sapphirerapids ]; then
+      a=$(grep -l tdpbf16ps "$T/$o.dbg"/kernel_meta/*.s 2>/dev/null | wc -l)
+      [ "$a" -gt 0 ] && ok "$o: $a kernels use AMX tdpbf16ps" || bad "$o: no kernel uses tdpbf16ps"
+    elif [ $soc = znver4 ]; then
       [ "$n" -gt 0 ] && ok "$o: $n kernels use vdpbf16ps" || bad "$o: no kernel uses vdpbf16ps"
     else
       [ "$n" -eq 0 ] && ok "$o: no vdpbf16ps" || bad "$o: $n kernels use vdpbf16ps without AVX512-BF16"
@@ -36,12 +45,18 @@ for model in resnet18 bert_tiny; do
     echo "SKIP $model run: the host has no AVX512-BF16"
     continue
   fi
-  for soc in znver4 x86-64-v4; do
+  run_socs="znver4 x86-64-v4"
+  if [ $model = bert_tiny ]; then
+    if [ $host_amx = 1 ]; then run_socs="$run_socs sapphirerapids"; else echo "SKIP $model sapphirerapids run: the host has no AMX-BF16"; fi
+  fi
+  for soc in $run_socs; do
     "$BIN/omrun" --model="$T/${model}_$soc.om" --input="$M/$model.in.npy" --output="$T/${model}_$soc.out" \
       > "$T/${model}_$soc.run.log" 2>&1 || bad "${model}_$soc omrun" "$(cat "$T/${model}_$soc.run.log")"
   done
-  if line=$(/usr/bin/python3 - "$T/${model}_znver4.out/output_0.npy" "$T/${model}_x86-64-v4.out/output_0.npy" \
-              "$M/$model.out.npy" <<'PY'
+  for soc in $run_socs; do
+    [ $soc = x86-64-v4 ] && continue
+    if line=$(/usr/bin/python3 - "$T/${model}_$soc.out/output_0.npy" "$T/${model}_x86-64-v4.out/output_0.npy" \
+                "$M/$model.out.npy" <<'PY'
 import sys, numpy as np
 dp, cv, ref = (np.load(f).astype(np.float64).ravel() for f in sys.argv[1:4])
 cos = dp.dot(ref) / (np.linalg.norm(dp) * np.linalg.norm(ref) + 1e-30)
@@ -49,7 +64,8 @@ e_dp, e_cv = np.abs(dp - ref).max(), np.abs(cv - ref).max()
 print("cosine %.6f, max abs error %.4g (x86-64-v4 bfloat16 build: %.4g)" % (cos, e_dp, e_cv))
 sys.exit(0 if cos >= 0.999 and e_dp <= 2 * e_cv + 1e-3 else 1)
 PY
-  ); then ok "$model znver4 bfloat16: $line"; else bad "$model znver4 bfloat16: $line"; fi
+    ); then ok "$model $soc bfloat16: $line"; else bad "$model $soc bfloat16: $line"; fi
+  done
 done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

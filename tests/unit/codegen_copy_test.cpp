@@ -177,6 +177,16 @@ TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
   EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni"), "vnni256");
   EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni,-avxvnni"), "none");
   EXPECT_EQ(int8PathOfFeatures("+avx2,+fma"), "none");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,+amx-tile,+amx-int8"), "amx");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,+amx-tile,+amx-int8,-amx-int8"), "vnni512");
+  EXPECT_EQ(bf16PathOfFeatures("+avx512f,+avx512bf16,+amx-tile,+amx-bf16"), "amx");
+  EXPECT_EQ(bf16PathOfFeatures("+avx512f,+avx512bf16,+amx-bf16"), "dpbf16");
+  const TargetProfile spr = loadHostTargetProfile("sapphirerapids");
+  EXPECT_EQ(spr.int8Path, "amx");
+  EXPECT_TRUE(spr.int8Amx() && spr.int8Vnni());
+  EXPECT_EQ(spr.int8PathCode(), 1);
+  EXPECT_EQ(spr.bf16Path, "amx");
+  EXPECT_TRUE(spr.bf16Amx() && spr.bf16Dot());
   EXPECT_EQ(loadHostTargetProfile("x86-64-v3").int8Path, "none");
   EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8Path, "vnni256");
   EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8PathCode(), 2);
@@ -190,10 +200,20 @@ TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
                                       << R"("features":["+avx2","+avx512f","+avx512vnni","+avxvnni"],"vector_bits":256})";
   std::ofstream(dir + "/i8claim.json") << head << R"(,"+avxvnni"],"int8_path":"vnni512"})";
   std::ofstream(dir + "/i8bad.json") << head << R"(],"int8_path":"amx"})";
+  const std::string sprHead = R"({"triple":"x86_64-unknown-linux-gnu","cpu":"sapphirerapids","features":["+avx2",)"
+                              R"("+avx512f","+avx512vnni","+avx512bf16","+amx-tile","+amx-int8","+amx-bf16"])";
+  std::ofstream(dir + "/amxvec.json") << sprHead << R"(,"int8_path":"vnni512","bf16_path":"dpbf16"})";
+  std::ofstream(dir + "/bfamxbad.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4",)"
+                                        << R"("features":["+avx512f","+avx512bf16"],"bf16_path":"amx"})";
   setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
   EXPECT_EQ(loadHostTargetProfile("i8off").int8Path, "none");
   EXPECT_EQ(loadHostTargetProfile("i8v256").int8Path, "vnni256");
-  for (const char* bad : {"i8claim", "i8bad"}) {
+  const TargetProfile amxVec = loadHostTargetProfile("amxvec");  // an AMX target kept to vector code
+  EXPECT_EQ(amxVec.int8Path, "vnni512");
+  EXPECT_FALSE(amxVec.int8Amx());
+  EXPECT_EQ(amxVec.bf16Path, "dpbf16");
+  EXPECT_FALSE(amxVec.bf16Amx());
+  for (const char* bad : {"i8claim", "i8bad", "bfamxbad"}) {
     try {
       loadHostTargetProfile(bad);
       ADD_FAILURE() << bad << ": expected E10003";

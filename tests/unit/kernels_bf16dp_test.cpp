@@ -17,6 +17,17 @@ std::shared_ptr<Tensor> toBf16(const Tensor& t) {
   return r;
 }
 
+// AMX-BF16 and the permission to use it (the kernels ask Linux for it themselves).
+bool hostHasAmxBf16() {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+  return (d >> 22 & 1) && (d >> 24 & 1);
+#else
+  return false;
+#endif
+}
+
 bool hostHasBf16Dot() {
 #if defined(__x86_64__)
   return __builtin_cpu_supports("avx512bf16");
@@ -31,12 +42,15 @@ bool hostHasBf16Dot() {
 TEST(Bf16Dot, MatMulPairTiles) {
   struct C { Shape a; int64_t N; bool bias, relu, res, bf16Y; };
   const C cases[] = {{{37, 600}, 200, true, true, false, false},
+                     {{100, 768}, 192, true, false, false, true},
+                     {{48, 64}, 64, false, false, false, false},
                      {{6, 16}, 64, false, false, false, true},
                      {{50, 129}, 130, true, false, true, false},
                      {{2, 3, 17, 19}, 70, false, true, false, true},
                      {{3, 5, 7}, 64, true, false, false, false}};
   uint32_t seed = 900;
   if (!hostHasBf16Dot()) std::printf("[   INFO   ] host without AVX512-BF16: the float32 form only\n");
+  if (!hostHasAmxBf16()) std::printf("[   INFO   ] host without AMX-BF16: the AMX flag runs the vector tiles\n");
   for (const C& cc : cases) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const int64_t K = cc.a.back(), N = cc.N;
@@ -77,8 +91,20 @@ TEST(Bf16Dot, MatMulPairTiles) {
     ASSERT_EQ(call.params[GM_WIDE], 1);
     ASSERT_EQ(call.params[GM_BF16DP], 1);
     ASSERT_EQ(n->inputs[1]->type.dtype, DType::BF16);  // packed as bfloat16 pairs
-    for (int64_t flag : {int64_t(1), int64_t(2)}) {
-      SCOPED_TRACE(flag == 1 ? "vdpbf16ps (where the host has it)" : "float32 form");
+    {  // an AMX target: the same packing, flag 3
+      Graph g3;
+      std::vector<Value*> ins3 = {g3.newValue("a", TensorType(DType::BF16, cc.a)), g3.newConstant("b", bt)};
+      Node* n3 = g3.addNode("MatMul", "mm", ins3, {g3.newValue("y")});
+      inferNode(g3, *n3);
+      LowerCtx ctx3(g3, *n3);
+      ctx3.cubeRows = 16;
+      ctx3.bf16Dot = ctx3.bf16Amx = true;
+      KernelCall c3 = OpRegistry::instance().find("MatMul")->lower(ctx3);
+      EXPECT_EQ(c3.params[GM_BF16DP], 3);
+      EXPECT_EQ(n3->inputs[1]->constant->data, n->inputs[1]->constant->data);
+    }
+    for (int64_t flag : {int64_t(1), int64_t(2), int64_t(3)}) {
+      SCOPED_TRACE(flag == 1 ? "vdpbf16ps (where the host has it)" : flag == 2 ? "float32 form" : "AMX tiles (where the host has them)");
       std::vector<int64_t> P = call.params;
       P[GM_BF16DP] = flag;
       std::vector<uint8_t> y(M * N * (cc.bf16Y ? 2 : 4));

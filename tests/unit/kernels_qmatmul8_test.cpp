@@ -1,7 +1,8 @@
 // QuantizedMatMul (kernel qmatmul8) through the native kernel library against a reference
 // computed here: QuantizeLinear of a float input (rint ties to even, saturation, NaN -> zero
-// point), or a uint8 / int8 input as is; exact int32 sums; (sum) * mult + bias. Both
-// accumulation paths: portable int32 code, and vpdpbusd when the host has AVX512-VNNI.
+// point), or a uint8 / int8 input as is; exact int32 sums; (sum) * mult + bias. Every
+// accumulation path: portable int32 code, vpdpbusd when the host has AVX512-VNNI / AVX-VNNI,
+// AMX tiles when it has AMX-INT8.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -83,21 +84,21 @@ void build(const QmCase& c, Built& b, uint32_t seed) {
     }
 }
 
-// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd).
+// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd, 3 AMX).
 void check(const QmCase& c, int path) {
   Built b;
   build(c, b, 4321);
   Shape want = c.xshape;
   want.back() = c.N;
   ASSERT_EQ(b.n->outputs[0]->type.shape, want);
-  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, path);
+  std::vector<TensorPtr> out = evalNodeNative(b.g, *b.n, 6, path == 3 ? 1 : path, false, path == 3);
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0]->type.numel(), (int64_t)b.ref.size());
   int bad = 0;
   for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
     const float got = out[0]->as<float>()[i], want = b.ref[i];
     if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
-      ADD_FAILURE() << c.name << (path == 1 ? " (vnni512)" : path == 2 ? " (vnni256)" : " (portable)") << ": element " << i << " got " << got
+      ADD_FAILURE() << c.name << (path == 1 ? " (vnni512)" : path == 2 ? " (vnni256)" : path == 3 ? " (amx)" : " (portable)") << ": element " << i << " got " << got
                     << ", want " << want;
       ++bad;
     }
@@ -139,6 +140,25 @@ TEST(KernelQMatMul8, Vnni256MatchesReference) {
   GTEST_SKIP() << "not x86-64";
 #endif
   for (const QmCase& c : cases()) check(c, 2);
+}
+
+// AMX tiles (int8_path amx): 16 rows per tile, tdpbusd.
+bool hostHasAmxInt8() {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+  return (d >> 24 & 1) && (d >> 25 & 1);
+#else
+  return false;
+#endif
+}
+
+TEST(KernelQMatMul8, AmxMatchesReference) {
+  if (!hostHasAmxInt8()) GTEST_SKIP() << "the host has no AMX-INT8";
+  for (const QmCase& c : cases()) check(c, 3);
+  // K deep enough for whole 16-quad steps and a tail, rows over several 16-row tiles
+  check({"AMX: K 1000, 37 rows", DType::F32, DType::U8, {37, 1000}, 130, true}, 3);
+  check({"AMX: K 64 exactly", DType::U8, DType::U8, {32, 64}, 48, false}, 3);
 }
 
 // The lowering packs w and mult in place and records the original weight shape: inference
