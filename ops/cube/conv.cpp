@@ -467,8 +467,11 @@ KernelCall lowerConv(LowerCtx& c) {
   const bool costlyEpi = act >= 0 && act != ATCK_E_RELU && act != ATCK_E_CLIP && act != ATCK_E_LEAKYRELU &&
                          act != ATCK_E_HARDSIGMOID && act != ATCK_E_HARDSWISH;
   // bfloat16 X and weights on a target with AVX512-BF16: the channel-major pair tiles (twice the
-  // float32 rate; the pixel-major tiles have no pair form).
-  const bool bf = ocmOk && MR == 16 && c.bf16Dot && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
+  // float32 rate; the pixel-major tiles have no pair form). Not on AMX targets (bf16_path amx):
+  // Intel's cores issue vdpbf16ps at half the FMA rate, so the pairs win nothing there and the
+  // converting tiles are faster (ResNet-50 bfloat16, docs/kernels-cube.md "AMX tiles").
+  const bool bf = ocmOk && MR == 16 && c.bf16Dot && !c.bf16Amx && xdt == DType::BF16 &&
+                  n.inputs[1]->type.dtype == DType::BF16;
   if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpi, bf ? 2.0 : 1.0, band) : 0)
     return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl, nv, bf);
   P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;

@@ -117,6 +117,26 @@ for m in resnet18 encoder mobilenet_v2; do
     check "$m x86-64-v3-vnni compiles" false; tail -3 "$m.v3vnni.log"
   fi
 done
+# sapphirerapids: the encoder's int8 matrix products on AMX tiles (tdpbusd in their kernels);
+# runs where the host has AMX-INT8, to the same bound as the other builds.
+printf 'op_debug_config = dump_cce\n' > cce.cfg
+mkdir -p enc_spr.dbg
+if "$BIN/atc" --model=encoder.onnx --framework=5 --output=encoder_spr --soc_version=sapphirerapids \
+     --precision_mode=must_keep_origin_dtype --op_debug_config=cce.cfg --debug_dir=enc_spr.dbg > spr.log 2>&1; then
+  read -r i8 f32 <<< "$(decisions encoder_spr.om)"
+  check "encoder sapphirerapids: 8 int8 ops" '[ "${i8:-0}" = 8 ]'
+  n=$(grep -l tdpbusd enc_spr.dbg/kernel_meta/*.s 2>/dev/null | wc -l)
+  check "encoder sapphirerapids: $n kernels use AMX tdpbusd" '[ "$n" -gt 0 ]'
+  if grep -qw amx_int8 /proc/cpuinfo; then
+    "$BIN/omrun" --model=encoder_spr.om --input=encoder.in.npy --output=encoder.spr.res > /dev/null 2>&1 &&
+      line=$(/usr/bin/python3 steps.py encoder.spr.res/output_0.npy encoder.out.npy encoder.json) &&
+      check "encoder sapphirerapids runs (AMX): $line" true || check "encoder sapphirerapids runs (AMX)" false
+  else
+    echo "SKIP encoder sapphirerapids run: the host has no AMX-INT8"
+  fi
+else
+  check "encoder sapphirerapids compiles" false; tail -3 spr.log
+fi
 # QdqConvFoldPass switched off: no int8 conv, same answers (the float path).
 if "$BIN/atc" --model=resnet18.onnx --framework=5 --output=r18_off --soc_version=x86-64-v4-vnni \
      --precision_mode=must_keep_origin_dtype --fusion_switch_file=off.cfg > off.log 2>&1; then
