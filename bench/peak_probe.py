@@ -2,6 +2,7 @@
 probe (12 independent FMA chains, enough to cover latency x throughput on current x86 cores),
 compiled with gcc. The .om is built for --soc_version, so the width is the target's: 512 bits
 for x86-64-v4 (or native on an AVX-512 host), 256 bits otherwise."""
+import json
 import os
 import subprocess
 
@@ -65,8 +66,31 @@ def host_has_avx512():
 
 
 def target_width(soc):
-    if soc == "x86-64-v4" or (soc == "native" and host_has_avx512()):
-        return 512
+    """The profile's vector width: "vector_bits", else 512 when its features enable AVX-512F
+    (user profiles in $ATC_TARGETS_PATH first, then kernels/targets), as atc decides it."""
+    if soc == "native":
+        return 512 if host_has_avx512() else 256
+    here = os.path.dirname(os.path.abspath(__file__))
+    dirs = [d for d in os.environ.get("ATC_TARGETS_PATH", "").split(":") if d]
+    dirs.append(os.path.join(here, "..", "kernels", "targets"))
+    for d in dirs:
+        f = os.path.join(d, soc + ".json")
+        if not os.path.isfile(f):
+            continue
+        with open(f) as fh:
+            j = json.load(fh)
+        if j.get("vector_bits") in (256, 512):
+            return j["vector_bits"]
+        feats = j.get("features", [])
+        if isinstance(feats, str):
+            feats = feats.split(",")
+        avx512 = evex_off = False
+        for x in feats:  # the last mention of a feature wins
+            if x in ("+avx512f", "-avx512f"):
+                avx512 = x[0] == "+"
+            if x in ("+evex512", "-evex512"):
+                evex_off = x[0] == "-"
+        return 512 if avx512 and not evex_off else 256
     return 256
 
 

@@ -78,24 +78,6 @@ std::string joinFeatures(const nlohmann::json& f) {
   return s;
 }
 
-// An optional kernel-path switch of a profile ("bf16_path"; "int8_path" has its own parser,
-// int8PathOfProfile): "none" or `on`, which needs the features to give it (`computed`, from the
-// features, is `on`). Absent: `computed`.
-std::string kernelPath(const nlohmann::json& j, const char* key, const std::string& on, const std::string& computed,
-                       const char* isa, const char* feature, const std::string& name, const std::string& where) {
-  if (!j.contains(key)) return computed;
-  const nlohmann::json& v = j[key];
-  const std::string k = key;
-  if (!v.is_string() || (v.get<std::string>() != "none" && v.get<std::string>() != on))
-    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"" + k + "\" must be \"none\" or \"" + on + "\".",
-                   "Fix the profile file (see docs/targets.md).");
-  if (v.get<std::string>() == on && computed != on)
-    throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"" + k + "\" is \"" + on +
-                       "\" but its features do not enable " + isa + " with 512-bit vectors.",
-                   std::string("Add ") + feature + " (and +avx512f) to \"features\" or set \"" + k + "\" to \"none\".");
-  return v.get<std::string>();
-}
-
 // "bf16_path": absent, the features' path; "none"; "dpbf16" where the features give dpbf16 or amx
 // (an AMX target may keep to the vector dot products); "amx" where they give amx.
 std::string bf16PathOfProfile(const nlohmann::json& j, const std::string& computed, const std::string& name,
