@@ -112,6 +112,9 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
   const int dp = BF && cube_bf16dp_usable(P[GM_BF16DP]);
   const int amx = BF && cube_amx_usable(P[GM_BF16DP]);
   const int64_t step = amx ? 16 : CUBE_OC_PR;  // rows per tile
+#if CUBE_HAVE_AMX
+  struct CubeAmxState amxState = {0, 0};
+#endif
   for (int64_t k0 = 0; k0 < K; k0 += KC) {
     const int64_t kc = cube_min(KC, K - k0), kpc = (kc + 1) / 2;
     const int last = k0 + kc >= K;
@@ -164,7 +167,14 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
 #if CUBE_HAVE_AMX
             if (amx) {
               const uint16_t* At = inPlace ? A16 + m * ARS + k0 : (const uint16_t*)(Ap + (m - m0) * kpc);
-              cube_amx_tile(pr, kpc, Wb, At, inPlace ? ARS : 2 * kpc, C, ldc, k0 > 0, bias && k0 == 0 ? pb : 0);
+              // prefetch the sub-panel the task reads next, spread over this panel's row tiles
+              const int64_t tiles = (mEnd - m0 + 15) / 16, lines = kpc * 4;
+              const uint16_t* next = n + CUBE_OC_NR < nEnd ? Wb + KP * 2 * CUBE_OC_NR
+                                     : k0 + KC < K       ? (const uint16_t*)bufs[1] + ((n0 / CUBE_OC_NR) * KP + (k0 + KC) / 2) * 2 * CUBE_OC_NR
+                                                         : 0;
+              const int64_t per = (lines + tiles - 1) / tiles, first = (m - m0) / 16 * per;
+              cube_amx_tile(&amxState, pr, kpc, Wb, At, inPlace ? ARS : 2 * kpc, C, ldc, k0 > 0, bias && k0 == 0 ? pb : 0,
+                            next ? (const char*)next + 64 * first : 0, cube_min(per, lines - first));
               return;
             }
 #endif
@@ -193,6 +203,9 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
       }
     }
   }
+#if CUBE_HAVE_AMX
+  if (amx) cube_amx_done(&amxState);
+#endif
   // A float16 / bfloat16 Y: the epilogue and the rounding store in their own loops after all the
   // tiles. Inside the tile loops, LLVM hoisted the epilogue's constants (GELU's) out of them and
   // kept them live through the 6x64 k loop, which then spilled its accumulators (ViT's GELU

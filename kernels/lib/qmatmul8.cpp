@@ -139,16 +139,13 @@ QM_VNNI256_TARGET static void qm_tile_vnni256(const uint32_t* xr, int64_t KQ, co
 #endif
 
 #if ATCK_HAVE_AMX
-// 16 rows x nv panels on AMX (int8_path amx): the rows' k-quads are tdpbusd's first operand (16
-// rows of 16 k-quads, KQ * 4 bytes apart), a panel's [KQ][16][4] weights its second (16 k-quads
-// of 16 columns, 64 bytes apart); tiles 0-2 the panels' int32 sums, 3 / 4 the operands for 16
-// k-quads, 5 / 6 for the last KQ % 16. acc as qm_tile_vnni's, 16 rows.
-__attribute__((target("amx-tile,amx-int8"), noinline)) static void qm_tile_amx(const uint32_t* xr, int64_t KQ,
-                                                                                const int8_t* pw, int64_t pstride,
-                                                                                int nv, int32_t* acc) {
+// The tiles' configuration, the same for every call of a kernel (16 rows, KQ's tail): loaded once
+// per task range and released at its end (ldtilecfg / tilerelease per call cost as much as the
+// tiles' work at K = 768).
+__attribute__((target("amx-tile"), noinline)) static void qm_amx_config(int64_t KQ) {
   struct AtckAmxCfg cfg;
   atck_amx_cfg_init(&cfg);
-  const int64_t full = KQ / 16, tail = KQ % 16, xs = KQ * 4;
+  const int64_t tail = KQ % 16;
   for (int t = 0; t < 5; ++t) atck_amx_cfg_tile(&cfg, t, 16, 64);
   if (tail) {
     atck_amx_cfg_tile(&cfg, 5, 16, 4 * tail);
@@ -156,6 +153,20 @@ __attribute__((target("amx-tile,amx-int8"), noinline)) static void qm_tile_amx(c
   }
   ATCK_AMX_BARRIER(&cfg);
   _tile_loadconfig(&cfg);
+}
+
+__attribute__((target("amx-tile"), noinline)) static void qm_amx_release(void) { _tile_release(); }
+
+// 16 rows x nv panels on AMX (int8_path amx): the rows' k-quads are tdpbusd's first operand (16
+// rows of 16 k-quads, KQ * 4 bytes apart), a panel's [KQ][16][4] weights its second (16 k-quads
+// of 16 columns, 64 bytes apart); tiles 0-2 the panels' int32 sums, 3 / 4 the operands for 16
+// k-quads, 5 / 6 for the last KQ % 16. acc as qm_tile_vnni's, 16 rows.
+// Runs under qm_amx_config(KQ).
+__attribute__((target("amx-tile,amx-int8"), noinline)) static void qm_tile_amx(const uint32_t* xr, int64_t KQ,
+                                                                                const int8_t* pw, int64_t pstride,
+                                                                                int nv, int32_t* acc) {
+  const int64_t full = KQ / 16, tail = KQ % 16, xs = KQ * 4;
+  ATCK_AMX_BARRIER(xr);
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -190,7 +201,6 @@ __attribute__((target("amx-tile,amx-int8"), noinline)) static void qm_tile_amx(c
   _tile_stored(0, acc, 3 * 16 * 4);
   _tile_stored(1, acc + 16, 3 * 16 * 4);
   _tile_stored(2, acc + 32, 3 * 16 * 4);
-  _tile_release();
   ATCK_AMX_BARRIER(acc);
 }
 #endif
@@ -239,6 +249,9 @@ void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
   // running several in a row fills the rows once, in the first one's slot.
   uint8_t* filled = nullptr;
   int64_t filledBlock = -1;
+#if defined(__x86_64__)
+  if (amx) qm_amx_config(KQ);
+#endif
   for (int64_t t = begin; t < end; ++t) {
     const int64_t rb = t / P[QM_NPG], pg = t % P[QM_NPG];
     const int64_t m0 = rb * MB, rows = M - m0 < MB ? M - m0 : MB;
@@ -278,4 +291,7 @@ void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
       }
     }
   }
+#if defined(__x86_64__)
+  if (amx) qm_amx_release();
+#endif
 }

@@ -184,6 +184,16 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
       P[GM_BF16DP] = c.bf16Amx ? 3 : 1;
       nk = (K + 255) / 256;
       KC = ((K + nk - 1) / nk + 1) / 2 * 2;
+      // AMX: the tiles run 10x the vector code's rate, so streaming B from memory bounds them:
+      // row blocks of up to 192 rows (B read once per 192 rows, not per 96), columns of 64-256.
+      if (c.bf16Amx) {
+        MB = std::min<int64_t>(192, (s.M + 15) / 16 * 16);
+        NB = std::min<int64_t>(256, (s.N + 63) / 64 * 64);
+        while (tasks() < 16 && NB > 64) NB = std::max<int64_t>(64, NB / 2 / 64 * 64);
+        while (tasks() < 8 && MB > 32) MB = std::max<int64_t>(32, (MB / 2 + 15) / 16 * 16);
+        mblocks = (s.M + MB - 1) / MB;
+        nblocks = (s.N + NB - 1) / NB;
+      }
     }
   }
   P[GM_MB] = MB; P[GM_NB] = NB; P[GM_KC] = KC;
