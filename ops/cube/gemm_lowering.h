@@ -185,9 +185,11 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
       nk = (K + 255) / 256;
       KC = ((K + nk - 1) / nk + 1) / 2 * 2;
       // AMX: the tiles run 10x the vector code's rate, so streaming B from memory bounds them:
-      // row blocks of up to 192 rows (B read once per 192 rows, not per 96), columns of 64-256.
+      // row blocks of up to 256 rows, split evenly (B read once per block: ViT's 197 rows in one
+      // block, not 192 + 5), columns of 64-256.
       if (c.bf16Amx) {
-        MB = std::min<int64_t>(192, (s.M + 15) / 16 * 16);
+        const int64_t mb = (s.M + 255) / 256;
+        MB = ((s.M + mb - 1) / mb + 15) / 16 * 16;
         NB = std::min<int64_t>(256, (s.N + 63) / 64 * 64);
         while (tasks() < 16 && NB > 64) NB = std::max<int64_t>(64, NB / 2 / 64 * 64);
         while (tasks() < 8 && MB > 32) MB = std::max<int64_t>(32, (MB / 2 + 15) / 16 * 16);
