@@ -94,6 +94,19 @@ inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR
   c.replaceConstInput(i, pk, how);
 }
 
+// Blocks of the bfloat16 MatMul/Gemm on AMX tiles (GM_BF16DP 3). The tiles run 10x the vector
+// code's rate, so streaming B from memory bounds them: row blocks of up to 256 rows, split evenly
+// (B is read once per row block: ViT's 197 rows in one block, not 192 + 5), columns of 64-256,
+// at least 16 tasks where the columns allow, else 8 with smaller row blocks (multiples of 16).
+inline void amxGemmBlocks(const GemmSpec& s, int64_t nbatch, int64_t& MB, int64_t& NB) {
+  auto tasks = [&] { return nbatch * ((s.M + MB - 1) / MB) * ((s.N + NB - 1) / NB); };
+  const int64_t mb = (s.M + 255) / 256;
+  MB = ((s.M + mb - 1) / mb + 15) / 16 * 16;
+  NB = std::min<int64_t>(256, (s.N + 63) / 64 * 64);
+  while (tasks() < 16 && NB > 64) NB = std::max<int64_t>(64, NB / 2 / 64 * 64);
+  while (tasks() < 8 && MB > 32) MB = std::max<int64_t>(32, (MB / 2 + 15) / 16 * 16);
+}
+
 inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   Node& n = c.node;
   // A and B: f32, f16 or bf16 (precision modes; converted on pack); C: f32; Y: f32, f16 or
@@ -184,15 +197,8 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
       P[GM_BF16DP] = c.bf16Amx ? 3 : 1;
       nk = (K + 255) / 256;
       KC = ((K + nk - 1) / nk + 1) / 2 * 2;
-      // AMX: the tiles run 10x the vector code's rate, so streaming B from memory bounds them:
-      // row blocks of up to 256 rows, split evenly (B read once per block: ViT's 197 rows in one
-      // block, not 192 + 5), columns of 64-256.
       if (c.bf16Amx) {
-        const int64_t mb = (s.M + 255) / 256;
-        MB = ((s.M + mb - 1) / mb + 15) / 16 * 16;
-        NB = std::min<int64_t>(256, (s.N + 63) / 64 * 64);
-        while (tasks() < 16 && NB > 64) NB = std::max<int64_t>(64, NB / 2 / 64 * 64);
-        while (tasks() < 8 && MB > 32) MB = std::max<int64_t>(32, (MB / 2 + 15) / 16 * 16);
+        amxGemmBlocks(s, nbatch, MB, NB);
         mblocks = (s.M + MB - 1) / MB;
         nblocks = (s.N + NB - 1) / NB;
       }
