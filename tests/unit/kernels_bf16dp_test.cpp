@@ -47,7 +47,13 @@ TEST(Bf16Dot, MatMulPairTiles) {
                      {{6, 16}, 64, false, false, false, true},
                      {{50, 129}, 130, true, false, true, false},
                      {{2, 3, 17, 19}, 70, false, true, false, true},
-                     {{3, 5, 7}, 64, true, false, false, false}};
+                     {{3, 5, 7}, 64, true, false, false, false},
+                     // K blocks of 174, 174, 172: the AMX tail (K pairs % 16) changes between
+                     // K blocks, so the tiles' configuration is reloaded inside one task
+                     // (cube_amx_config); with 48 rows the row count never forces a reload,
+                     // with 40 the ragged last tile does between panels
+                     {{48, 520}, 130, false, false, false, false},
+                     {{40, 520}, 130, true, false, false, false}};
   uint32_t seed = 900;
   if (!hostHasBf16Dot()) std::printf("[   INFO   ] host without AVX512-BF16: the float32 form only\n");
   if (!hostHasAmxBf16()) std::printf("[   INFO   ] host without AMX-BF16: the AMX flag runs the vector tiles\n");
