@@ -10,6 +10,7 @@
 #include "kernels/lib/cube_params.h"
 #include "kernels/lib/conv_band.h"
 #include "kernels/lib/conv_ocm.h"
+#include "kernels/lib/conv_amx.h"
 
 ATC_KERNEL(conv)
 
@@ -109,7 +110,6 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
   const int64_t OH = P[CV_OH], OW = P[CV_OW], NPIX = OH * OW;
   const int64_t MB = P[CV_MB], KC = P[CV_KC], MSUB = P[CV_MSUB];
   const int64_t PQ = P[CV_PQ], NQ = P[CV_NQ];
-  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
   const int hasBias = (int)P[CV_HAS_BIAS];
   int64_t nb, mb, g, n;
   conv_task_coords(P, task, &nb, &mb, &g, &n);
@@ -145,29 +145,7 @@ static inline ATCK_INLINE void conv_band_task(const int64_t* P, void** bufs, int
       }
     }
   }
-  float* Y = (float*)bufs[P[CV_YIDX]];
-  for (int64_t m = m0; m < mEnd; ++m) {
-    for (int64_t r = 0; r < rows; ++r) {
-      float* a = acc + (m - m0) * NQ + r * PQ;
-      const int64_t yoff = (n * OC + g * M + m) * NPIX + (oh0 + r) * OW;
-      // The epilogue runs on the fp32 row in place (written long before: no store-to-load
-      // forwarding to wait for, unlike a reload of the freshly copied output row), then the row
-      // is copied out, rounded for f16/bf16.
-      const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
-      for (int64_t q = 0; q < OW; q += CUBE_NR)
-        cube_epilogue_r(P + CV_EPI, R ? R + q : 0, a + q, 0, 1, cube_min(CUBE_NR, OW - q));
-      if (ydt != ATCK_F32) {
-        uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
-        if (ydt == ATCK_F16)
-          for (int64_t q = 0; q < OW; ++q) y16[q] = atck_f2h(a[q]);
-        else
-          for (int64_t q = 0; q < OW; ++q) y16[q] = atck_f2bf(a[q]);
-        continue;
-      }
-      float* y = Y + yoff;
-      for (int64_t q = 0; q < OW; ++q) y[q] = a[q];
-    }
-  }
+  conv_acc_rows_store(P, bufs, acc, NQ, PQ, m0, mEnd, rows, OW, (n * OC + g * M) * NPIX + oh0 * OW);
 }
 
 void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
@@ -193,6 +171,10 @@ void atck_conv_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   // One workspace slot per call (the chunk's first task), reused by every task of the chunk:
   // a thread's scratch stays in its cache instead of walking ntasks slots.
   float* slot = ws + begin * P[CV_SLOT];
+  if (P[CV_AMX]) {
+    conv_amx_range(P, bufs, begin, end, slot);
+    return;
+  }
   for (int64_t task = begin; task < end; ++task) {
     if (P[CV_OCM]) {
       conv_ocm_task(P, bufs, task, slot);

@@ -103,6 +103,37 @@ static inline ATCK_INLINE void conv_band_offsets(const int64_t* P, int64_t K, in
   }
 }
 
+// The finished accumulator rows of the band paths (conv_band_task, conv_amx.h): for channels
+// m0 .. mEnd (acc row m - m0, NQ floats apart) and output rows r < rows, the len values at
+// acc[(m - m0) * NQ + r * PQ] go to Y at ybase + m * NPIX + r * len. The epilogue runs on the
+// float32 row in place (written long before: no store-to-load forwarding to wait for, unlike a
+// reload of the freshly copied output row), then the row is copied out, rounded for f16/bf16.
+static inline ATCK_INLINE void conv_acc_rows_store(const int64_t* P, void** bufs, float* acc, int64_t NQ, int64_t PQ,
+                                                   int64_t m0, int64_t mEnd, int64_t rows, int64_t len,
+                                                   int64_t ybase) {
+  const int64_t ydt = P[CV_ODT] ? P[CV_ODT] : ATCK_F32;
+  const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
+  for (int64_t m = m0; m < mEnd; ++m) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float* a = acc + (m - m0) * NQ + r * PQ;
+      const int64_t yoff = ybase + m * NPIX + r * len;
+      const float* R = P[CV_EPI + 3] ? (const float*)bufs[P[CV_EPI + 3] - 1] + yoff : 0;
+      for (int64_t q = 0; q < len; q += CUBE_NR)
+        cube_epilogue_r(P + CV_EPI, R ? R + q : 0, a + q, 0, 1, cube_min(CUBE_NR, len - q));
+      if (ydt != ATCK_F32) {
+        uint16_t* y16 = (uint16_t*)bufs[P[CV_YIDX]] + yoff;
+        if (ydt == ATCK_F16)
+          for (int64_t q = 0; q < len; ++q) y16[q] = atck_f2h(a[q]);
+        else
+          for (int64_t q = 0; q < len; ++q) y16[q] = atck_f2bf(a[q]);
+        continue;
+      }
+      float* y = (float*)bufs[P[CV_YIDX]] + yoff;
+      for (int64_t q = 0; q < len; ++q) y[q] = a[q];
+    }
+  }
+}
+
 // Coordinates of a conv task (band, channel-major and im2col paths): pixel block nb, channel block
 // mb, group g, batch n (nb fastest).
 static inline ATCK_INLINE void conv_task_coords(const int64_t* P, int64_t task, int64_t* nb, int64_t* mb, int64_t* g,

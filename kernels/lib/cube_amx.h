@@ -71,7 +71,7 @@ CUBE_AMX_TARGET static inline void cube_amx_done(struct CubeAmxState* st) {
 // when accumulate (C holds the sums of earlier K blocks).
 // pf, pfLines: cache lines to prefetch while the tiles run (the weight sub-panel the task reads
 // next: the tiles stream the weights faster than the hardware prefetchers fetch them), or none.
-CUBE_AMX_TARGET __attribute__((noinline)) static void cube_amx_tile(struct CubeAmxState* st, int64_t mr, int64_t KP,
+CUBE_AMX_TARGET __attribute__((noinline, unused)) static void cube_amx_tile(struct CubeAmxState* st, int64_t mr, int64_t KP,
                                                                     const uint16_t* W, const uint16_t* A, int64_t lda,
                                                                     float* C, int64_t ldc, int accumulate,
                                                                     const float* init, const char* pf,

@@ -45,6 +45,14 @@ enum CubeConvParam {
                  // channels: W packed [G][MP][KP][NR][2] bfloat16 with KP = ceil(Cg/2)*KH*KW pairs
                  // (p, kh, kw); the band (or a 1x1's converted K block) holds 32-bit words of two
                  // channels' bfloat16 values; CV_KC counts pairs; off[] has KP entries
+  CV_AMX,        // conv on AMX tiles (kernels/lib/conv_amx.h; bfloat16 X and W, target with AMX-BF16):
+                 // 1 tdpbf16ps where the host has it, 2 the same sums in plain code (tests). W packed
+                 // [G][MT][S][16][16][2] bfloat16 (MT = 16-channel tiles, an even count; S = KH*KW*CV_KC/16
+                 // steps of 16 channel pairs at one tap); CV_KC: channel pairs per tap padded to a
+                 // multiple of 16; CV_NQ: accumulator and (1x1) pair-row pitch in floats; CV_MB: a
+                 // multiple of 32 channels; CV_BAND: a pair band (else an unpadded 1x1, CV_NB pixels)
+  CV_AMX_BIAS,   // AMX: offset (floats) in the task slot of the bias tiles [CV_MB][16]
+  CV_AMX_PIX,    // AMX: offset (floats) in the task slot of a strided 1x1's pixel offsets (int32)
   CV_COUNT
 };
 

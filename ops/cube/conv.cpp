@@ -9,6 +9,8 @@
 #include "ir/op_registry.h"
 #include "kernels/lib/cube_params.h"
 #include "kernels/lib/math_eltwise_codes.h"
+#include "ops/cube/conv_amx_lowering.h"
+#include "ops/cube/conv_band_plan.h"
 #include "ops/cube/conv_geometry.h"
 #include "ops/cube/gemm_lowering.h"
 
@@ -70,27 +72,6 @@ std::vector<int64_t> to3(const std::vector<int64_t>& v, int64_t fill) {
   return r;
 }
 
-// Band path blocking (kernel conv, CV_BAND; kernels/lib/conv.cpp): output rows per task so that
-// a task covers about NB grid positions, fewer when there would be under 8 tasks; the band's
-// geometry (phase planes of PQ floats per row; tiles span output rows of PQ grid positions).
-// Returns the number of row blocks.
-int64_t bandRows(std::vector<int64_t>& P, const std::vector<int64_t>& out, const std::vector<int64_t>& k,
-                 const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t NB, int64_t planes) {
-  const int64_t OH = out[1], OW = out[2];
-  const int64_t PQ = OW + (k[2] - 1) * dl[2] / s[2];  // the columns a plane row's taps read
-  int64_t rows = std::max<int64_t>(1, std::min<int64_t>(OH, (NB + PQ - 1) / PQ));
-  auto blocks = [&](int64_t r) { return (OH + r - 1) / r; };
-  while (planes * blocks(rows) < 8 && rows > 1 && rows * PQ > 64) rows = (rows + 1) / 2;
-  rows = (OH + blocks(rows) - 1) / blocks(rows);  // equal blocks
-  int64_t nq = ((rows - 1) * PQ + OW + 15) / 16 * 16;
-  if ((nq / 16) % 2 == 0) nq += 16;  // odd multiple of 16 floats: fewer L1 set conflicts
-  P[CV_BAND] = 1;
-  P[CV_BROWS] = rows;
-  P[CV_PQ] = PQ;
-  P[CV_NQ] = nq;
-  return blocks(rows);
-}
-
 // Pre-packs constant weights into [G][MP][K][MR] panels (the kernel's broadcast operand; MR =
 // the target's microkernel rows); the original shape is kept in _cube_wshape. Returns whether
 // the weights are packed.
@@ -145,6 +126,13 @@ bool packConvWeightPairs(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t 
           }
   c.replaceConstInput(1, pk, how);
   return true;
+}
+
+// Whether cube_epilogue's activation code act costs more than a few cycles per output (an exp:
+// SiLU, sigmoid, tanh, GELU); cheap: none, ReLU, Clip, leaky ReLU, the hard gates.
+bool costlyEpilogue(int64_t act) {
+  return act >= 0 && act != ATCK_E_RELU && act != ATCK_E_CLIP && act != ATCK_E_LEAKYRELU &&
+         act != ATCK_E_HARDSIGMOID && act != ATCK_E_HARDSWISH;
 }
 
 // The channel-major path (CV_OCM, kernels/lib/conv_ocm.h): 64 (or 32; 16 on 256-bit targets)
@@ -463,16 +451,16 @@ KernelCall lowerConv(LowerCtx& c) {
                      (band || (inPlace1x1 && (double)(d.C / d.G) * in[1] * in[2] < (1 << 30)));
   const double lanes = band ? (double)NPIX / (double)(((P[CV_BROWS] - 1) * P[CV_PQ] + out[2] + 15) / 16 * 16 * nblocks)
                             : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
-  const int64_t act = P[CV_EPI] - 1;  // cube_epilogue's code; cheap: none, ReLU, Clip, leaky, hard gates
-  const bool costlyEpi = act >= 0 && act != ATCK_E_RELU && act != ATCK_E_CLIP && act != ATCK_E_LEAKYRELU &&
-                         act != ATCK_E_HARDSIGMOID && act != ATCK_E_HARDSWISH;
+  const bool bfXW = ocmOk && MR == 16 && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
+  // bfloat16 X and weights on a target with AMX-BF16: the tiles (kernels/lib/conv_amx.h).
+  if (bfXW && c.bf16Amx && convAmxPays(M, d.C / d.G))
+    return lowerConvAmx(c, P, d.N * d.G, M, d.C / d.G, band, out, k, s, dl);
   // bfloat16 X and weights on a target with AVX512-BF16: the channel-major pair tiles (twice the
   // float32 rate; the pixel-major tiles have no pair form). Not on AMX targets (bf16_path amx):
   // Intel's cores issue vdpbf16ps at half the FMA rate, so the pairs win nothing there and the
   // converting tiles are faster (ResNet-50 bfloat16, docs/kernels-cube.md "AMX tiles").
-  const bool bf = ocmOk && MR == 16 && c.bf16Dot && !c.bf16Amx && xdt == DType::BF16 &&
-                  n.inputs[1]->type.dtype == DType::BF16;
-  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpi, bf ? 2.0 : 1.0, band) : 0)
+  const bool bf = bfXW && c.bf16Dot && !c.bf16Amx;
+  if (const int nv = ocmOk ? ocmPanelVectors(M, K, MR, lanes, costlyEpilogue(P[CV_EPI] - 1), bf ? 2.0 : 1.0, band) : 0)
     return lowerConvOcm(c, P, d.N * d.G, M, K, d.C / d.G, band, out, k, s, dl, nv, bf);
   P[CV_W_PACKED] = packConvWeights(c, d.G, M, K, MR) ? 1 : 0;
   KernelCall kc{"conv", P};

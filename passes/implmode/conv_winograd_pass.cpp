@@ -14,6 +14,7 @@
 #include <string>
 
 #include "kernels/lib/wino_params.h"
+#include "ops/cube/conv_amx_lowering.h"
 #include "ops/cube/conv_geometry.h"
 #include "passes/pass.h"
 #include "target/target_profile.h"
@@ -50,6 +51,10 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   if (OC < 32 || OC * 4 < OCP * 3) return "output channels pad the weight panels";
   const int64_t tiles = ((g.out[0] + 3) / 4) * ((g.out[1] + 3) / 4);
   if (tiles < 16) return "fewer than 16 tiles";
+  // bfloat16 X and weights on an AMX target: the direct conv runs on the tiles (conv_amx.h), far
+  // above Winograd's float32 product.
+  if (ctx.target->bf16Amx() && xd == DType::BF16 && w->type.dtype == DType::BF16 && convAmxPays(OC, C))
+    return "bfloat16 on AMX tiles (the direct conv is faster)";
   // bfloat16 X and weights on a target with vdpbf16ps: the direct conv runs at twice the float32
   // rate, and Winograd's float32 product only pays on large maps (ResNet-50, 1 thread, Zen 5:
   // 56x56 0.50 -> 0.43 ms, 28x28 0.49 -> 0.41, 14x14 0.52 -> 0.72).

@@ -3,6 +3,8 @@
 // AVX512-BF16 and as float32 FMAs everywhere, against float64 references on the bfloat16 values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/unit/cube_test_util.h"
 
 namespace atc {
@@ -190,6 +192,85 @@ TEST(Bf16Dot, ConvPairTiles) {
       for (int64_t i = 0; i < ny; ++i)
         got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
       expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv pair tiles");
+    }
+  }
+}
+
+// Conv on AMX tiles (CV_AMX, kernels/lib/conv_amx.h): 3x3 band convs (ragged output channels;
+// stride 2 with 20 channel pairs padded to 32 by zero planes; groups with dilation 2, odd input
+// channels; a residual with ReLU), 1x1 convs (unit stride with 150 pairs, several pixel blocks,
+// strided with an odd channel count), float32 and bfloat16 Y. Flag 1 runs tdpbf16ps where the
+// host has AMX-BF16, flag 2 the same sums in plain code; a 3-channel stem keeps the vector tiles.
+TEST(Bf16Dot, ConvAmxTiles) {
+  using cubetest::ConvCase;
+  struct C { ConvCase cc; bool bf16Y, res; };
+  const C cases[] = {
+      {{1, 64, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false},
+      {{1, 40, 32, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false}, true, false},
+      {{2, 46, 64, 2, {8, 9}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, true}, false, false},
+      {{1, 64, 48, 1, {12, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, true},
+      {{1, 300, 96, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true}, true, false},
+      {{1, 32, 40, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false}, false, true},
+      {{1, 33, 128, 1, {9, 9}, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, true}, false, false},
+      {{1, 3, 32, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false}};
+  uint32_t seed = 980;
+  if (!hostHasAmxBf16()) std::printf("[   INFO   ] host without AMX-BF16: flag 1 runs the plain sums too\n");
+  for (const C& c : cases) {
+    const ConvCase& cc = c.cc;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Shape xs = {cc.N, cc.C}, wsh = {cc.OC, cc.C / cc.G};
+    xs.insert(xs.end(), cc.in.begin(), cc.in.end());
+    wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
+    auto xt = toBf16(*randTensor(xs, seed++)), wt = toBf16(*randTensor(wsh, seed++));
+    auto bt = randTensor({cc.OC}, seed++);
+    std::vector<float> xf(xt->type.numel()), wf(wt->type.numel());
+    for (size_t i = 0; i < xf.size(); ++i) xf[i] = bf16ToFloat(xt->as<uint16_t>()[i]);
+    for (size_t i = 0; i < wf.size(); ++i) wf[i] = bf16ToFloat(wt->as<uint16_t>()[i]);
+    std::vector<int64_t> out(2), pb = {cc.pads[0], cc.pads[1]};
+    for (int i = 0; i < 2; ++i)
+      out[i] = (cc.in[i] + cc.pads[i] + cc.pads[i + 2] - (cc.k[i] - 1) * cc.d[i] - 1) / cc.s[i] + 1;
+    auto want = cubetest::refConv(cc, xf.data(), wf.data(), cc.bias ? bt->as<float>() : nullptr, out, pb);
+    const Shape ys = {cc.N, cc.OC, out[0], out[1]};
+    auto rt = randTensor(ys, seed++);
+    if (c.res)
+      for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0f, want[i] + rt->as<float>()[i]);
+    Graph g;
+    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, xs)), g.newConstant("w", wt)};
+    ins.push_back(cc.bias ? g.newConstant("b", bt) : nullptr);
+    if (c.res) ins.push_back(g.newValue("r", TensorType(DType::F32, ys)));
+    Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
+    cubetest::setConvAttrs(n, cc);
+    if (c.res) {
+      n->attrs["_epi_act"] = int64_t(1);
+      n->attrs["_epi_res"] = int64_t(3);
+    }
+    n->attrs["_out_dtype"] = (int64_t)(c.bf16Y ? DType::BF16 : DType::F32);
+    inferNode(g, *n);
+    LowerCtx ctx(g, *n);
+    ctx.cubeRows = 16;
+    ctx.bf16Dot = ctx.bf16Amx = true;
+    KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
+    ASSERT_EQ(call.kernel, "conv");
+    const bool stem = cc.C == 3;
+    ASSERT_EQ(call.params[CV_AMX], stem ? 0 : 1);
+    for (int64_t flag : {int64_t(1), int64_t(2)}) {
+      SCOPED_TRACE(flag == 1 ? "AMX tiles (where the host has them)" : "plain sums");
+      std::vector<int64_t> P = call.params;
+      if (!stem) P[CV_AMX] = flag;
+      const int64_t ny = (int64_t)want.size();
+      std::vector<uint8_t> y(ny * (c.bf16Y ? 2 : 4));
+      std::vector<uint8_t> ws(call.workspaceBytes + 64, 0xff);  // NaN garbage: dropped lanes must stay dropped
+      std::vector<void*> bufs = {xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
+                                 cc.bias ? bt->data.data() : nullptr};
+      if (c.res) bufs.push_back(rt->data.data());
+      bufs.push_back(y.data());
+      bufs.push_back(ws.data());
+      ASSERT_EQ((int64_t)bufs.size() - 2, P[CV_YIDX]);
+      runNativeKernel(*findNativeKernel("conv"), P.data(), bufs.data());
+      std::vector<float> got(ny);
+      for (int64_t i = 0; i < ny; ++i)
+        got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
+      expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv AMX tiles");
     }
   }
 }

@@ -1,0 +1,112 @@
+// Lowering of a bfloat16 Conv to the AMX path of the conv kernel (kernels/lib/conv_amx.h; targets
+// with AMX-BF16, bf16_path "amx"): where it pays, its blocking, and the compile-time packing of the
+// weights into the tiles' layout. See docs/kernels-cube.md "AMX conv".
+#pragma once
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/op_registry.h"
+#include "kernels/lib/cube_params.h"
+#include "ops/cube/conv_band_plan.h"
+#include "ops/cube/gemm_lowering.h"
+#include "support/half.h"
+
+namespace atc {
+
+// Whether a conv with Cg input and M output channels per group takes the AMX tiles: a step
+// multiplies 16 input channel pairs at one tap by 32 output channels, so at least half of each
+// is real (Cg >= 15, M >= 16; the 3-channel stems and narrow groups keep the vector tiles).
+// ATC_CONV_AMX=0 (atc's environment) turns it off, for measuring.
+inline bool convAmxPays(int64_t M, int64_t Cg) {
+  if (const char* e = std::getenv("ATC_CONV_AMX"))
+    if (e[0] == '0') return false;
+  return (Cg + 1) / 2 >= 8 && M >= 16;
+}
+
+// The weights as tdpbf16ps's first operand: [G][MT][S][16][16][2] bfloat16, MT = 16-channel tiles
+// (an even count, zero rows past M), step s = pb * KHW + tap holding input channels 2 * (pb * 16 + r)
+// + h at row r, half h (zero past Cg). Returns whether the weights are packed.
+inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t KHW, int64_t KPT) {
+  Node& n = c.node;
+  Value* w = n.inputs[1];
+  if (n.hasAttr("_cube_wshape")) return true;
+  if (!w->isConstant()) return false;
+  n.attrs["_cube_wshape"] = w->type.shape;
+  const int64_t MT = (M + 31) / 32 * 2, S = KHW * KPT / 16;
+  const std::string how = "conv_amx " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(Cg) + "x" +
+                          std::to_string(KHW);
+  if (c.usePackedInput(1, how)) return true;
+  auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {G * MT * S * 512}));
+  const std::vector<float> src = cubeFloats(*w->constant);
+  uint16_t* dst = pk->as<uint16_t>();
+  for (int64_t gi = 0; gi < G; ++gi)
+    for (int64_t mt = 0; mt < MT; ++mt)
+      for (int64_t st = 0; st < S; ++st)
+        for (int64_t i = 0; i < 16; ++i)
+          for (int64_t e = 0; e < 32; ++e) {
+            const int64_t m = mt * 16 + i, tap = st % KHW, ic = 2 * (st / KHW * 16 + e / 2) + e % 2;
+            dst[(((gi * MT + mt) * S + st) * 16 + i) * 32 + e] =
+                m < M && ic < Cg ? floatToBf16(src[((gi * M + m) * Cg + ic) * KHW + tap]) : uint16_t(0);
+          }
+  c.replaceConstInput(1, pk, how);
+  return true;
+}
+
+// Blocking: pixel blocks of about 512 grid positions (band: whole output rows; 1x1: pixels),
+// channel blocks of 32-channel tile pairs until there are 8 tasks. Slot: the step offsets, a
+// strided 1x1's pixel offsets, the bias tiles [32][16], the pair band (KPT planes and 32 words
+// after the last) or pair rows [KPT][NQ], the accumulator [32][NQ].
+inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_t M, int64_t Cg, bool band,
+                               const std::vector<int64_t>& out, const std::vector<int64_t>& k,
+                               const std::vector<int64_t>& s, const std::vector<int64_t>& dl) {
+  const int64_t CP = (Cg + 1) / 2, KPT = (CP + 15) / 16 * 16, KHW = k[1] * k[2], S = KHW * KPT / 16;
+  const int64_t MT2 = (M + 31) / 32, NPIX = out[1] * out[2];
+  int64_t nblocks, nq;
+  if (band) {
+    nblocks = bandRows(P, out, k, s, dl, 512, NG * MT2);
+    nq = (P[CV_BROWS] - 1) * P[CV_PQ] + out[2];
+  } else {
+    nblocks = (NPIX + 511) / 512;
+    nq = (NPIX + nblocks - 1) / nblocks;
+    nblocks = (NPIX + nq - 1) / nq;
+    P[CV_NB] = nq;
+  }
+  const int64_t NQ = (nq + 31) / 32 * 32 + 16;  // an odd multiple of 16 floats: rows spread over L1 sets
+  const int64_t base = NG * nblocks;
+  int64_t mblocks = base < 8 ? std::min<int64_t>(MT2, (8 + base - 1) / base) : 1;
+  const int64_t MBp = (MT2 + mblocks - 1) / mblocks;
+  mblocks = (MT2 + MBp - 1) / MBp;
+  P[CV_AMX] = 1;
+  P[CV_OCM] = 0;
+  P[CV_BF16DP] = 0;
+  P[CV_MB] = MBp * 32;
+  P[CV_KC] = KPT;
+  P[CV_MBLOCKS] = mblocks;
+  P[CV_NBLOCKS] = nblocks;
+  P[CV_NQ] = NQ;
+  int64_t next = (S + 15) / 16 * 16;
+  P[CV_AMX_PIX] = next;
+  if (!band) next += (nq + 15) / 16 * 16;
+  P[CV_AMX_BIAS] = next;
+  next += 32 * 16;
+  P[CV_BAND_OFF] = next;
+  if (band) {
+    P[CV_BPLANE] = (s[1] * s[2] * CUBE_CONV_BAND_HBR(P) * P[CV_PQ] + 15) / 16 * 16;
+    if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
+    next += KPT * P[CV_BPLANE] + 32;
+  } else {
+    next += KPT * NQ;
+  }
+  P[CV_ACC] = next;
+  P[CV_SLOT] = next + 32 * NQ;
+  if (!packConvWeightAmx(c, P[CV_G], M, Cg, KHW, KPT)) opError(c.node, "internal: the AMX conv needs constant weights");
+  P[CV_W_PACKED] = 1;
+  KernelCall kc{"conv", P};
+  kc.workspaceBytes = NG * mblocks * nblocks * P[CV_SLOT] * 4 + 64;
+  return kc;
+}
+
+}  // namespace atc
