@@ -32,6 +32,11 @@ static inline ATCK_INLINE void conv_amx_coords(const int64_t* P, int64_t task, i
   *n = task / P[CV_G];
 }
 
+// Steps of 16 channel pairs: KH * KW taps of CV_KC pairs, or CV_KC im2col pairs (CV_AMX_COL).
+static inline ATCK_INLINE int64_t conv_amx_steps(const int64_t* P) {
+  return (P[CV_AMX_COL] ? 1 : P[CV_KH] * P[CV_KW]) * P[CV_KC] / 16;
+}
+
 // True when the kernel may run tdpbf16ps here (flag 1 and a host with AMX-BF16).
 static inline int conv_amx_hw(int64_t flag) { return flag == 1 && cube_amx_usable(3); }
 
@@ -131,6 +136,35 @@ static inline ATCK_INLINE void conv_amx_pairs_1x1(const int64_t* P, const uint16
   }
 }
 
+// The im2col form (CV_AMX_COL: convs with few input channels, such as 3-channel stems, whose pair
+// band would be mostly zero planes): the task's input rows as a bfloat16 band (band geometry, one
+// value per position), then pair rows [KPT][NQ] of im2col rows 2r and 2r + 1 (k = (ic, kh, kw):
+// two contiguous runs of the band interleaved), zero rows past K. off: K row offsets.
+static inline ATCK_INLINE void conv_amx_col_rows(const int64_t* P, const void* X, int64_t inOff, int64_t oh0,
+                                                 int64_t rows, int64_t nq, uint16_t* band, int32_t* off,
+                                                 uint32_t* d) {
+  const int64_t Cg = P[CV_C] / P[CV_G], K = Cg * P[CV_KH] * P[CV_KW], KPT = P[CV_KC], NQ = P[CV_NQ];
+  const int64_t IHW = P[CV_IH] * P[CV_IW], SW = P[CV_SW], nq32 = (nq + 31) / 32 * 32;
+  const uint16_t* X16 = (const uint16_t*)X + inOff;
+  conv_band_planes(P, oh0, rows, Cg, band,
+                   [&](int64_t ic, uint16_t* dd, int64_t at, int64_t jlo, int64_t jhi) ATCK_INLINE {
+                     const uint16_t* src = X16 + ic * IHW + at;
+                     for (int64_t j = jlo; j < jhi; ++j) dd[j] = src[j * SW];
+                   });
+  conv_band_offsets(P, K, off);
+  for (int64_t r = 0; r < KPT; ++r) {
+    uint32_t* row = d + r * NQ;
+    if (2 * r >= K) {
+      for (int64_t q = 0; q < nq32; ++q) row[q] = 0;
+      continue;
+    }
+    const uint16_t* lo = band + off[2 * r];
+    const uint16_t* hi = 2 * r + 1 < K ? band + off[2 * r + 1] : lo;
+    const uint32_t hm = 2 * r + 1 < K ? 0xffffu : 0u;
+    for (int64_t q = 0; q < nq32; ++q) row[q] = (uint32_t)lo[q] | ((uint32_t)hi[q] & hm) << 16;
+  }
+}
+
 // Where a task's band or pair rows come from; fills them unless the last task of this range had the
 // same pixel block (*filled: its index; -1 none). Returns the pixels (1x1) or grid positions (band)
 // to compute and sets the step offsets boff[S] (words), the row stride (bytes), the rows and row
@@ -139,7 +173,7 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
                                                 float* slot, int64_t* filled, int64_t* bstride, int64_t* rows,
                                                 int64_t* len, int64_t* y0) {
   const int64_t C = P[CV_C], G = P[CV_G], Cg = C / G, KPT = P[CV_KC], CP = (Cg + 1) / 2;
-  const int64_t KHW = P[CV_KH] * P[CV_KW], S = KHW * KPT / 16, NQ = P[CV_NQ];
+  const int64_t KHW = P[CV_KH] * P[CV_KW], S = conv_amx_steps(P), NQ = P[CV_NQ];
   const int64_t OH = P[CV_OH], OW = P[CV_OW], IHW = P[CV_IH] * P[CV_IW];
   const int64_t key = (n * G + g) * P[CV_NBLOCKS] + nb, inOff = (n * C + g * Cg) * IHW;
   int32_t* boff = (int32_t*)slot;
@@ -151,15 +185,20 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
     *rows = cube_min(P[CV_BROWS], OH - oh0);
     *len = OW;
     *y0 = oh0 * OW;
-    *bstride = P[CV_BPLANE] * 4;
+    *bstride = P[CV_AMX_COL] ? NQ * 4 : P[CV_BPLANE] * 4;
     if (*rows <= 0) return 0;
-    if (fill) {
+    const int64_t nq = (*rows - 1) * P[CV_PQ] + OW;
+    if (fill && P[CV_AMX_COL]) {
+      conv_amx_col_rows(P, bufs[0], inOff, oh0, *rows, nq, (uint16_t*)(slot + P[CV_AMX_COL]),
+                        (int32_t*)(slot + P[CV_AMX_PIX]), B);
+      for (int64_t s = 0; s < S; ++s) boff[s] = (int32_t)(s * 16 * NQ);
+    } else if (fill) {
       conv_band_fill_pairs(P, bufs[0], inOff, oh0, *rows, B);
       for (int64_t q = CP * P[CV_BPLANE]; q < KPT * P[CV_BPLANE] + 32; ++q) B[q] = 0;  // zero pair planes
       conv_band_offsets(P, KHW, boff);  // the taps of pair 0
       for (int64_t s = S - 1; s >= 0; --s) boff[s] = (int32_t)(s / KHW * 16 * P[CV_BPLANE] + boff[s % KHW]);
     }
-    return (*rows - 1) * P[CV_PQ] + OW;
+    return nq;
   }
   const int64_t p0 = nb * P[CV_NB], np = cube_min(P[CV_NB], OH * OW - p0);
   *rows = 1;
@@ -184,7 +223,7 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
 static inline ATCK_INLINE void conv_amx_task(const int64_t* P, void** bufs, int64_t task, float* slot,
                                              int64_t* filled, int hw) {
   const int64_t G = P[CV_G], OC = P[CV_OC], M = OC / G, MB = P[CV_MB], NQ = P[CV_NQ];
-  const int64_t KHW = P[CV_KH] * P[CV_KW], S = KHW * P[CV_KC] / 16, MT = (M + 31) / 32 * 2;
+  const int64_t S = conv_amx_steps(P), MT = (M + 31) / 32 * 2;
   const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
   int64_t nb, mb, g, n, bstride, rows, len, y0;
   conv_amx_coords(P, task, &nb, &mb, &g, &n);

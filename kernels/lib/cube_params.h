@@ -52,7 +52,11 @@ enum CubeConvParam {
                  // multiple of 16; CV_NQ: accumulator and (1x1) pair-row pitch in floats; CV_MB: a
                  // multiple of 32 channels; CV_BAND: a pair band (else an unpadded 1x1, CV_NB pixels)
   CV_AMX_BIAS,   // AMX: offset (floats) in the task slot of the bias tiles [CV_MB][16]
-  CV_AMX_PIX,    // AMX: offset (floats) in the task slot of a strided 1x1's pixel offsets (int32)
+  CV_AMX_PIX,    // AMX: offset (floats) in the task slot of a strided 1x1's pixel offsets (int32), or
+                 // of the im2col row offsets (CV_AMX_COL)
+  CV_AMX_COL,    // AMX, convs with few input channels: 0, or the offset (floats) in the task slot of a
+                 // bfloat16 band (one value per position) from which pair rows [CV_KC][CV_NQ] of im2col
+                 // rows 2r, 2r + 1 (k = (ic, kh, kw)) are built: W packed with K = Cg*KH*KW as one tap
   CV_COUNT
 };
 

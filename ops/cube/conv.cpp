@@ -453,7 +453,7 @@ KernelCall lowerConv(LowerCtx& c) {
                             : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
   const bool bfXW = ocmOk && MR == 16 && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
   // bfloat16 X and weights on a target with AMX-BF16: the tiles (kernels/lib/conv_amx.h).
-  if (bfXW && c.bf16Amx && convAmxPays(M, d.C / d.G))
+  if (bfXW && c.bf16Amx && convAmxForm(M, d.C / d.G, k[1] * k[2], band))
     return lowerConvAmx(c, P, d.N * d.G, M, d.C / d.G, band, out, k, s, dl);
   // bfloat16 X and weights on a target with AVX512-BF16: the channel-major pair tiles (twice the
   // float32 rate; the pixel-major tiles have no pair form). Not on AMX targets (bf16_path amx):

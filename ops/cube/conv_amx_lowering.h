@@ -16,14 +16,18 @@
 
 namespace atc {
 
-// Whether a conv with Cg input and M output channels per group takes the AMX tiles: a step
-// multiplies 16 input channel pairs at one tap by 32 output channels, so at least half of each
-// is real (Cg >= 15, M >= 16; the 3-channel stems and narrow groups keep the vector tiles).
-// ATC_CONV_AMX=0 (atc's environment) turns it off, for measuring.
-inline bool convAmxPays(int64_t M, int64_t Cg) {
+// The AMX form of a conv with Cg input and M output channels per group and KHW taps: 1 the pair
+// band (a step multiplies 16 input channel pairs at one tap by 32 output channels, so at least
+// half of each is real: Cg >= 15, M >= 16), 2 im2col pairs (band convs with fewer channels, such
+// as 3-channel stems: pairs of im2col rows, at least half of the last step real), 0 the vector
+// tiles. ATC_CONV_AMX=0 (atc's environment) turns it off, for measuring.
+inline int convAmxForm(int64_t M, int64_t Cg, int64_t KHW, bool band) {
   if (const char* e = std::getenv("ATC_CONV_AMX"))
-    if (e[0] == '0') return false;
-  return (Cg + 1) / 2 >= 8 && M >= 16;
+    if (e[0] == '0') return 0;
+  if (M < 16) return 0;
+  if ((Cg + 1) / 2 >= 8) return 1;
+  const int64_t KP = (Cg * KHW + 1) / 2;
+  return band && KHW > 1 && KP >= 8 && 2 * KP >= (KP + 15) / 16 * 16 ? 2 : 0;
 }
 
 // The weights as tdpbf16ps's first operand: [G][MT][S][16][16][2] bfloat16, MT = 16-channel tiles
@@ -57,12 +61,16 @@ inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int
 
 // Blocking: pixel blocks of about 512 grid positions (band: whole output rows; 1x1: pixels),
 // channel blocks of 32-channel tile pairs until there are 8 tasks. Slot: the step offsets, a
-// strided 1x1's pixel offsets, the bias tiles [32][16], the pair band (KPT planes and 32 words
-// after the last) or pair rows [KPT][NQ], the accumulator [32][NQ].
+// strided 1x1's pixel offsets (im2col: the K row offsets), the bias tiles [32][16], the pair band
+// (KPT planes and 32 words after the last) or pair rows [KPT][NQ] (im2col: then its bfloat16
+// band), the accumulator [32][NQ].
 inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_t M, int64_t Cg, bool band,
                                const std::vector<int64_t>& out, const std::vector<int64_t>& k,
                                const std::vector<int64_t>& s, const std::vector<int64_t>& dl) {
-  const int64_t CP = (Cg + 1) / 2, KPT = (CP + 15) / 16 * 16, KHW = k[1] * k[2], S = KHW * KPT / 16;
+  const int64_t KHW = k[1] * k[2];
+  const bool col = convAmxForm(M, Cg, KHW, band) == 2;
+  const int64_t CP = col ? (Cg * KHW + 1) / 2 : (Cg + 1) / 2, KPT = (CP + 15) / 16 * 16;
+  const int64_t S = (col ? 1 : KHW) * KPT / 16;
   const int64_t MT2 = (M + 31) / 32, NPIX = out[1] * out[2];
   int64_t nblocks, nq;
   if (band) {
@@ -90,19 +98,24 @@ inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG,
   int64_t next = (S + 15) / 16 * 16;
   P[CV_AMX_PIX] = next;
   if (!band) next += (nq + 15) / 16 * 16;
+  if (col) next += (Cg * KHW + 15) / 16 * 16;
   P[CV_AMX_BIAS] = next;
   next += 32 * 16;
   P[CV_BAND_OFF] = next;
   if (band) {
     P[CV_BPLANE] = (s[1] * s[2] * CUBE_CONV_BAND_HBR(P) * P[CV_PQ] + 15) / 16 * 16;
     if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
-    next += KPT * P[CV_BPLANE] + 32;
-  } else {
+  }
+  if (col) {  // pair rows, then the bfloat16 band (BPLANE values per channel, 32 after the last)
     next += KPT * NQ;
+    P[CV_AMX_COL] = next;
+    next += (Cg * P[CV_BPLANE] + 32 + 31) / 32 * 16;
+  } else {
+    next += band ? KPT * P[CV_BPLANE] + 32 : KPT * NQ;
   }
   P[CV_ACC] = next;
   P[CV_SLOT] = next + 32 * NQ;
-  if (!packConvWeightAmx(c, P[CV_G], M, Cg, KHW, KPT)) opError(c.node, "internal: the AMX conv needs constant weights");
+  if (!(col ? packConvWeightAmx(c, P[CV_G], M, Cg * KHW, 1, KPT) : packConvWeightAmx(c, P[CV_G], M, Cg, KHW, KPT))) opError(c.node, "internal: the AMX conv needs constant weights");
   P[CV_W_PACKED] = 1;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = NG * mblocks * nblocks * P[CV_SLOT] * 4 + 64;

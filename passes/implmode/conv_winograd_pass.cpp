@@ -53,7 +53,7 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   if (tiles < 16) return "fewer than 16 tiles";
   // bfloat16 X and weights on an AMX target: the direct conv runs on the tiles (conv_amx.h), far
   // above Winograd's float32 product.
-  if (ctx.target->bf16Amx() && xd == DType::BF16 && w->type.dtype == DType::BF16 && convAmxPays(OC, C))
+  if (ctx.target->bf16Amx() && xd == DType::BF16 && w->type.dtype == DType::BF16 && convAmxForm(OC, C, 9, true))
     return "bfloat16 on AMX tiles (the direct conv is faster)";
   // bfloat16 X and weights on a target with vdpbf16ps: the direct conv runs at twice the float32
   // rate, and Winograd's float32 product only pays on large maps (ResNet-50, 1 thread, Zen 5:

@@ -199,20 +199,23 @@ TEST(Bf16Dot, ConvPairTiles) {
 // Conv on AMX tiles (CV_AMX, kernels/lib/conv_amx.h): 3x3 band convs (ragged output channels;
 // stride 2 with 20 channel pairs padded to 32 by zero planes; groups with dilation 2, odd input
 // channels; a residual with ReLU), 1x1 convs (unit stride with 150 pairs, several pixel blocks,
-// strided with an odd channel count), float32 and bfloat16 Y. Flag 1 runs tdpbf16ps where the
-// host has AMX-BF16, flag 2 the same sums in plain code; a 3-channel stem keeps the vector tiles.
+// strided with an odd channel count), im2col pairs for 3-channel stems (3x3, and 7x7 stride 2
+// with 74 pairs), float32 and bfloat16 Y. Flag 1 runs tdpbf16ps where the host has AMX-BF16, flag
+// 2 the same sums in plain code; 8 output channels keep the vector tiles.
 TEST(Bf16Dot, ConvAmxTiles) {
   using cubetest::ConvCase;
-  struct C { ConvCase cc; bool bf16Y, res; };
+  struct C { ConvCase cc; bool bf16Y, res; int form; };
   const C cases[] = {
-      {{1, 64, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false},
-      {{1, 40, 32, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false}, true, false},
-      {{2, 46, 64, 2, {8, 9}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, true}, false, false},
-      {{1, 64, 48, 1, {12, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, true},
-      {{1, 300, 96, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true}, true, false},
-      {{1, 32, 40, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false}, false, true},
-      {{1, 33, 128, 1, {9, 9}, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, true}, false, false},
-      {{1, 3, 32, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false}};
+      {{1, 64, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false, 1},
+      {{1, 40, 32, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false}, true, false, 1},
+      {{2, 46, 64, 2, {8, 9}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, true}, false, false, 1},
+      {{1, 64, 48, 1, {12, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, true, 1},
+      {{1, 300, 96, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true}, true, false, 1},
+      {{1, 32, 40, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, false}, false, true, 1},
+      {{1, 33, 128, 1, {9, 9}, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}, true}, false, false, 1},
+      {{1, 3, 32, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false, 2},
+      {{2, 3, 40, 1, {29, 30}, {7, 7}, {2, 2}, {1, 1}, {3, 3, 3, 3}, true}, true, true, 2},
+      {{1, 6, 24, 2, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false}, false, false, 0}};
   uint32_t seed = 980;
   if (!hostHasAmxBf16()) std::printf("[   INFO   ] host without AMX-BF16: flag 1 runs the plain sums too\n");
   for (const C& c : cases) {
@@ -251,12 +254,12 @@ TEST(Bf16Dot, ConvAmxTiles) {
     ctx.bf16Dot = ctx.bf16Amx = true;
     KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
     ASSERT_EQ(call.kernel, "conv");
-    const bool stem = cc.C == 3;
-    ASSERT_EQ(call.params[CV_AMX], stem ? 0 : 1);
+    ASSERT_EQ(call.params[CV_AMX], c.form ? 1 : 0);
+    ASSERT_EQ(call.params[CV_AMX_COL] != 0, c.form == 2);
     for (int64_t flag : {int64_t(1), int64_t(2)}) {
       SCOPED_TRACE(flag == 1 ? "AMX tiles (where the host has them)" : "plain sums");
       std::vector<int64_t> P = call.params;
-      if (!stem) P[CV_AMX] = flag;
+      if (c.form) P[CV_AMX] = flag;
       const int64_t ny = (int64_t)want.size();
       std::vector<uint8_t> y(ny * (c.bf16Y ? 2 : 4));
       std::vector<uint8_t> ws(call.workspaceBytes + 64, 0xff);  // NaN garbage: dropped lanes must stay dropped
