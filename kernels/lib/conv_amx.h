@@ -16,7 +16,8 @@
 // Grid positions past a row's OW (and past the block) are computed from whatever the band holds
 // there and dropped: a column of C depends only on the same column of the band.
 // Tasks run with the channel block fastest (conv_amx_coords), so the tasks of one range that share
-// a pixel block fill its band once; the tile configuration is loaded once per range.
+// a pixel block fill its band once; the tile configuration is loaded once per range. Convs with few
+// input channels (CV_AMX_COL: 3-channel stems) take pairs of im2col rows instead of channel pairs.
 #pragma once
 #include "kernels/lib/conv_band.h"
 #include "kernels/lib/cube_amx.h"
@@ -130,6 +131,11 @@ static inline ATCK_INLINE void conv_amx_pairs_1x1(const int64_t* P, const uint16
     const uint32_t hm = c + 1 < Cg ? 0xffffu : 0u;
     if (!pix) {
       for (int64_t p = 0; p < np; ++p) row[p] = (uint32_t)lo[p0 + p] | ((uint32_t)hi[p0 + p] & hm) << 16;
+    } else if (P[CV_SW] == 2) {  // per output row, a stride-2 run: plain vector loads
+      for (int64_t p = 0, run; p < np; p += run) {
+        run = cube_min(np - p, P[CV_OW] - (p0 + p) % P[CV_OW]);
+        conv_pairs_stride2(row + p, lo + pix[p], hi + pix[p], hm, run);
+      }
     } else {
       for (int64_t p = 0; p < np; ++p) row[p] = (uint32_t)lo[pix[p]] | ((uint32_t)hi[pix[p]] & hm) << 16;
     }
@@ -149,7 +155,13 @@ static inline ATCK_INLINE void conv_amx_col_rows(const int64_t* P, const void* X
   conv_band_planes(P, oh0, rows, Cg, band,
                    [&](int64_t ic, uint16_t* dd, int64_t at, int64_t jlo, int64_t jhi) ATCK_INLINE {
                      const uint16_t* src = X16 + ic * IHW + at;
-                     for (int64_t j = jlo; j < jhi; ++j) dd[j] = src[j * SW];
+                     if (SW == 2 && jhi > jlo) {  // the low halves of 32-bit words: vector loads
+                       for (int64_t j = jlo; j < jhi - 1; ++j)
+                         dd[j] = (uint16_t)(*(const conv_u32_u16al*)(src + 2 * j) & 0xffffu);
+                       dd[jhi - 1] = src[2 * (jhi - 1)];
+                     } else {
+                       for (int64_t j = jlo; j < jhi; ++j) dd[j] = src[j * SW];
+                     }
                    });
   conv_band_offsets(P, K, off);
   for (int64_t r = 0; r < KPT; ++r) {

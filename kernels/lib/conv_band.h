@@ -69,6 +69,20 @@ static inline ATCK_INLINE void conv_band_fill(const int64_t* P, const void* X, i
                    });
 }
 
+// 32 bits at any 16-bit boundary: a stride-2 run of 16-bit values (s[2j], j < n) is the low halves
+// of n consecutive 32-bit words, which vectorises as plain loads (no gathers).
+typedef uint32_t conv_u32_u16al __attribute__((aligned(2), may_alias));
+
+// d[j] = lo[2j] | hi[2j] << 16 for j < n (hm 0: hi ignored); the last value read alone, so
+// nothing past lo[2(n - 1)] / hi[2(n - 1)] is read.
+static inline ATCK_INLINE void conv_pairs_stride2(uint32_t* d, const uint16_t* lo, const uint16_t* hi, uint32_t hm,
+                                                  int64_t n) {
+  if (n <= 0) return;
+  for (int64_t j = 0; j < n - 1; ++j)
+    d[j] = (*(const conv_u32_u16al*)(lo + 2 * j) & 0xffffu) | (*(const conv_u32_u16al*)(hi + 2 * j) & hm) << 16;
+  d[n - 1] = (uint32_t)lo[2 * (n - 1)] | ((uint32_t)hi[2 * (n - 1)] & hm) << 16;
+}
+
 // The band of conv_band_fill for the bfloat16 pair tiles (CV_BF16DP): channel pair p's planes
 // hold 32-bit words, bfloat16 channel 2p in the low half and 2p + 1 (zero past Cg) in the high
 // half; the same geometry (BPLANE words per pair) so conv_band_offsets over the KP pair rows
@@ -80,7 +94,11 @@ static inline ATCK_INLINE void conv_band_fill_pairs(const int64_t* P, const void
   conv_band_planes(P, oh0, rows, (Cg + 1) / 2, band,
                    [&](int64_t pi, uint32_t* d, int64_t at, int64_t jlo, int64_t jhi) ATCK_INLINE {
                      const uint16_t* lo = X16 + inOff + 2 * pi * IHW + at;
-                     if (2 * pi + 1 >= Cg) {
+                     if (SW == 2) {  // strided convs (ResNet's downsampling 3x3): plain vector loads
+                       const int last = 2 * pi + 1 >= Cg;
+                       conv_pairs_stride2(d + jlo, lo + 2 * jlo, last ? lo + 2 * jlo : lo + IHW + 2 * jlo,
+                                          last ? 0u : 0xffffu, jhi - jlo);
+                     } else if (2 * pi + 1 >= Cg) {
                        for (int64_t j = jlo; j < jhi; ++j) d[j] = lo[j * SW];
                      } else if (SW == 1) {
                        const uint16_t* hi = lo + IHW;

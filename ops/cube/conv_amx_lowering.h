@@ -59,8 +59,9 @@ inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int
   return true;
 }
 
-// Blocking: pixel blocks of about 512 grid positions (band: whole output rows; 1x1: pixels),
-// channel blocks of 32-channel tile pairs until there are 8 tasks. Slot: the step offsets, a
+// Blocking: pixel blocks of about 512 grid positions (band: whole output rows, fewer when there
+// would be under 8 tasks with the channel blocks; 1x1: pixels in whole 32-column blocks), channel
+// blocks of 32-channel tile pairs until there are 4 tasks. Slot: the step offsets, a
 // strided 1x1's pixel offsets (im2col: the K row offsets), the bias tiles [32][16], the pair band
 // (KPT planes and 32 words after the last) or pair rows [KPT][NQ] (im2col: then its bfloat16
 // band), the accumulator [32][NQ].
@@ -78,13 +79,16 @@ inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG,
     nq = (P[CV_BROWS] - 1) * P[CV_PQ] + out[2];
   } else {
     nblocks = (NPIX + 511) / 512;
-    nq = (NPIX + nblocks - 1) / nblocks;
+    nq = ((NPIX + nblocks - 1) / nblocks + 31) / 32 * 32;  // whole 32-column blocks
     nblocks = (NPIX + nq - 1) / nq;
     P[CV_NB] = nq;
   }
   const int64_t NQ = (nq + 31) / 32 * 32 + 16;  // an odd multiple of 16 floats: rows spread over L1 sets
+  // Channel blocks until there are 4 tasks, not 8: each channel block fills its pixel block's band
+  // again, and with few tasks the runtime hands a thread single ones (ResNet-50's 14x14 and 28x28
+  // layers alone, 1 and 2 threads, against 8 tasks or pixel blocks first: docs/kernels-cube.md).
   const int64_t base = NG * nblocks;
-  int64_t mblocks = base < 8 ? std::min<int64_t>(MT2, (8 + base - 1) / base) : 1;
+  int64_t mblocks = base < 4 ? std::min<int64_t>(MT2, (4 + base - 1) / base) : 1;
   const int64_t MBp = (MT2 + mblocks - 1) / mblocks;
   mblocks = (MT2 + MBp - 1) / MBp;
   P[CV_AMX] = 1;

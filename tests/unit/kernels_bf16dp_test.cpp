@@ -269,11 +269,20 @@ TEST(Bf16Dot, ConvAmxTiles) {
       bufs.push_back(y.data());
       bufs.push_back(ws.data());
       ASSERT_EQ((int64_t)bufs.size() - 2, P[CV_YIDX]);
-      runNativeKernel(*findNativeKernel("conv"), P.data(), bufs.data());
-      std::vector<float> got(ny);
-      for (int64_t i = 0; i < ny; ++i)
-        got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
-      expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv AMX tiles");
+      // One task per call, then all tasks as one range (tasks that share a pixel block fill its
+      // band once; the next block's task fills again) and as two ranges.
+      const NativeKernel& kern = *findNativeKernel("conv");
+      const int64_t nt = kern.ntasks(P.data());
+      for (int ranges : {0, 1, 2}) {
+        SCOPED_TRACE("ranges " + std::to_string(ranges));
+        std::fill(y.begin(), y.end(), 0);
+        if (ranges == 0) runNativeKernel(kern, P.data(), bufs.data());
+        for (int r = 0; r < ranges; ++r) kern.task(P.data(), bufs.data(), nt * r / ranges, nt * (r + 1) / ranges);
+        std::vector<float> got(ny);
+        for (int64_t i = 0; i < ny; ++i)
+          got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
+        expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv AMX tiles");
+      }
     }
   }
 }
