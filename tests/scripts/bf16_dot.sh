@@ -3,9 +3,9 @@
 # and BERT-tiny (MatMul) under allow_fp32_to_bf16 for znver4 (AVX512-BF16) carry vdpbf16ps in
 # their kernels, for x86-64-v4 (no AVX512-BF16) none; on a host with AVX512-BF16 the znver4
 # build runs and is as close to the float32 reference as the x86-64-v4 bfloat16 build (which
-# converts to float32 and uses FMAs). BERT-tiny for sapphirerapids (bf16_path amx) carries
-# tdpbf16ps (AMX tiles, kernels/lib/cube_amx.h) in its MatMul kernels; on a host with AMX-BF16 it
-# runs and is held to the same bound.
+# converts to float32 and uses FMAs). For sapphirerapids (bf16_path amx) both carry tdpbf16ps
+# (AMX tiles: BERT-tiny's MatMul kernels, kernels/lib/cube_amx.h; ResNet-18's conv kernels,
+# kernels/lib/conv_amx.h); on a host with AMX-BF16 they run and are held to the same bound.
 # Usage: bf16_dot.sh <bin dir> <repo root>
 BIN=$(cd "$1" && pwd); ROOT=$(cd "${2:-.}" && pwd)
 M="$ROOT/../shared/models/onnx"
@@ -21,8 +21,7 @@ host_amx=0
 grep -qw amx_bf16 /proc/cpuinfo && host_amx=1
 for model in resnet18 bert_tiny; do
   [ -f "$M/$model.onnx" ] || { echo "SKIP $model (no $M/$model.onnx)"; continue; }
-  socs="znver4 x86-64-v4"
-  [ $model = bert_tiny ] && socs="$socs sapphirerapids"
+  socs="znver4 x86-64-v4 sapphirerapids"
   for soc in $socs; do
     o=${model}_$soc
     mkdir -p "$T/$o.dbg"
@@ -46,9 +45,7 @@ for model in resnet18 bert_tiny; do
     continue
   fi
   run_socs="znver4 x86-64-v4"
-  if [ $model = bert_tiny ]; then
-    if [ $host_amx = 1 ]; then run_socs="$run_socs sapphirerapids"; else echo "SKIP $model sapphirerapids run: the host has no AMX-BF16"; fi
-  fi
+  if [ $host_amx = 1 ]; then run_socs="$run_socs sapphirerapids"; else echo "SKIP $model sapphirerapids run: the host has no AMX-BF16"; fi
   for soc in $run_socs; do
     "$BIN/omrun" --model="$T/${model}_$soc.om" --input="$M/$model.in.npy" --output="$T/${model}_$soc.out" \
       > "$T/${model}_$soc.run.log" 2>&1 || bad "${model}_$soc omrun" "$(cat "$T/${model}_$soc.run.log")"
