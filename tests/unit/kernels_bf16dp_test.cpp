@@ -38,6 +38,35 @@ bool hostHasBf16Dot() {
 #endif
 }
 
+// A 2-D conv case's bfloat16 X and W and float32 bias (seeds taken from `seed` in that order),
+// its output sizes and the float64 reference on the bfloat16 values.
+struct Bf16Conv {
+  Shape xs;
+  std::shared_ptr<Tensor> xt, wt, bt;
+  std::vector<int64_t> out;
+  std::vector<float> want;
+};
+
+Bf16Conv bf16Conv(const cubetest::ConvCase& cc, uint32_t& seed) {
+  Bf16Conv d;
+  d.xs = {cc.N, cc.C};
+  Shape wsh = {cc.OC, cc.C / cc.G};
+  d.xs.insert(d.xs.end(), cc.in.begin(), cc.in.end());
+  wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
+  d.xt = toBf16(*randTensor(d.xs, seed++));
+  d.wt = toBf16(*randTensor(wsh, seed++));
+  d.bt = randTensor({cc.OC}, seed++);
+  std::vector<float> xf(d.xt->type.numel()), wf(d.wt->type.numel());
+  for (size_t i = 0; i < xf.size(); ++i) xf[i] = bf16ToFloat(d.xt->as<uint16_t>()[i]);
+  for (size_t i = 0; i < wf.size(); ++i) wf[i] = bf16ToFloat(d.wt->as<uint16_t>()[i]);
+  std::vector<int64_t> pb = {cc.pads[0], cc.pads[1]};
+  d.out.assign(2, 0);
+  for (int i = 0; i < 2; ++i)
+    d.out[i] = (cc.in[i] + cc.pads[i] + cc.pads[i + 2] - (cc.k[i] - 1) * cc.d[i] - 1) / cc.s[i] + 1;
+  d.want = cubetest::refConv(cc, xf.data(), wf.data(), cc.bias ? d.bt->as<float>() : nullptr, d.out, pb);
+  return d;
+}
+
 // Ragged rows and columns, K even (A's pairs read in place) and odd (pairs copied, the last one
 // padded), K blocks (600 > 256), batches folded into M with odd row offsets, a bias with ReLU,
 // a residual, float32 and bfloat16 Y.
@@ -150,21 +179,10 @@ TEST(Bf16Dot, ConvPairTiles) {
   for (const C& c : cases) {
     const ConvCase& cc = c.cc;
     SCOPED_TRACE("seed " + std::to_string(seed));
-    Shape xs = {cc.N, cc.C}, wsh = {cc.OC, cc.C / cc.G};
-    xs.insert(xs.end(), cc.in.begin(), cc.in.end());
-    wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
-    auto xt = toBf16(*randTensor(xs, seed++)), wt = toBf16(*randTensor(wsh, seed++));
-    auto bt = randTensor({cc.OC}, seed++);
-    std::vector<float> xf(xt->type.numel()), wf(wt->type.numel());
-    for (size_t i = 0; i < xf.size(); ++i) xf[i] = bf16ToFloat(xt->as<uint16_t>()[i]);
-    for (size_t i = 0; i < wf.size(); ++i) wf[i] = bf16ToFloat(wt->as<uint16_t>()[i]);
-    std::vector<int64_t> out(2), pb = {cc.pads[0], cc.pads[1]};
-    for (int i = 0; i < 2; ++i)
-      out[i] = (cc.in[i] + cc.pads[i] + cc.pads[i + 2] - (cc.k[i] - 1) * cc.d[i] - 1) / cc.s[i] + 1;
-    auto want = cubetest::refConv(cc, xf.data(), wf.data(), cc.bias ? bt->as<float>() : nullptr, out, pb);
+    const Bf16Conv d = bf16Conv(cc, seed);
     Graph g;
-    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, xs)), g.newConstant("w", wt)};
-    if (cc.bias) ins.push_back(g.newConstant("b", bt));
+    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, d.xs)), g.newConstant("w", d.wt)};
+    if (cc.bias) ins.push_back(g.newConstant("b", d.bt));
     Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
     cubetest::setConvAttrs(n, cc);
     n->attrs["_out_dtype"] = (int64_t)(c.bf16Y ? DType::BF16 : DType::F32);
@@ -180,18 +198,18 @@ TEST(Bf16Dot, ConvPairTiles) {
       SCOPED_TRACE(flag == 1 ? "vdpbf16ps (where the host has it)" : "float32 form");
       std::vector<int64_t> P = call.params;
       P[CV_BF16DP] = flag;
-      const int64_t ny = (int64_t)want.size();
+      const int64_t ny = (int64_t)d.want.size();
       std::vector<uint8_t> y(ny * (c.bf16Y ? 2 : 4));
       std::vector<uint8_t> ws(call.workspaceBytes + 64);
-      std::vector<void*> bufs = {xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data())};
-      if (cc.bias) bufs.push_back(bt->data.data());
+      std::vector<void*> bufs = {d.xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data())};
+      if (cc.bias) bufs.push_back(d.bt->data.data());
       bufs.push_back(y.data());
       bufs.push_back(ws.data());
       runNativeKernel(*findNativeKernel("conv"), P.data(), bufs.data());
       std::vector<float> got(ny);
       for (int64_t i = 0; i < ny; ++i)
         got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
-      expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv pair tiles");
+      expectClose(got.data(), d.want, c.bf16Y ? 8e-3 : 1e-4, "conv pair tiles");
     }
   }
 }
@@ -221,25 +239,15 @@ TEST(Bf16Dot, ConvAmxTiles) {
   for (const C& c : cases) {
     const ConvCase& cc = c.cc;
     SCOPED_TRACE("seed " + std::to_string(seed));
-    Shape xs = {cc.N, cc.C}, wsh = {cc.OC, cc.C / cc.G};
-    xs.insert(xs.end(), cc.in.begin(), cc.in.end());
-    wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
-    auto xt = toBf16(*randTensor(xs, seed++)), wt = toBf16(*randTensor(wsh, seed++));
-    auto bt = randTensor({cc.OC}, seed++);
-    std::vector<float> xf(xt->type.numel()), wf(wt->type.numel());
-    for (size_t i = 0; i < xf.size(); ++i) xf[i] = bf16ToFloat(xt->as<uint16_t>()[i]);
-    for (size_t i = 0; i < wf.size(); ++i) wf[i] = bf16ToFloat(wt->as<uint16_t>()[i]);
-    std::vector<int64_t> out(2), pb = {cc.pads[0], cc.pads[1]};
-    for (int i = 0; i < 2; ++i)
-      out[i] = (cc.in[i] + cc.pads[i] + cc.pads[i + 2] - (cc.k[i] - 1) * cc.d[i] - 1) / cc.s[i] + 1;
-    auto want = cubetest::refConv(cc, xf.data(), wf.data(), cc.bias ? bt->as<float>() : nullptr, out, pb);
-    const Shape ys = {cc.N, cc.OC, out[0], out[1]};
+    const Bf16Conv d = bf16Conv(cc, seed);
+    std::vector<float> want = d.want;
+    const Shape ys = {cc.N, cc.OC, d.out[0], d.out[1]};
     auto rt = randTensor(ys, seed++);
     if (c.res)
       for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0f, want[i] + rt->as<float>()[i]);
     Graph g;
-    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, xs)), g.newConstant("w", wt)};
-    ins.push_back(cc.bias ? g.newConstant("b", bt) : nullptr);
+    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, d.xs)), g.newConstant("w", d.wt)};
+    ins.push_back(cc.bias ? g.newConstant("b", d.bt) : nullptr);
     if (c.res) ins.push_back(g.newValue("r", TensorType(DType::F32, ys)));
     Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
     cubetest::setConvAttrs(n, cc);
@@ -263,8 +271,8 @@ TEST(Bf16Dot, ConvAmxTiles) {
       const int64_t ny = (int64_t)want.size();
       std::vector<uint8_t> y(ny * (c.bf16Y ? 2 : 4));
       std::vector<uint8_t> ws(call.workspaceBytes + 64, 0xff);  // NaN garbage: dropped lanes must stay dropped
-      std::vector<void*> bufs = {xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
-                                 cc.bias ? bt->data.data() : nullptr};
+      std::vector<void*> bufs = {d.xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
+                                 cc.bias ? d.bt->data.data() : nullptr};
       if (c.res) bufs.push_back(rt->data.data());
       bufs.push_back(y.data());
       bufs.push_back(ws.data());
