@@ -18,7 +18,9 @@
 // Tasks run with the channel block fastest (conv_amx_coords), so the tasks of one range that share
 // a pixel block fill its band once; the tile configuration is loaded once per range. Convs with few
 // input channels (CV_AMX_COL: 3-channel stems) take pairs of im2col rows instead of channel pairs.
+// Float16 convs take the same path on two bfloat16 parts per value (CV_AMX_PARTS, conv_amx_split.h).
 #pragma once
+#include "kernels/lib/conv_amx_split.h"
 #include "kernels/lib/conv_band.h"
 #include "kernels/lib/cube_amx.h"
 
@@ -90,23 +92,75 @@ CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block(int64_t S, 
   _tile_stored(3, C + 16 * ldc + 16, cs);
   ATCK_AMX_BARRIER(C);
 }
+
+// conv_amx_block for the split form (parts 2): step s holds the parts' weight tiles side by side
+// (W + (s * parts + part) * 512) and its band rows at B + boff[s] + part * pstride; the products of
+// conv_amx_prod_part, a weight or band tile pair reloaded only when its part changes.
+CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block_split(int64_t S, int64_t parts,
+                                                                           const uint16_t* W, int64_t wpair,
+                                                                           const uint32_t* B, const int32_t* boff,
+                                                                           int64_t pstride, int64_t bstride,
+                                                                           float* C, int64_t ldc, const float* bias) {
+  const int64_t cs = ldc * 4, nprod = conv_amx_nprod(parts);
+  if (bias) {
+    _tile_loadd(0, bias, 64);
+    _tile_loadd(1, bias, 64);
+    _tile_loadd(2, bias + 256, 64);
+    _tile_loadd(3, bias + 256, 64);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (int64_t s = 0; s < S; ++s) {
+    const uint16_t* w = W + s * parts * 512;
+    const uint32_t* b = B + boff[s];
+    int lw = -1, lx = -1;
+    for (int64_t j = 0; j < nprod; ++j) {
+      const int pw = conv_amx_prod_part(parts, j, 0), px = conv_amx_prod_part(parts, j, 1);
+      if (pw != lw) {
+        _tile_loadd(4, w + pw * 512, 64);
+        _tile_loadd(5, w + wpair + pw * 512, 64);
+        lw = pw;
+      }
+      if (px != lx) {
+        _tile_loadd(6, b + px * pstride, bstride);
+        _tile_loadd(7, b + px * pstride + 16, bstride);
+        lx = px;
+      }
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  _tile_stored(0, C, cs);
+  _tile_stored(1, C + 16, cs);
+  _tile_stored(2, C + 16 * ldc, cs);
+  _tile_stored(3, C + 16 * ldc + 16, cs);
+  ATCK_AMX_BARRIER(C);
+}
 #endif
 
-// conv_amx_block's sums in plain code (hosts without AMX, and tests): float32 products of the
-// bfloat16 values, accumulated per channel pair.
-static inline void conv_amx_block_plain(int64_t S, const uint16_t* W, int64_t wpair, const uint32_t* B,
-                                        const int32_t* boff, int64_t bstride, float* C, int64_t ldc,
-                                        const float* bias) {
+// conv_amx_block's and conv_amx_block_split's sums in plain code (hosts without AMX, and tests):
+// float32 products of the bfloat16 values (parts), accumulated per channel pair.
+static inline void conv_amx_block_plain(int64_t S, int64_t parts, const uint16_t* W, int64_t wpair,
+                                        const uint32_t* B, const int32_t* boff, int64_t pstride, int64_t bstride,
+                                        float* C, int64_t ldc, const float* bias) {
   for (int64_t i = 0; i < 32; ++i) {
     float acc[32];
     for (int64_t j = 0; j < 32; ++j) acc[j] = bias ? bias[i * 16] : 0.0f;
     for (int64_t s = 0; s < S; ++s) {
-      const uint16_t* w = W + (i < 16 ? 0 : wpair) + s * 512 + (i % 16) * 32;
-      for (int64_t r = 0; r < 16; ++r) {
-        const uint32_t* row = (const uint32_t*)((const char*)(B + boff[s]) + r * bstride);
-        const float w0 = atck_bf2f(w[2 * r]), w1 = atck_bf2f(w[2 * r + 1]);
-        for (int64_t j = 0; j < 32; ++j)
-          acc[j] += w0 * atck_bf2f((uint16_t)(row[j] & 0xffffu)) + w1 * atck_bf2f((uint16_t)(row[j] >> 16));
+      for (int64_t pr = 0; pr < conv_amx_nprod(parts); ++pr) {
+        const int64_t pw = conv_amx_prod_part(parts, pr, 0), px = conv_amx_prod_part(parts, pr, 1);
+        const uint16_t* w = W + (i < 16 ? 0 : wpair) + (s * parts + pw) * 512 + (i % 16) * 32;
+        for (int64_t r = 0; r < 16; ++r) {
+          const uint32_t* row = (const uint32_t*)((const char*)(B + boff[s] + px * pstride) + r * bstride);
+          const float w0 = atck_bf2f(w[2 * r]), w1 = atck_bf2f(w[2 * r + 1]);
+          for (int64_t j = 0; j < 32; ++j)
+            acc[j] += w0 * atck_bf2f((uint16_t)(row[j] & 0xffffu)) + w1 * atck_bf2f((uint16_t)(row[j] >> 16));
+        }
       }
     }
     for (int64_t j = 0; j < 32; ++j) C[i * ldc + j] = acc[j];
@@ -190,6 +244,8 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
   const int64_t key = (n * G + g) * P[CV_NBLOCKS] + nb, inOff = (n * C + g * Cg) * IHW;
   int32_t* boff = (int32_t*)slot;
   uint32_t* B = (uint32_t*)(slot + P[CV_BAND_OFF]);
+  const int64_t parts = P[CV_AMX_PARTS] > 1 ? P[CV_AMX_PARTS] : 1;
+  const int split = parts > 1;
   const int fill = *filled != key;
   *filled = key;
   if (P[CV_BAND]) {
@@ -201,12 +257,19 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
     if (*rows <= 0) return 0;
     const int64_t nq = (*rows - 1) * P[CV_PQ] + OW;
     if (fill && P[CV_AMX_COL]) {
-      conv_amx_col_rows(P, bufs[0], inOff, oh0, *rows, nq, (uint16_t*)(slot + P[CV_AMX_COL]),
-                        (int32_t*)(slot + P[CV_AMX_PIX]), B);
+      if (split)
+        conv_amx_col_split(P, bufs[0], inOff, oh0, *rows, nq, slot + P[CV_AMX_COL], (int32_t*)(slot + P[CV_AMX_PIX]),
+                           B);
+      else
+        conv_amx_col_rows(P, bufs[0], inOff, oh0, *rows, nq, (uint16_t*)(slot + P[CV_AMX_COL]),
+                          (int32_t*)(slot + P[CV_AMX_PIX]), B);
       for (int64_t s = 0; s < S; ++s) boff[s] = (int32_t)(s * 16 * NQ);
     } else if (fill) {
-      conv_band_fill_pairs(P, bufs[0], inOff, oh0, *rows, B);
-      for (int64_t q = CP * P[CV_BPLANE]; q < KPT * P[CV_BPLANE] + 32; ++q) B[q] = 0;  // zero pair planes
+      if (split) conv_band_fill_split(P, bufs[0], inOff, oh0, *rows, B);
+      else conv_band_fill_pairs(P, bufs[0], inOff, oh0, *rows, B);
+      for (int64_t part = 0; part < parts; ++part)  // zero pair planes (and 32 words after the last part)
+        for (int64_t q = CP * P[CV_BPLANE]; q < KPT * P[CV_BPLANE] + (part == parts - 1 ? 32 : 0); ++q)
+          B[part * P[CV_AMX_PSTRIDE] + q] = 0;
       conv_band_offsets(P, KHW, boff);  // the taps of pair 0
       for (int64_t s = S - 1; s >= 0; --s) boff[s] = (int32_t)(s / KHW * 16 * P[CV_BPLANE] + boff[s % KHW]);
     }
@@ -225,7 +288,8 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
       for (int64_t p = 0; p < np; ++p)
         pix[p] = (int32_t)((p0 + p) / OW * P[CV_SH] * P[CV_IW] + (p0 + p) % OW * P[CV_SW]);
     }
-    conv_amx_pairs_1x1(P, (const uint16_t*)bufs[0] + inOff, p0, np, NQ, KPT, pix, B);
+    if (split) conv_amx_split_1x1(P, bufs[0], inOff, p0, np, NQ, KPT, pix, B);
+    else conv_amx_pairs_1x1(P, (const uint16_t*)bufs[0] + inOff, p0, np, NQ, KPT, pix, B);
     for (int64_t s = 0; s < S; ++s) boff[s] = (int32_t)(s * 16 * NQ);
   }
   return np;
@@ -235,7 +299,8 @@ static inline ATCK_INLINE int64_t conv_amx_fill(const int64_t* P, void** bufs, i
 static inline ATCK_INLINE void conv_amx_task(const int64_t* P, void** bufs, int64_t task, float* slot,
                                              int64_t* filled, int hw) {
   const int64_t G = P[CV_G], OC = P[CV_OC], M = OC / G, MB = P[CV_MB], NQ = P[CV_NQ];
-  const int64_t S = conv_amx_steps(P), MT = (M + 31) / 32 * 2;
+  const int64_t S = conv_amx_steps(P), MT = (M + 31) / 32 * 2, parts = P[CV_AMX_PARTS] > 1 ? P[CV_AMX_PARTS] : 1;
+  const int64_t pstride = P[CV_AMX_PSTRIDE];
   const int64_t NPIX = P[CV_OD] * P[CV_OH] * P[CV_OW];
   int64_t nb, mb, g, n, bstride, rows, len, y0;
   conv_amx_coords(P, task, &nb, &mb, &g, &n);
@@ -253,15 +318,20 @@ static inline ATCK_INLINE void conv_amx_task(const int64_t* P, void** bufs, int6
     if (Bias)
       for (int64_t i = 0; i < 32; ++i)
         for (int64_t j = 0; j < 16; ++j) bt[i * 16 + j] = m + i < M ? Bias[m + i] : 0.0f;
-    const uint16_t* Wm = W + (g * MT + m / 16) * S * 512;
+    const int64_t wpair = S * parts * 512;
+    const uint16_t* Wm = W + (g * MT + m / 16) * S * parts * 512;
     for (int64_t q = 0; q < nq; q += 32) {
 #if CUBE_HAVE_AMX
+      if (hw && parts == 1) {
+        conv_amx_block(S, Wm, wpair, B + q, boff, bstride, acc + q, NQ, Bias ? bt : 0);
+        continue;
+      }
       if (hw) {
-        conv_amx_block(S, Wm, S * 512, B + q, boff, bstride, acc + q, NQ, Bias ? bt : 0);
+        conv_amx_block_split(S, parts, Wm, wpair, B + q, boff, pstride, bstride, acc + q, NQ, Bias ? bt : 0);
         continue;
       }
 #endif
-      conv_amx_block_plain(S, Wm, S * 512, B + q, boff, bstride, acc + q, NQ, Bias ? bt : 0);
+      conv_amx_block_plain(S, parts, Wm, wpair, B + q, boff, pstride, bstride, acc + q, NQ, Bias ? bt : 0);
     }
     conv_acc_rows_store(P, bufs, acc, NQ, P[CV_BAND] ? P[CV_PQ] : 0, m, cube_min(mEnd, m + 32), rows, len,
                         (n * OC + g * M) * NPIX + y0);

@@ -18,10 +18,11 @@
 // BPLANE elements (T: float or 32-bit words): rows outside the input or past the task's last
 // needed row and the columns outside [jlo, jhi) are zeros; fill(c, d, at, jlo, jhi) writes
 // columns [jlo, jhi) of row d from input element at (relative to channel c's plane: column
-// j is at at + j * SW).
+// j is at at + j * SW). parts > 1 (the AMX split forms, conv_amx_split.h): the band is repeated
+// parts times, pstride elements apart; the zeros go into every copy, fill writes all of them.
 template <class T, class Fill>
 static inline ATCK_INLINE void conv_band_planes(const int64_t* P, int64_t oh0, int64_t rows, int64_t NC, T* band,
-                                                Fill fill) {
+                                                Fill fill, int64_t parts = 1, int64_t pstride = 0) {
   const int64_t IH = P[CV_IH], IW = P[CV_IW], KH = P[CV_KH], DH = P[CV_DH], SH = P[CV_SH], SW = P[CV_SW];
   const int64_t PH = P[CV_PH], PW = P[CV_PW], PQ = P[CV_PQ], HBR = CUBE_CONV_BAND_HBR(P), PLANE = HBR * PQ;
   const int64_t hb = (rows - 1) * SH + (KH - 1) * DH + 1;
@@ -35,17 +36,20 @@ static inline ATCK_INLINE void conv_band_planes(const int64_t* P, int64_t oh0, i
         for (int64_t i = 0; i < HBR; ++i) {
           T* d = pl + i * PQ;
           const int64_t rr = i * SH + phr, ih = oh0 * SH - PH + rr;
-          if (rr >= hb || ih < 0 || ih >= IH) {
-            for (int64_t j = 0; j < PQ; ++j) d[j] = 0;
-            continue;
+          const int outside = rr >= hb || ih < 0 || ih >= IH;
+          for (int64_t part = 0; part < parts; ++part) {
+            T* dp = d + part * pstride;
+            for (int64_t j = 0; j < (outside ? PQ : jlo); ++j) dp[j] = 0;
+            if (!outside)
+              for (int64_t j = jhi; j < PQ; ++j) dp[j] = 0;
           }
-          for (int64_t j = 0; j < jlo; ++j) d[j] = 0;
-          fill(ic, d, ih * IW + phc - PW, jlo, jhi);
-          for (int64_t j = jhi; j < PQ; ++j) d[j] = 0;
+          if (!outside) fill(ic, d, ih * IW + phc - PW, jlo, jhi);
         }
       }
     }
-    for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (ic == NC - 1 ? 32 : 0); ++q) band[ic * P[CV_BPLANE] + q] = 0;
+    for (int64_t part = 0; part < parts; ++part)
+      for (int64_t q = SH * SW * PLANE; q < P[CV_BPLANE] + (ic == NC - 1 && part == parts - 1 ? 32 : 0); ++q)
+        band[part * pstride + ic * P[CV_BPLANE] + q] = 0;
   }
 }
 

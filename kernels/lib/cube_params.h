@@ -57,6 +57,12 @@ enum CubeConvParam {
   CV_AMX_COL,    // AMX, convs with few input channels: 0, or the offset (floats) in the task slot of a
                  // bfloat16 band (one value per position) from which pair rows [CV_KC][CV_NQ] of im2col
                  // rows 2r, 2r + 1 (k = (ic, kh, kw)) are built: W packed with K = Cg*KH*KW as one tap
+                 // (a float32 band when CV_AMX_PARTS is 2)
+  CV_AMX_PARTS,  // AMX: bfloat16 parts per value, 1 for bfloat16 X and W; 2 for float16 X and W, each
+                 // value the exact sum of its parts (kernels/lib/conv_amx_split.h): the band (or pair
+                 // rows) holds the parts' planes CV_AMX_PSTRIDE words apart, W is packed
+                 // [G][MT][S][parts][16][16][2]
+  CV_AMX_PSTRIDE,  // AMX: words from one part's band (or pair rows) to the next
   CV_COUNT
 };
 

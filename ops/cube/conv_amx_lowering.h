@@ -30,20 +30,30 @@ inline int convAmxForm(int64_t M, int64_t Cg, int64_t KHW, bool band) {
   return band && KHW > 1 && KP >= 8 && 2 * KP >= (KP + 15) / 16 * 16 ? 2 : 0;
 }
 
-// The weights as tdpbf16ps's first operand: [G][MT][S][16][16][2] bfloat16, MT = 16-channel tiles
-// (an even count, zero rows past M), step s = pb * KHW + tap holding input channels 2 * (pb * 16 + r)
-// + h at row r, half h (zero past Cg). Returns whether the weights are packed.
-inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t KHW, int64_t KPT) {
+// The bfloat16 parts per value of a float16 conv with float16 weights on the AMX split form (2);
+// 0 where it does not apply (other dtypes, implementation mode high_precision). Float32 convs stay
+// on float32 FMAs: three parts (six tile products, 6 bytes per weight) measured no faster there.
+inline int64_t amxSplitParts(const Node& n, bool ok, DType xdt) {
+  if (!ok || xdt != DType::F16 || n.inputs[1]->type.dtype != xdt) return 0;
+  return n.attrString("_impl_mode", "") == "high_precision" ? 0 : 2;
+}
+
+// The weights as tdpbf16ps's first operand: [G][MT][S][parts][16][16][2] bfloat16, MT = 16-channel
+// tiles (an even count, zero rows past M), step s = pb * KHW + tap holding input channels
+// 2 * (pb * 16 + r) + h at row r, half h (zero past Cg); parts > 1: each weight as the sum of that
+// many bfloat16 parts (kernels/lib/conv_amx_split.h). Returns whether the weights are packed.
+inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int64_t KHW, int64_t KPT,
+                              int64_t parts) {
   Node& n = c.node;
   Value* w = n.inputs[1];
   if (n.hasAttr("_cube_wshape")) return true;
   if (!w->isConstant()) return false;
   n.attrs["_cube_wshape"] = w->type.shape;
   const int64_t MT = (M + 31) / 32 * 2, S = KHW * KPT / 16;
-  const std::string how = "conv_amx " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(Cg) + "x" +
+  const std::string how = "conv_amx" + (parts > 1 ? std::to_string(parts) : std::string()) + " " + std::to_string(G) + "x" + std::to_string(M) + "x" + std::to_string(Cg) + "x" +
                           std::to_string(KHW);
   if (c.usePackedInput(1, how)) return true;
-  auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {G * MT * S * 512}));
+  auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {G * MT * S * parts * 512}));
   const std::vector<float> src = cubeFloats(*w->constant);
   uint16_t* dst = pk->as<uint16_t>();
   for (int64_t gi = 0; gi < G; ++gi)
@@ -52,8 +62,12 @@ inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int
         for (int64_t i = 0; i < 16; ++i)
           for (int64_t e = 0; e < 32; ++e) {
             const int64_t m = mt * 16 + i, tap = st % KHW, ic = 2 * (st / KHW * 16 + e / 2) + e % 2;
-            dst[(((gi * MT + mt) * S + st) * 16 + i) * 32 + e] =
-                m < M && ic < Cg ? floatToBf16(src[((gi * M + m) * Cg + ic) * KHW + tap]) : uint16_t(0);
+            float v = m < M && ic < Cg ? src[((gi * M + m) * Cg + ic) * KHW + tap] : 0.0f;
+            for (int64_t q = 0; q < parts; ++q) {  // each part rounded to nearest, the rest exact
+              const uint16_t h = floatToBf16(v);
+              dst[((((gi * MT + mt) * S + st) * parts + q) * 16 + i) * 32 + e] = h;
+              v -= bf16ToFloat(h);
+            }
           }
   c.replaceConstInput(1, pk, how);
   return true;
@@ -65,9 +79,11 @@ inline bool packConvWeightAmx(LowerCtx& c, int64_t G, int64_t M, int64_t Cg, int
 // strided 1x1's pixel offsets (im2col: the K row offsets), the bias tiles [32][16], the pair band
 // (KPT planes and 32 words after the last) or pair rows [KPT][NQ] (im2col: then its bfloat16
 // band), the accumulator [32][NQ].
+// parts: 1 for bfloat16 X and W, 2 for float16 (the split form: each part's band or pair rows, the
+// im2col band in float32).
 inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG, int64_t M, int64_t Cg, bool band,
                                const std::vector<int64_t>& out, const std::vector<int64_t>& k,
-                               const std::vector<int64_t>& s, const std::vector<int64_t>& dl) {
+                               const std::vector<int64_t>& s, const std::vector<int64_t>& dl, int64_t parts) {
   const int64_t KHW = k[1] * k[2];
   const bool col = convAmxForm(M, Cg, KHW, band) == 2;
   const int64_t CP = col ? (Cg * KHW + 1) / 2 : (Cg + 1) / 2, KPT = (CP + 15) / 16 * 16;
@@ -92,6 +108,7 @@ inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG,
   const int64_t MBp = (MT2 + mblocks - 1) / mblocks;
   mblocks = (MT2 + MBp - 1) / MBp;
   P[CV_AMX] = 1;
+  P[CV_AMX_PARTS] = parts;
   P[CV_OCM] = 0;
   P[CV_BF16DP] = 0;
   P[CV_MB] = MBp * 32;
@@ -110,16 +127,18 @@ inline KernelCall lowerConvAmx(LowerCtx& c, std::vector<int64_t>& P, int64_t NG,
     P[CV_BPLANE] = (s[1] * s[2] * CUBE_CONV_BAND_HBR(P) * P[CV_PQ] + 15) / 16 * 16;
     if ((P[CV_BPLANE] / 16) % 2 == 0) P[CV_BPLANE] += 16;
   }
-  if (col) {  // pair rows, then the bfloat16 band (BPLANE values per channel, 32 after the last)
-    next += KPT * NQ;
-    P[CV_AMX_COL] = next;
-    next += (Cg * P[CV_BPLANE] + 32 + 31) / 32 * 16;
-  } else {
-    next += band ? KPT * P[CV_BPLANE] + 32 : KPT * NQ;
+  // Each part's pair band (or rows), the last one with 32 words after it.
+  P[CV_AMX_PSTRIDE] = band && !col ? KPT * P[CV_BPLANE] : KPT * NQ;
+  next += parts * P[CV_AMX_PSTRIDE] + 32;
+  if (col) {  // then the band of input rows (BPLANE values per channel, 32 after the last):
+    P[CV_AMX_COL] = next;  // bfloat16, float32 for the split forms
+    next += parts > 1 ? Cg * P[CV_BPLANE] + 32 : (Cg * P[CV_BPLANE] + 32 + 31) / 32 * 16;
   }
   P[CV_ACC] = next;
   P[CV_SLOT] = next + 32 * NQ;
-  if (!(col ? packConvWeightAmx(c, P[CV_G], M, Cg * KHW, 1, KPT) : packConvWeightAmx(c, P[CV_G], M, Cg, KHW, KPT))) opError(c.node, "internal: the AMX conv needs constant weights");
+  if (!(col ? packConvWeightAmx(c, P[CV_G], M, Cg * KHW, 1, KPT, parts)
+            : packConvWeightAmx(c, P[CV_G], M, Cg, KHW, KPT, parts)))
+    opError(c.node, "internal: the AMX conv needs constant weights");
   P[CV_W_PACKED] = 1;
   KernelCall kc{"conv", P};
   kc.workspaceBytes = NG * mblocks * nblocks * P[CV_SLOT] * 4 + 64;

@@ -38,8 +38,8 @@ bool hostHasBf16Dot() {
 #endif
 }
 
-// A 2-D conv case's bfloat16 X and W and float32 bias (seeds taken from `seed` in that order),
-// its output sizes and the float64 reference on the bfloat16 values.
+// A 2-D conv case's bfloat16 (or float16) X and W and float32 bias (seeds taken from `seed` in that
+// order), its output sizes and the float64 reference on the rounded values.
 struct Bf16Conv {
   Shape xs;
   std::shared_ptr<Tensor> xt, wt, bt;
@@ -47,18 +47,26 @@ struct Bf16Conv {
   std::vector<float> want;
 };
 
-Bf16Conv bf16Conv(const cubetest::ConvCase& cc, uint32_t& seed) {
+std::shared_ptr<Tensor> toF16(const Tensor& t) {
+  auto r = std::make_shared<Tensor>(TensorType(DType::F16, t.type.shape));
+  for (int64_t i = 0; i < t.type.numel(); ++i) r->as<uint16_t>()[i] = floatToHalf(t.as<float>()[i]);
+  return r;
+}
+
+Bf16Conv bf16Conv(const cubetest::ConvCase& cc, uint32_t& seed, DType dt = DType::BF16) {
   Bf16Conv d;
   d.xs = {cc.N, cc.C};
   Shape wsh = {cc.OC, cc.C / cc.G};
   d.xs.insert(d.xs.end(), cc.in.begin(), cc.in.end());
   wsh.insert(wsh.end(), cc.k.begin(), cc.k.end());
-  d.xt = toBf16(*randTensor(d.xs, seed++));
-  d.wt = toBf16(*randTensor(wsh, seed++));
+  const bool h = dt == DType::F16;
+  d.xt = h ? toF16(*randTensor(d.xs, seed++)) : toBf16(*randTensor(d.xs, seed++));
+  d.wt = h ? toF16(*randTensor(wsh, seed++)) : toBf16(*randTensor(wsh, seed++));
   d.bt = randTensor({cc.OC}, seed++);
   std::vector<float> xf(d.xt->type.numel()), wf(d.wt->type.numel());
-  for (size_t i = 0; i < xf.size(); ++i) xf[i] = bf16ToFloat(d.xt->as<uint16_t>()[i]);
-  for (size_t i = 0; i < wf.size(); ++i) wf[i] = bf16ToFloat(d.wt->as<uint16_t>()[i]);
+  auto val = [h](uint16_t v) { return h ? halfToFloat(v) : bf16ToFloat(v); };
+  for (size_t i = 0; i < xf.size(); ++i) xf[i] = val(d.xt->as<uint16_t>()[i]);
+  for (size_t i = 0; i < wf.size(); ++i) wf[i] = val(d.wt->as<uint16_t>()[i]);
   std::vector<int64_t> pb = {cc.pads[0], cc.pads[1]};
   d.out.assign(2, 0);
   for (int i = 0; i < 2; ++i)
@@ -219,11 +227,80 @@ TEST(Bf16Dot, ConvPairTiles) {
 // channels; a residual with ReLU), 1x1 convs (unit stride with 150 pairs, several pixel blocks,
 // strided with an odd channel count), im2col pairs for 3-channel stems (3x3, and 7x7 stride 2
 // with 74 pairs), float32 and bfloat16 Y. Flag 1 runs tdpbf16ps where the host has AMX-BF16, flag
-// 2 the same sums in plain code; 8 output channels keep the vector tiles.
+// 2 the same sums in plain code; 8 output channels keep the vector tiles. Every case runs on
+// bfloat16 X and W and on float16 ones (the split form, conv_amx_split.h: two bfloat16 parts per
+// value), the latter against the float16 values' float64 sums within 1e-4: without either part,
+// or with a product missing, the sums would be off by float16-to-bfloat16 roundings (about 1e-2).
+struct AmxConvCase {
+  cubetest::ConvCase cc;
+  bool lowY, res;
+  int form;
+};
+
+void runAmxConvCase(const AmxConvCase& c, DType dt, uint32_t& seed) {
+  const cubetest::ConvCase& cc = c.cc;
+  SCOPED_TRACE(std::string(dtypeName(dt)) + " seed " + std::to_string(seed));
+  const Bf16Conv d = bf16Conv(cc, seed, dt);
+  std::vector<float> want = d.want;
+  const Shape ys = {cc.N, cc.OC, d.out[0], d.out[1]};
+  auto rt = randTensor(ys, seed++);
+  if (c.res)
+    for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0f, want[i] + rt->as<float>()[i]);
+  Graph g;
+  std::vector<Value*> ins = {g.newValue("x", TensorType(dt, d.xs)), g.newConstant("w", d.wt)};
+  ins.push_back(cc.bias ? g.newConstant("b", d.bt) : nullptr);
+  if (c.res) ins.push_back(g.newValue("r", TensorType(DType::F32, ys)));
+  Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
+  cubetest::setConvAttrs(n, cc);
+  if (c.res) {
+    n->attrs["_epi_act"] = int64_t(1);
+    n->attrs["_epi_res"] = int64_t(3);
+  }
+  n->attrs["_out_dtype"] = (int64_t)(c.lowY ? dt : DType::F32);
+  inferNode(g, *n);
+  LowerCtx ctx(g, *n);
+  ctx.cubeRows = 16;
+  ctx.bf16Dot = ctx.bf16Amx = true;
+  KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
+  ASSERT_EQ(call.kernel, "conv");
+  ASSERT_EQ(call.params[CV_AMX], c.form ? 1 : 0);
+  ASSERT_EQ(call.params[CV_AMX_COL] != 0, c.form == 2);
+  if (c.form) ASSERT_EQ(call.params[CV_AMX_PARTS], dt == DType::F16 ? 2 : 1);
+  const double tol = c.lowY ? (dt == DType::F16 ? 1e-3 : 8e-3) : 1e-4;
+  for (int64_t flag : {int64_t(1), int64_t(2)}) {
+    SCOPED_TRACE(flag == 1 ? "AMX tiles (where the host has them)" : "plain sums");
+    std::vector<int64_t> P = call.params;
+    if (c.form) P[CV_AMX] = flag;
+    const int64_t ny = (int64_t)want.size();
+    std::vector<uint8_t> y(ny * (c.lowY ? 2 : 4));
+    std::vector<uint8_t> ws(call.workspaceBytes + 64, 0xff);  // NaN garbage: dropped lanes must stay dropped
+    std::vector<void*> bufs = {d.xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
+                               cc.bias ? d.bt->data.data() : nullptr};
+    if (c.res) bufs.push_back(rt->data.data());
+    bufs.push_back(y.data());
+    bufs.push_back(ws.data());
+    ASSERT_EQ((int64_t)bufs.size() - 2, P[CV_YIDX]);
+    // One task per call, then all tasks as one range (tasks that share a pixel block fill its
+    // band once; the next block's task fills again) and as two ranges.
+    const NativeKernel& kern = *findNativeKernel("conv");
+    const int64_t nt = kern.ntasks(P.data());
+    for (int ranges : {0, 1, 2}) {
+      SCOPED_TRACE("ranges " + std::to_string(ranges));
+      std::fill(y.begin(), y.end(), 0);
+      if (ranges == 0) runNativeKernel(kern, P.data(), bufs.data());
+      for (int r = 0; r < ranges; ++r) kern.task(P.data(), bufs.data(), nt * r / ranges, nt * (r + 1) / ranges);
+      std::vector<float> got(ny);
+      for (int64_t i = 0; i < ny; ++i) {
+        const uint16_t v = ((uint16_t*)y.data())[i];
+        got[i] = !c.lowY ? ((float*)y.data())[i] : dt == DType::F16 ? halfToFloat(v) : bf16ToFloat(v);
+      }
+      expectClose(got.data(), want, tol, "conv AMX tiles");
+    }
+  }
+}
+
 TEST(Bf16Dot, ConvAmxTiles) {
-  using cubetest::ConvCase;
-  struct C { ConvCase cc; bool bf16Y, res; int form; };
-  const C cases[] = {
+  const AmxConvCase cases[] = {
       {{1, 64, 70, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true}, false, false, 1},
       {{1, 40, 32, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false}, true, false, 1},
       {{2, 46, 64, 2, {8, 9}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}, true}, false, false, 1},
@@ -236,62 +313,28 @@ TEST(Bf16Dot, ConvAmxTiles) {
       {{1, 6, 24, 2, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false}, false, false, 0}};
   uint32_t seed = 980;
   if (!hostHasAmxBf16()) std::printf("[   INFO   ] host without AMX-BF16: flag 1 runs the plain sums too\n");
-  for (const C& c : cases) {
-    const ConvCase& cc = c.cc;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const Bf16Conv d = bf16Conv(cc, seed);
-    std::vector<float> want = d.want;
-    const Shape ys = {cc.N, cc.OC, d.out[0], d.out[1]};
-    auto rt = randTensor(ys, seed++);
-    if (c.res)
-      for (size_t i = 0; i < want.size(); ++i) want[i] = std::max(0.0f, want[i] + rt->as<float>()[i]);
+  for (DType dt : {DType::BF16, DType::F16})
+    for (const AmxConvCase& c : cases) runAmxConvCase(c, dt, seed);
+}
+
+// Implementation mode high_precision keeps a float16 conv off the split form (float32 FMAs on the
+// float16 values); bfloat16 convs stay on the tiles.
+TEST(Bf16Dot, ConvAmxSplitHighPrecision) {
+  const cubetest::ConvCase cc = {1, 64, 64, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true};
+  uint32_t seed = 1200;
+  for (DType dt : {DType::F16, DType::BF16}) {
+    const Bf16Conv d = bf16Conv(cc, seed, dt);
     Graph g;
-    std::vector<Value*> ins = {g.newValue("x", TensorType(DType::BF16, d.xs)), g.newConstant("w", d.wt)};
-    ins.push_back(cc.bias ? g.newConstant("b", d.bt) : nullptr);
-    if (c.res) ins.push_back(g.newValue("r", TensorType(DType::F32, ys)));
-    Node* n = g.addNode("Conv", "conv", ins, {g.newValue("y")});
+    Node* n = g.addNode("Conv", "conv", {g.newValue("x", TensorType(dt, d.xs)), g.newConstant("w", d.wt)},
+                        {g.newValue("y")});
     cubetest::setConvAttrs(n, cc);
-    if (c.res) {
-      n->attrs["_epi_act"] = int64_t(1);
-      n->attrs["_epi_res"] = int64_t(3);
-    }
-    n->attrs["_out_dtype"] = (int64_t)(c.bf16Y ? DType::BF16 : DType::F32);
+    n->attrs["_impl_mode"] = std::string("high_precision");
     inferNode(g, *n);
     LowerCtx ctx(g, *n);
     ctx.cubeRows = 16;
     ctx.bf16Dot = ctx.bf16Amx = true;
     KernelCall call = OpRegistry::instance().find("Conv")->lower(ctx);
-    ASSERT_EQ(call.kernel, "conv");
-    ASSERT_EQ(call.params[CV_AMX], c.form ? 1 : 0);
-    ASSERT_EQ(call.params[CV_AMX_COL] != 0, c.form == 2);
-    for (int64_t flag : {int64_t(1), int64_t(2)}) {
-      SCOPED_TRACE(flag == 1 ? "AMX tiles (where the host has them)" : "plain sums");
-      std::vector<int64_t> P = call.params;
-      if (c.form) P[CV_AMX] = flag;
-      const int64_t ny = (int64_t)want.size();
-      std::vector<uint8_t> y(ny * (c.bf16Y ? 2 : 4));
-      std::vector<uint8_t> ws(call.workspaceBytes + 64, 0xff);  // NaN garbage: dropped lanes must stay dropped
-      std::vector<void*> bufs = {d.xt->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
-                                 cc.bias ? d.bt->data.data() : nullptr};
-      if (c.res) bufs.push_back(rt->data.data());
-      bufs.push_back(y.data());
-      bufs.push_back(ws.data());
-      ASSERT_EQ((int64_t)bufs.size() - 2, P[CV_YIDX]);
-      // One task per call, then all tasks as one range (tasks that share a pixel block fill its
-      // band once; the next block's task fills again) and as two ranges.
-      const NativeKernel& kern = *findNativeKernel("conv");
-      const int64_t nt = kern.ntasks(P.data());
-      for (int ranges : {0, 1, 2}) {
-        SCOPED_TRACE("ranges " + std::to_string(ranges));
-        std::fill(y.begin(), y.end(), 0);
-        if (ranges == 0) runNativeKernel(kern, P.data(), bufs.data());
-        for (int r = 0; r < ranges; ++r) kern.task(P.data(), bufs.data(), nt * r / ranges, nt * (r + 1) / ranges);
-        std::vector<float> got(ny);
-        for (int64_t i = 0; i < ny; ++i)
-          got[i] = c.bf16Y ? bf16ToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
-        expectClose(got.data(), want, c.bf16Y ? 8e-3 : 1e-4, "conv AMX tiles");
-      }
-    }
+    EXPECT_EQ(call.params[CV_AMX], dt == DType::BF16 ? 1 : 0) << dtypeName(dt);
   }
 }
 
