@@ -55,6 +55,8 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
   // above Winograd's float32 product.
   if (ctx.target->bf16Amx() && xd == DType::BF16 && w->type.dtype == DType::BF16 && convAmxForm(OC, C, 9, true))
     return "bfloat16 on AMX tiles (the direct conv is faster)";
+  if (ctx.target->bf16Amx() && xd == DType::F16 && w->type.dtype == DType::F16 && convAmxForm(OC, C, 9, true))
+    return "float16 on AMX tiles (the direct conv is faster)";
   // bfloat16 X and weights on a target with vdpbf16ps: the direct conv runs at twice the float32
   // rate, and Winograd's float32 product only pays on large maps (ResNet-50, 1 thread, Zen 5:
   // 56x56 0.50 -> 0.43 ms, 28x28 0.49 -> 0.41, 14x14 0.52 -> 0.72).

@@ -6,6 +6,7 @@
 # converts to float32 and uses FMAs). For sapphirerapids (bf16_path amx) both carry tdpbf16ps
 # (AMX tiles: BERT-tiny's MatMul kernels, kernels/lib/cube_amx.h; ResNet-18's conv kernels,
 # kernels/lib/conv_amx.h); on a host with AMX-BF16 they run and are held to the same bound.
+# Last, ResNet-18 under force_fp16 (float16 convs on the tiles, below).
 # Usage: bf16_dot.sh <bin dir> <repo root>
 BIN=$(cd "$1" && pwd); ROOT=$(cd "${2:-.}" && pwd)
 M="$ROOT/../shared/models/onnx"
@@ -64,5 +65,44 @@ PY
     ); then ok "$model $soc bfloat16: $line"; else bad "$model $soc bfloat16: $line"; fi
   done
 done
+# force_fp16 ResNet-18: for sapphirerapids its float16 convs run on the tiles as two bfloat16 parts
+# per value (kernels/lib/conv_amx_split.h), so its conv kernels carry tdpbf16ps; on an AMX host
+# it is as close to the float32 reference as the x86-64-v4 float16 build (float32 FMAs on the
+# float16 values), which the split form matches up to the order of the additions.
+model=resnet18
+if [ -f "$M/$model.onnx" ]; then
+  for soc in sapphirerapids x86-64-v4; do
+    o=${model}_fp16_$soc
+    mkdir -p "$T/$o.dbg"
+    if ! (cd "$T" && "$BIN/atc" --model="$M/$model.onnx" --framework=5 --output="$T/$o" --soc_version=$soc \
+            --precision_mode=force_fp16 --op_debug_config="$T/cce.cfg" --debug_dir="$T/$o.dbg" > "$T/$o.log" 2>&1); then
+      bad "$o build" "$(cat "$T/$o.log")"; continue
+    fi
+    a=$(grep -l tdpbf16ps "$T/$o.dbg"/kernel_meta/*.s 2>/dev/null | wc -l)
+    if [ $soc = sapphirerapids ]; then
+      [ "$a" -gt 0 ] && ok "$o: $a kernels use AMX tdpbf16ps" || bad "$o: no kernel uses tdpbf16ps"
+    else
+      [ "$a" -eq 0 ] && ok "$o: no tdpbf16ps" || bad "$o: $a kernels use tdpbf16ps without AMX"
+    fi
+  done
+  if [ $host_amx = 1 ]; then
+    for soc in sapphirerapids x86-64-v4; do
+      "$BIN/omrun" --model="$T/${model}_fp16_$soc.om" --input="$M/$model.in.npy" --output="$T/fp16_$soc.out" \
+        > "$T/fp16_$soc.run.log" 2>&1 || bad "${model}_fp16_$soc omrun" "$(cat "$T/fp16_$soc.run.log")"
+    done
+    if line=$(/usr/bin/python3 - "$T/fp16_sapphirerapids.out/output_0.npy" "$T/fp16_x86-64-v4.out/output_0.npy" \
+                "$M/$model.out.npy" <<'PY'
+import sys, numpy as np
+amx, fma, ref = (np.load(f).astype(np.float64).ravel() for f in sys.argv[1:4])
+cos = amx.dot(ref) / (np.linalg.norm(amx) * np.linalg.norm(ref) + 1e-30)
+e_amx, e_fma = np.abs(amx - ref).max(), np.abs(fma - ref).max()
+print("cosine %.6f, max abs error %.4g (x86-64-v4 float16 build: %.4g)" % (cos, e_amx, e_fma))
+sys.exit(0 if cos >= 0.9999 and e_amx <= 1.5 * e_fma + 1e-3 else 1)
+PY
+    ); then ok "$model sapphirerapids float16: $line"; else bad "$model sapphirerapids float16: $line"; fi
+  else
+    echo "SKIP $model float16 sapphirerapids run: the host has no AMX-BF16"
+  fi
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
