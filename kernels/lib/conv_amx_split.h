@@ -7,6 +7,7 @@
 // with the parts of a step side by side. The parts of the code take a part count so that a
 // three-part float32 form could use them: measured, it did not pay (docs/kernels-cube.md).
 #pragma once
+#include "kernels/lib/bf16_split.h"
 #include "kernels/lib/conv_band.h"
 
 // Products of the forms (1 or 2 parts): (weight part, band part), ordered so that consecutive
@@ -20,28 +21,17 @@ static inline ATCK_INLINE int conv_amx_prod_part(int64_t parts, int64_t j, int b
 static inline ATCK_INLINE float conv_amx_val(float x) { return x; }
 static inline ATCK_INLINE float conv_amx_val(uint16_t x) { return atck_h2f(x); }  // float16
 
-// The NP bfloat16 parts of a and b (channels 2p and 2p + 1) as pair words d[q * ps], q < NP.
-template <int NP>
-static inline ATCK_INLINE void conv_amx_split_word(uint32_t* d, int64_t ps, float a, float b) {
-  for (int q = 0; q < NP; ++q) {
-    const uint16_t pa = atck_f2bf(a), pb = atck_f2bf(b);
-    d[q * ps] = (uint32_t)pa | (uint32_t)pb << 16;
-    a -= atck_bf2f(pa);  // exact: the rest of a below its part
-    b -= atck_bf2f(pb);
-  }
-}
-
 // Pair words of lo[j * sw] and hi[j * sw] (hi null: zero) for j < n.
 template <int NP, class T>
 static inline ATCK_INLINE void conv_amx_split_run(uint32_t* d, int64_t ps, const T* lo, const T* hi, int64_t sw,
                                                   int64_t n) {
   if (!hi) {
-    for (int64_t j = 0; j < n; ++j) conv_amx_split_word<NP>(d + j, ps, conv_amx_val(lo[j * sw]), 0.0f);
+    for (int64_t j = 0; j < n; ++j) atck_bf16_split_word<NP>(d + j, ps, conv_amx_val(lo[j * sw]), 0.0f);
   } else if (sw == 1) {
-    for (int64_t j = 0; j < n; ++j) conv_amx_split_word<NP>(d + j, ps, conv_amx_val(lo[j]), conv_amx_val(hi[j]));
+    for (int64_t j = 0; j < n; ++j) atck_bf16_split_word<NP>(d + j, ps, conv_amx_val(lo[j]), conv_amx_val(hi[j]));
   } else {
     for (int64_t j = 0; j < n; ++j)
-      conv_amx_split_word<NP>(d + j, ps, conv_amx_val(lo[j * sw]), conv_amx_val(hi[j * sw]));
+      atck_bf16_split_word<NP>(d + j, ps, conv_amx_val(lo[j * sw]), conv_amx_val(hi[j * sw]));
   }
 }
 

@@ -452,9 +452,7 @@ KernelCall lowerConv(LowerCtx& c) {
   const double lanes = band ? (double)NPIX / (double)(((P[CV_BROWS] - 1) * P[CV_PQ] + out[2] + 15) / 16 * 16 * nblocks)
                             : (double)NPIX / (double)((NB + 15) / 16 * 16 * nblocks);
   const bool bfXW = ocmOk && MR == 16 && xdt == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16;
-  // bfloat16 X and weights on a target with AMX-BF16: the tiles (kernels/lib/conv_amx.h); float16
-  // ones too, each value split into two exact bfloat16 parts (conv_amx_split.h), unless the op's
-  // implementation mode is high_precision.
+  // bfloat16 (or float16, as two bfloat16 parts: amxSplitParts) X and weights on an AMX target.
   const int64_t parts = bfXW ? 1 : amxSplitParts(n, ocmOk && MR == 16, xdt);
   if (parts && c.bf16Amx && convAmxForm(M, d.C / d.G, k[1] * k[2], band))
     return lowerConvAmx(c, P, d.N * d.G, M, d.C / d.G, band, out, k, s, dl, parts);

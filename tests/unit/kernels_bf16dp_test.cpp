@@ -169,6 +169,71 @@ TEST(Bf16Dot, MatMulPairTiles) {
   }
 }
 
+// Float16 A and B on an AMX target (GM_PARTS 2): the pair tiles on two bfloat16 parts per value
+// (kernels/lib/bf16_split.h), A0 B0 + A0 B1 + A1 B0, against the float64 sums of the float16
+// values within 1e-4 (a missing part or product is off by about 1e-2): the AMX tiles where the
+// host has them, vdpbf16ps where it has AVX512-BF16 and float32 FMAs everywhere, over the same
+// split packing. A target without AMX, or implementation mode high_precision, keeps float16 on the
+// converting float32 tiles.
+TEST(Bf16Dot, MatMulAmxSplit) {
+  struct C { Shape a; int64_t N; bool bias, relu, f16Y; };
+  const C cases[] = {{{37, 600}, 200, true, true, false},
+                     {{100, 768}, 192, true, false, true},
+                     {{50, 129}, 130, true, false, false},
+                     {{2, 3, 17, 19}, 70, false, true, true},
+                     {{40, 520}, 130, true, false, false}};
+  uint32_t seed = 1300;
+  for (const C& cc : cases) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const int64_t K = cc.a.back(), N = cc.N;
+    int64_t M = 1;
+    for (size_t i = 0; i + 1 < cc.a.size(); ++i) M *= cc.a[i];
+    auto at = toF16(*randTensor(cc.a, seed++)), bt = toF16(*randTensor({K, N}, seed++));
+    auto ct = randTensor({N}, seed++);
+    const std::vector<float> want = cubetest::refGemm(
+        M, N, K, [&](int64_t m, int64_t k) { return halfToFloat(at->as<uint16_t>()[m * K + k]); },
+        [&](int64_t k, int64_t j) { return halfToFloat(bt->as<uint16_t>()[k * N + j]); },
+        cc.bias ? ct->as<float>() : nullptr, nullptr, cc.relu);
+    auto lower = [&](Graph& g, bool amx, bool highPrecision, Node** out) {
+      std::vector<Value*> ins = {g.newValue("a", TensorType(DType::F16, cc.a)), g.newConstant("b", bt)};
+      ins.push_back(cc.bias ? g.newConstant("c", ct) : nullptr);
+      Node* n = g.addNode("MatMul", "mm", ins, {g.newValue("y")});
+      if (cc.relu) n->attrs["_epi_act"] = int64_t(1);
+      if (highPrecision) n->attrs["_impl_mode"] = std::string("high_precision");
+      n->attrs["_out_dtype"] = (int64_t)(cc.f16Y ? DType::F16 : DType::F32);
+      inferNode(g, *n);
+      LowerCtx ctx(g, *n);
+      ctx.cubeRows = 16;
+      ctx.bf16Dot = true;
+      ctx.bf16Amx = amx;
+      *out = n;
+      return OpRegistry::instance().find("MatMul")->lower(ctx);
+    };
+    Graph g1, g2, g;
+    Node* n = nullptr;
+    EXPECT_EQ(lower(g1, false, false, &n).params[GM_BF16DP], 0);
+    EXPECT_EQ(lower(g2, true, true, &n).params[GM_BF16DP], 0);
+    KernelCall call = lower(g, true, false, &n);
+    ASSERT_EQ(call.params[GM_BF16DP], 3);
+    ASSERT_EQ(call.params[GM_PARTS], 2);
+    for (int64_t flag : {int64_t(3), int64_t(1), int64_t(2)}) {
+      SCOPED_TRACE(flag == 1 ? "vdpbf16ps (where the host has it)" : flag == 2 ? "float32 form" : "AMX tiles (where the host has them)");
+      std::vector<int64_t> P = call.params;
+      P[GM_BF16DP] = flag;
+      std::vector<uint8_t> y(M * N * (cc.f16Y ? 2 : 4));
+      std::vector<uint8_t> ws(call.workspaceBytes + 64, 0xff);
+      std::vector<void*> bufs = {at->data.data(), const_cast<uint8_t*>(n->inputs[1]->constant->data.data()),
+                                 cc.bias ? ct->data.data() : nullptr, y.data(), ws.data()};
+      ASSERT_EQ((int64_t)bufs.size() - 2, P[GM_YIDX]);
+      runNativeKernel(*findNativeKernel("gemm"), P.data(), bufs.data());
+      std::vector<float> got(M * N);
+      for (int64_t i = 0; i < M * N; ++i)
+        got[i] = cc.f16Y ? halfToFloat(((uint16_t*)y.data())[i]) : ((float*)y.data())[i];
+      expectClose(got.data(), want, cc.f16Y ? 1e-3 : 1e-4, "float16 on bfloat16 parts");
+    }
+  }
+}
+
 // Conv on the channel-major pair tiles (CV_BF16DP): the band (3x3 pad 1, stride 2, dilation 2,
 // an odd channel count whose last pair is padded, groups) and 1x1 convs (unit stride and strided,
 // K blocks of pair rows: 300 channels = 150 pairs > 128), float32 and bfloat16 Y, 64- and
