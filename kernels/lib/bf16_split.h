@@ -1,5 +1,5 @@
-// Float16 values as the exact sum of two bfloat16 parts, for the AMX split forms of the conv
-// (conv_amx_split.h) and the MatMul/Gemm (matmul.cpp): x0 = x rounded to nearest bfloat16, x1 =
+// Float16 values as the exact sum of two bfloat16 parts, for the AMX split form of the conv
+// (conv_amx_split.h): x0 = x rounded to nearest bfloat16, x1 =
 // x - x0 (at most 3 significant bits left of float16's 11: exact). See docs/kernels-cube.md.
 #pragma once
 #include "kernels/lib/kernel_abi.h"

@@ -101,9 +101,6 @@ enum CubeGemmParam {
                  // pairs [ceil(N/64)][ceil(K/2)][64][2], the tiles on vdpbf16ps (cube_ukbf.h); 2: the
                  // same tiles as float32 FMAs (tests on hosts with AVX512-BF16 check both); 3: 16-row
                  // tiles on AMX (tdpbf16ps, cube_amx.h; target with AMX-BF16)
-  GM_PARTS,      // with GM_BF16DP: 2 for float16 A and B, each value the exact sum of two bfloat16 parts
-                 // (kernels/lib/bf16_split.h): B packed as two pair panel sets (part 1 after part 0), A's
-                 // parts copied per K block; the tiles sum A0 B0 + A0 B1 + A1 B0. 0 or 1: bfloat16
   GM_COUNT
 };
 

@@ -13,7 +13,6 @@
 #include "kernels/lib/cube_gemm.h"
 #include "kernels/lib/cube_params.h"
 #include "kernels/lib/cube_amx.h"
-#include "kernels/lib/bf16_split.h"
 #include "kernels/lib/cube_ukbf.h"
 
 ATC_KERNEL(gemm)
@@ -93,24 +92,7 @@ static inline ATCK_INLINE void gemm_rows(const int64_t* P, void** bufs, int64_t 
 // BF (GM_BF16DP): bfloat16 A and B on the pair tiles (cube_ukbf.h): B packed in bfloat16 pairs,
 // A's pairs read in place as 32-bit words when its rows and K are even (else copied per K block
 // into the slot as [MB][kc/2] words, an odd K's last pair padded with a zero). GM_BF16DP 3 (AMX
-// targets): 16-row tiles on tdpbf16ps (cube_amx.h) over the same A rows and B panel. GM_PARTS 2:
-// float16 A and B as two bfloat16 parts each (bf16_split.h), A's parts copied per K block.
-// A's K block kp0 .. as pair words [rows][kpc] from row m0 on (each part's rows `ps` words after
-// the last's): an odd K's last pair padded with a zero; float16 A split into its two parts.
-static inline ATCK_INLINE void gemm_a_pairs(const uint16_t* A16, int64_t ARS, int64_t ACS, int64_t m0, int64_t mEnd,
-                                            int64_t k0, int64_t kc, int64_t parts, int64_t ps, uint32_t* Ap) {
-  const int64_t kpc = (kc + 1) / 2;
-  for (int64_t m = m0; m < mEnd; ++m) {
-    const uint16_t* src = A16 + m * ARS + k0 * ACS;
-    uint32_t* d = Ap + (m - m0) * kpc;
-    for (int64_t kp = 0; kp < kpc; ++kp) {
-      const uint16_t lo = src[2 * kp * ACS], hi = 2 * kp + 1 < kc ? src[(2 * kp + 1) * ACS] : 0;
-      if (parts == 2) atck_bf16_split_word<2>(d + kp, ps, atck_h2f(lo), atck_h2f(hi));
-      else d[kp] = lo | (uint32_t)hi << 16;
-    }
-  }
-}
-
+// targets): 16-row tiles on tdpbf16ps (cube_amx.h) over the same A rows and B panel.
 template <int BF>
 static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, float* slot, int64_t aOff, int64_t yb,
                                                int64_t m0, int64_t mEnd, int64_t n0, int64_t nEnd) {
@@ -126,9 +108,7 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
   uint32_t* Ap = (uint32_t*)slot;  // BF, A not in place: this K block's pairs [MB][(kc + 1) / 2]
   const uint16_t* A16 = (const uint16_t*)bufs[0] + aOff;
   const int cvt = !BF && P[GM_DTYPE] != ATCK_F32;
-  const int64_t parts = BF && P[GM_PARTS] == 2 ? 2 : 1, psA = P[GM_MB] * ((KC + 1) / 2);  // A's part stride
-  const int64_t psB = (N + CUBE_OC_NR - 1) / CUBE_OC_NR * KP * 2 * CUBE_OC_NR;         // B's (uint16)
-  const int inPlace = BF && parts == 1 && ACS == 1 && ARS % 2 == 0 && aOff % 2 == 0 && K % 2 == 0;
+  const int inPlace = BF && ACS == 1 && ARS % 2 == 0 && aOff % 2 == 0 && K % 2 == 0;
   const int dp = BF && cube_bf16dp_usable(P[GM_BF16DP]);
   const int amx = BF && cube_amx_usable(P[GM_BF16DP]);
   const int64_t step = amx ? 16 : CUBE_OC_PR;  // rows per tile
@@ -151,12 +131,19 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
           for (int64_t k = 0; k < kc; ++k) d[k] = atck_bf2f(src[k * ACS]);
         }
       }
-    if (BF && !inPlace) gemm_a_pairs(A16, ARS, ACS, m0, mEnd, k0, kc, parts, psA, Ap);
+    if (BF && !inPlace)
+      for (int64_t m = m0; m < mEnd; ++m) {
+        const uint16_t* src = A16 + m * ARS + k0 * ACS;
+        uint32_t* d = Ap + (m - m0) * kpc;
+        for (int64_t kp = 0; kp < kpc; ++kp) {
+          const uint32_t hi = 2 * kp + 1 < kc ? src[(2 * kp + 1) * ACS] : 0u;
+          d[kp] = src[2 * kp * ACS] | hi << 16;
+        }
+      }
     auto arow = [&](int64_t k) ATCK_INLINE { return cvt ? (const float*)(Af + k) : A + (k0 + k) * ACS; };
     auto prow = [&](int64_t kp) ATCK_INLINE {
       return inPlace ? (const uint32_t*)(A16 + k0) + kp : (const uint32_t*)Ap + kp;
     };
-    auto prow1 = [&](int64_t kp) ATCK_INLINE { return (const uint32_t*)Ap + psA + kp; };  // A's part 1
     for (int64_t n = n0; n < nEnd; n += CUBE_OC_NR) {
       const int64_t nr = cube_min(CUBE_OC_NR, nEnd - n);
       const float* Wp = B + ((n / CUBE_OC_NR) * K + k0) * CUBE_OC_NR;
@@ -188,18 +175,10 @@ static inline ATCK_INLINE void gemm_wide_tiles(const int64_t* P, void** bufs, fl
               const int64_t per = (lines + tiles - 1) / tiles, first = (m - m0) / 16 * per;
               cube_amx_tile(&amxState, pr, kpc, Wb, At, inPlace ? ARS : 2 * kpc, C, ldc, k0 > 0, bias && k0 == 0 ? pb : 0,
                             next ? (const char*)next + 64 * first : 0, cube_min(per, lines - first));
-              if (parts == 2) {  // + A0 B1 + A1 B0
-                cube_amx_tile(&amxState, pr, kpc, Wb + psB, At, 2 * kpc, C, ldc, 1, 0, 0, 0);
-                cube_amx_tile(&amxState, pr, kpc, Wb, At + 2 * psA, 2 * kpc, C, ldc, 1, 0, 0, 0);
-              }
               return;
             }
 #endif
             cube_ukbf_tile<4>(dp, pr, kpc, Wb, 2 * CUBE_OC_NR, prow, q, C, ldc, k0 > 0, init);
-            if (parts == 2) {
-              cube_ukbf_tile<4>(dp, pr, kpc, Wb + psB, 2 * CUBE_OC_NR, prow, q, C, ldc, 1, init);
-              cube_ukbf_tile<4>(dp, pr, kpc, Wb, 2 * CUBE_OC_NR, prow1, q, C, ldc, 1, init);
-            }
           } else {
             cube_ukoc_any(pr, kc, Wp, CUBE_OC_NR, arow, q, C, ldc, k0 > 0, init);
           }

@@ -53,10 +53,8 @@ inline Shape cubeOrigShape(const Node& n, size_t i) {
 // geometry share one packed copy.
 // bf16Pairs (B only, GM_BF16DP): [NP][ceil(K/2)][64][2] bfloat16, each column's k pair side by
 // side (an odd K's last pair padded with zero); the values are bfloat16 already (exact).
-// parts 2 (with bf16Pairs, float16 values): two such panel sets, part 0 (each value rounded to
-// bfloat16) then part 1 (the exact rest), kernels/lib/bf16_split.h.
 inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR, int64_t bWidth = 16,
-                            bool bf16Pairs = false, int64_t parts = 1) {
+                            bool bf16Pairs = false) {
   Node& n = c.node;
   const std::string flag = i == 0 ? "_cube_apacked" : "_cube_bpacked";
   if (n.hasAttr(flag)) return;
@@ -65,8 +63,7 @@ inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR
   const double alpha = i == 0 ? (double)s.alpha : 1.0;
   char how[160];
   std::snprintf(how, sizeof how, "gemm_%c %lld %lld %lld %lld %.17g /%lld%s", i == 0 ? 'a' : 'b', (long long)rows,
-                (long long)s.K, (long long)rs, (long long)ks, alpha, (long long)width,
-                bf16Pairs ? (parts == 2 ? " bf16x2 split" : " bf16x2") : "");
+                (long long)s.K, (long long)rs, (long long)ks, alpha, (long long)width, bf16Pairs ? " bf16x2" : "");
   n.attrs["_cube_shape" + std::to_string(i)] = n.inputs[i]->type.shape;
   n.attrs[flag] = int64_t(1);
   if (c.usePackedInput(i, how)) return;
@@ -74,18 +71,14 @@ inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR
   const int64_t np = (rows + width - 1) / width;
   if (bf16Pairs) {
     const int64_t KP = (s.K + 1) / 2;
-    auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {parts * np * KP * width * 2}));
+    auto pk = std::make_shared<Tensor>(TensorType(DType::BF16, {np * KP * width * 2}));
     uint16_t* d = pk->as<uint16_t>();
     for (int64_t p = 0; p < np; ++p)
       for (int64_t k = 0; k < KP * 2; ++k)
         for (int64_t l = 0; l < width; ++l) {
           const int64_t r = p * width + l;
-          float x = r < rows && k < s.K ? v[r * rs + k * ks] : 0.0f;
-          for (int64_t q = 0; q < parts; ++q) {
-            const uint16_t h = floatToBf16(x);
-            d[(((q * np + p) * KP + k / 2) * width + l) * 2 + k % 2] = h;
-            x -= bf16ToFloat(h);
-          }
+          d[((p * KP + k / 2) * width + l) * 2 + k % 2] =
+              r < rows && k < s.K ? floatToBf16(v[r * rs + k * ks]) : uint16_t(0);
         }
     c.replaceConstInput(i, pk, how);
     return;
@@ -99,17 +92,6 @@ inline void packGemmOperand(LowerCtx& c, const GemmSpec& s, size_t i, int64_t MR
         d[(p * s.K + k) * width + l] = r < rows ? (float)(alpha * v[r * rs + k * ks]) : 0.0f;
       }
   c.replaceConstInput(i, pk, how);
-}
-
-// The pair tiles' form of a wide MatMul/Gemm: 1 for bfloat16 A and B on a target with AVX512-BF16;
-// 2 for float16 A and B on an AMX target, two bfloat16 parts per value (GM_PARTS), unless the op's
-// implementation mode is high_precision (then the converting float32 tiles); 0 none.
-inline int64_t gemmPairParts(const LowerCtx& c, const Node& n) {
-  const DType adt = n.inputs[0]->type.dtype, bdt = n.inputs[1]->type.dtype;
-  if (!c.bf16Dot) return 0;
-  if (adt == DType::BF16 && bdt == DType::BF16) return 1;
-  const bool split = c.bf16Amx && adt == DType::F16 && bdt == DType::F16;
-  return split && n.attrString("_impl_mode", "") != "high_precision" ? 2 : 0;
 }
 
 // Blocks of the bfloat16 MatMul/Gemm on AMX tiles (GM_BF16DP 3). The tiles run 10x the vector
@@ -209,8 +191,9 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     mblocks = (s.M + MB - 1) / MB;
     nblocks = (s.N + NB - 1) / NB;
     P[GM_WIDE] = 1;
-    // The pair tiles (gemmPairParts), K blocks of <= 256 (even: a pair never straddles two blocks).
-    if ((P[GM_PARTS] = gemmPairParts(c, n))) {
+    // bfloat16 A and B on a target with AVX512-BF16: the pair tiles (vdpbf16ps), K blocks of
+    // <= 256 (even: a pair never straddles two blocks; the bfloat16 sub-panel is 32 KB again).
+    if (c.bf16Dot && n.inputs[0]->type.dtype == DType::BF16 && n.inputs[1]->type.dtype == DType::BF16) {
       P[GM_BF16DP] = c.bf16Amx ? 3 : 1;
       nk = (K + 255) / 256;
       KC = ((K + nk - 1) / nk + 1) / 2 * 2;
@@ -235,7 +218,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
     P[GM_A_PACKED] = 1;
   }
   if (n.hasAttr("_cube_bpacked") || (n.inputs[1]->isConstant() && bBatchInv && s.N > 0 && s.K > 0)) {
-    packGemmOperand(c, s, 1, MR, wide ? 64 : 16, P[GM_BF16DP] != 0, P[GM_PARTS] == 2 ? 2 : 1);
+    packGemmOperand(c, s, 1, MR, wide ? 64 : 16, P[GM_BF16DP] != 0);
     P[GM_B_PACKED] = 1;
   }
   if (P[GM_A_PACKED]) P[GM_ALPHA] = paramFromDouble(1.0);  // folded into the packed A
