@@ -1,6 +1,6 @@
 // Float16 values as the exact sum of two bfloat16 parts, for the AMX split form of the conv
-// (conv_amx_split.h): x0 = x rounded to nearest bfloat16, x1 =
-// x - x0 (at most 3 significant bits left of float16's 11: exact). See docs/kernels-cube.md.
+// (conv_amx_split.h): x0 = x rounded to nearest bfloat16, x1 = x - x0 (at most 3 significant bits
+// left of float16's 11: exact). See docs/kernels-cube.md "AMX conv".
 #pragma once
 #include "kernels/lib/kernel_abi.h"
 

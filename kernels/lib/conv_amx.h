@@ -54,16 +54,10 @@ CUBE_AMX_TARGET static inline void conv_amx_config(void) {
 
 CUBE_AMX_TARGET static inline void conv_amx_release(void) { _tile_release(); }
 
-// C[32][32] (rows ldc floats apart) = bias (tiles [32][16], or zeros) + the S steps: step s
-// multiplies weight tiles W + s * 512 (channels 0-15) and W + wpair + s * 512 (16-31) by the band
-// rows at B + boff[s] (16 pair rows bstride bytes apart; columns 0-15 and 16-31).
-// Tiles: 0-3 C (channels x columns: 0-15 x 0-15, 0-15 x 16-31, 16-31 x 0-15, 16-31 x 16-31),
-// 4 / 5 the weights, 6 / 7 the band.
-CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block(int64_t S, const uint16_t* W, int64_t wpair,
-                                                                     const uint32_t* B, const int32_t* boff,
-                                                                     int64_t bstride, float* C, int64_t ldc,
-                                                                     const float* bias) {
-  const int64_t cs = ldc * 4;
+// The four C tiles (channels x columns: 0-15 x 0-15, 0-15 x 16-31, 16-31 x 0-15, 16-31 x 16-31) from
+// the bias tiles [32][16] (each row its channel's bias), or zeros; stored to C[32][32], ldc floats
+// per row.
+CUBE_AMX_TARGET static inline ATCK_INLINE void conv_amx_c_init(const float* bias) {
   if (bias) {
     _tile_loadd(0, bias, 64);
     _tile_loadd(1, bias, 64);
@@ -75,6 +69,27 @@ CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block(int64_t S, 
     _tile_zero(2);
     _tile_zero(3);
   }
+}
+
+CUBE_AMX_TARGET static inline ATCK_INLINE void conv_amx_c_store(float* C, int64_t ldc) {
+  const int64_t cs = ldc * 4;
+  _tile_stored(0, C, cs);
+  _tile_stored(1, C + 16, cs);
+  _tile_stored(2, C + 16 * ldc, cs);
+  _tile_stored(3, C + 16 * ldc + 16, cs);
+  ATCK_AMX_BARRIER(C);
+}
+
+// C[32][32] (rows ldc floats apart) = bias (tiles [32][16], or zeros) + the S steps: step s
+// multiplies weight tiles W + s * 512 (channels 0-15) and W + wpair + s * 512 (16-31) by the band
+// rows at B + boff[s] (16 pair rows bstride bytes apart; columns 0-15 and 16-31).
+// Tiles: 0-3 C (channels x columns: 0-15 x 0-15, 0-15 x 16-31, 16-31 x 0-15, 16-31 x 16-31),
+// 4 / 5 the weights, 6 / 7 the band.
+CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block(int64_t S, const uint16_t* W, int64_t wpair,
+                                                                     const uint32_t* B, const int32_t* boff,
+                                                                     int64_t bstride, float* C, int64_t ldc,
+                                                                     const float* bias) {
+  conv_amx_c_init(bias);
   for (int64_t s = 0; s < S; ++s) {
     const uint32_t* b = B + boff[s];
     _tile_loadd(4, W + s * 512, 64);
@@ -86,11 +101,7 @@ CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block(int64_t S, 
     _tile_dpbf16ps(2, 5, 6);
     _tile_dpbf16ps(3, 5, 7);
   }
-  _tile_stored(0, C, cs);
-  _tile_stored(1, C + 16, cs);
-  _tile_stored(2, C + 16 * ldc, cs);
-  _tile_stored(3, C + 16 * ldc + 16, cs);
-  ATCK_AMX_BARRIER(C);
+  conv_amx_c_store(C, ldc);
 }
 
 // conv_amx_block for the split form (parts 2): step s holds the parts' weight tiles side by side
@@ -101,18 +112,8 @@ CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block_split(int64
                                                                            const uint32_t* B, const int32_t* boff,
                                                                            int64_t pstride, int64_t bstride,
                                                                            float* C, int64_t ldc, const float* bias) {
-  const int64_t cs = ldc * 4, nprod = conv_amx_nprod(parts);
-  if (bias) {
-    _tile_loadd(0, bias, 64);
-    _tile_loadd(1, bias, 64);
-    _tile_loadd(2, bias + 256, 64);
-    _tile_loadd(3, bias + 256, 64);
-  } else {
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-  }
+  const int64_t nprod = conv_amx_nprod(parts);
+  conv_amx_c_init(bias);
   for (int64_t s = 0; s < S; ++s) {
     const uint16_t* w = W + s * parts * 512;
     const uint32_t* b = B + boff[s];
@@ -135,11 +136,7 @@ CUBE_AMX_TARGET __attribute__((noinline)) static void conv_amx_block_split(int64
       _tile_dpbf16ps(3, 5, 7);
     }
   }
-  _tile_stored(0, C, cs);
-  _tile_stored(1, C + 16, cs);
-  _tile_stored(2, C + 16 * ldc, cs);
-  _tile_stored(3, C + 16 * ldc + 16, cs);
-  ATCK_AMX_BARRIER(C);
+  conv_amx_c_store(C, ldc);
 }
 #endif
 
