@@ -3,7 +3,8 @@
 // SPEC: {"ort": path to the onnxruntime-node package, "model": .onnx, "threads": n,
 //        "warmup": n, "loop": n, "inputs": [{"name", "dtype", "dims", "file" (raw bytes)}]}
 // Prints one JSON line: {"times_ms": [...]} (one entry per timed run, session creation and
-// warm-up excluded).
+// warm-up excluded). With "profile": PREFIX in SPEC, ONNX Runtime's profiler writes its per-node
+// trace to PREFIX*.json (bench/profile_vs_ort.py reads it).
 'use strict';
 const fs = require('fs');
 
@@ -19,6 +20,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    ...(spec.profile ? { enableProfiling: true, profileFilePrefix: spec.profile } : {}),
   });
   const feeds = {};
   for (const inp of spec.inputs) {
@@ -34,6 +36,8 @@ async function main() {
     await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
+  if (spec.profile && session.endProfiling) session.endProfiling();
+  await session.release();
   process.stdout.write(JSON.stringify({ times_ms: times }) + '\n');
 }
 
