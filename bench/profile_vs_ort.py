@@ -2,9 +2,9 @@
 """Per-layer times of our compiled model against ONNX Runtime's, for one model, in one run.
 
 Runs our build under ATC_PROFILE=1 (per-step mean times) and ONNX Runtime with its profiler
-(per-node kernel times, meaned over the same number of runs), in interleaved rounds, and keeps
-per entry the lowest mean over the rounds (a host whose speed swings for minutes slows whole
-rounds). Convs are matched by shape, since the two sides name and fuse nodes differently: the
+(per-node kernel times, meaned over the same runs: 3 warm-ups and --loop, as ATC_PROFILE
+counts them), in interleaved rounds, and keeps per entry the lowest mean over the rounds (a
+host whose speed swings for minutes slows whole rounds). Convs are matched by shape, since the two sides name and fuse nodes differently: the
 key is (weight shape, input H x W, output H x W, group), and each row sums every layer of that
 shape on each side (our Winograd steps count to their conv). Then the totals per kernel type
 (ours) and op type (ONNX Runtime). Shows where a model's gap to ONNX Runtime is, layer shape
@@ -93,7 +93,7 @@ def ort_round(a, spec_path, tmp):
             info[e["name"]] = e["args"]
     conv, kinds = collections.Counter(), collections.Counter()
     for name, ts in per_node.items():
-        ms = sum(ts[3:]) / max(1, len(ts) - 3)  # the warm-up runs are profiled too
+        ms = sum(ts) / len(ts)  # warm-up runs included, as ATC_PROFILE counts them
         args = info[name]
         kinds[args.get("op_name", "?")] += ms
         if args.get("op_name") in ("Conv", "FusedConv"):
