@@ -2,14 +2,15 @@
 """Per-layer times of our compiled model against ONNX Runtime's, for one model, in one run.
 
 Runs our build under ATC_PROFILE=1 (per-step mean times) and ONNX Runtime with its profiler
-(per-node kernel times, meaned over the same runs: 3 warm-ups and --loop, as ATC_PROFILE
-counts them), in interleaved rounds, and keeps per entry the lowest mean over the rounds (a
-host whose speed swings for minutes slows whole rounds). Convs are matched by shape, since the two sides name and fuse nodes differently: the
-key is (weight shape, input H x W, output H x W, group), and each row sums every layer of that
-shape on each side (our Winograd steps count to their conv). Then the totals per kernel type
-(ours) and op type (ONNX Runtime). Shows where a model's gap to ONNX Runtime is, layer shape
-by layer shape. A row with no layers on our side is a conv ONNX Runtime made by merging
-several (SqueezeNet's expand pairs); those layers' time is in our rows of their own shapes.
+(per-node kernel times, meaned over the same runs: 3 warm-ups and --loop, as ATC_PROFILE counts
+them), in interleaved rounds, and keeps per entry the lowest mean over the rounds (a host whose
+speed swings for minutes slows whole rounds). Convs are matched by shape, since the two sides
+name and fuse nodes differently: the key is (weight shape, input H x W, output H x W, group),
+and each row sums every layer of that shape on each side (our Winograd steps count to their
+conv). Then the totals per kernel type (ours) and op type (ONNX Runtime). Shows where a model's
+gap to ONNX Runtime is, layer shape by layer shape. A row with no layers on our side is a conv
+ONNX Runtime made by merging several (SqueezeNet's expand pairs); those layers' time is in our
+rows of their own shapes.
 
 Usage: bench/profile_vs_ort.py MODEL.onnx INPUT.npy [--bin build/bin] [--soc native]
        [--precision must_keep_origin_dtype] [--threads 2] [--rounds 5] [--loop 10]
