@@ -8,9 +8,9 @@ speed swings for minutes slows whole rounds). Convs are matched by shape, since 
 name and fuse nodes differently: the key is (weight shape, input H x W, output H x W, group),
 and each row sums every layer of that shape on each side (our Winograd steps count to their
 conv). Then the totals per kernel type (ours) and op type (ONNX Runtime). Shows where a model's
-gap to ONNX Runtime is, layer shape by layer shape. A row with no layers on our side is a conv
-ONNX Runtime made by merging several (SqueezeNet's expand pairs); those layers' time is in our
-rows of their own shapes.
+gap to ONNX Runtime is, layer shape by layer shape. ONNX Runtime's NCHWc convs pad their output
+channels to its channel block (SqueezeNet's 1000-class conv runs as 1008); such a conv is
+matched to ours. A row with no layers on our side is a shape only ONNX Runtime's rewrites made.
 
 Usage: bench/profile_vs_ort.py MODEL.onnx INPUT.npy [--bin build/bin] [--soc native]
        [--precision must_keep_origin_dtype] [--threads 2] [--rounds 5] [--loop 10]
@@ -53,6 +53,20 @@ def conv_keys(path):
     return keys
 
 
+def padded_keys(keys):
+    """ONNX Runtime's NCHWc convs pad their output channels to the channel block (16 on AVX-512,
+    8 on AVX2: SqueezeNet's 1000-class conv runs as 1008): its key -> ours."""
+    out = {}
+    for node_key in set(keys.values()):
+        w = node_key.split(" ")[0][1:].split("x")
+        for blk in (8, 16):
+            m = (int(w[0]) + blk - 1) // blk * blk
+            out["W" + "x".join([str(m)] + w[1:]) + node_key[len(node_key.split(" ")[0]):]] = node_key
+    for node_key in set(keys.values()):
+        out[node_key] = node_key
+    return out
+
+
 def key(w, x, y, group):
     g = "" if group == 1 else " g%d" % group
     return "W%s %s -> %s%s" % ("x".join(map(str, w)), "x".join(map(str, x[2:])), "x".join(map(str, y[2:])), g)
@@ -74,7 +88,7 @@ def ours_round(a, om, npy, keys):
     return conv, kinds
 
 
-def ort_round(a, spec_path, tmp):
+def ort_round(a, spec_path, tmp, ours_by_ort_key):
     prefix = os.path.join(tmp, "ortprof")
     for f in glob.glob(prefix + "*.json"):
         os.remove(f)
@@ -101,7 +115,8 @@ def ort_round(a, spec_path, tmp):
             shapes = [list(s.values())[0] for s in args["input_type_shape"]]
             out = list(args["output_type_shape"][0].values())[0]
             group = shapes[0][1] // shapes[1][1] if shapes[1][1] else 1
-            conv[key(shapes[1], shapes[0], out, group)] += ms
+            k = key(shapes[1], shapes[0], out, group)
+            conv[ours_by_ort_key.get(k, k)] += ms
     return conv, kinds
 
 
@@ -127,7 +142,7 @@ def main():
         ours, theirs = [], []
         for _ in range(a.rounds):
             ours.append(ours_round(a, om, a.input, keys))
-            theirs.append(ort_round(a, spec, tmp))
+            theirs.append(ort_round(a, spec, tmp, padded_keys(keys)))
     oc, ok = lowest(r[0] for r in ours), lowest(r[1] for r in ours)
     tc, tk = lowest(r[0] for r in theirs), lowest(r[1] for r in theirs)
     print("host: %s; threads=%d; soc=%s; precision=%s; %d rounds x %d runs, lowest per-round mean" %
