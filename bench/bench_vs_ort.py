@@ -99,7 +99,11 @@ def ort_spec(a, ort_pkg, path, npy, tmp, spec_name="ort_spec.json"):
 def run_ort(spec_path, stat="median"):
     r = subprocess.run(["node", os.path.join(HERE, "ort_runner.js"), spec_path],
                        check=True, stdout=subprocess.PIPE, text=True)
-    times = json.loads(r.stdout)["times_ms"]
+    return combine(stat, json.loads(r.stdout)["times_ms"])
+
+
+def combine(stat, times):
+    """A side's figure from its runs (or its rounds' figures): --stat min or median."""
     return min(times) if stat == "min" else statistics.median(times)
 
 
@@ -113,9 +117,8 @@ def bench_model(a, ort_pkg, name, tmp):
         ours.append(run_ours(a, om, npy, tmp, a.stat))
         theirs.append(run_ort(spec, a.stat))
     os.remove(om)
-    agg = min if a.stat == "min" else statistics.median
-    return {"model": name, "compile_s": compile_s, "ours_ms": agg(ours),
-            "ort_ms": agg(theirs), "gflop": bench_models.count_gflop(path)}
+    return {"model": name, "compile_s": compile_s, "ours_ms": combine(a.stat, ours),
+            "ort_ms": combine(a.stat, theirs), "gflop": bench_models.count_gflop(path)}
 
 
 def print_table(a, rows, peak, markdown):
@@ -157,8 +160,7 @@ def bench_int8(a, ort_pkg, names, tmp):
             for kind in ("fp32", "qdq"):
                 t["ours_" + kind].append(run_ours(a, runs[kind][0], npy, tmp, a.stat))
                 t["ort_" + kind].append(run_ort(runs[kind][1], a.stat))
-        agg = min if a.stat == "min" else statistics.median
-        rows.append(dict({"model": name}, **{k: agg(v) for k, v in t.items()}))
+        rows.append(dict({"model": name}, **{k: combine(a.stat, v) for k, v in t.items()}))
         print(f"{name} int8: ours QDQ {rows[-1]['ours_qdq']:.2f} ms, fp32 {rows[-1]['ours_fp32']:.2f} ms, "
               f"ORT QDQ {rows[-1]['ort_qdq']:.2f} ms", flush=True)
     return rows

@@ -15,6 +15,21 @@ export ASCEND_CACHE_PATH="$T/cache"
 pass=0; fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && echo "$2" | tail -5; }
+# close_to_ref LABEL OUT.npy BASE.npy REF.npy MIN_COSINE FACTOR BASE_NAME: OUT's cosine with REF at
+# least MIN_COSINE and its max abs error at most FACTOR x BASE's + 1e-3.
+close_to_ref() {
+  local line
+  if line=$(/usr/bin/python3 - "${@:2}" <<'PY'
+import sys, numpy as np
+out, base, ref = (np.load(f).astype(np.float64).ravel() for f in sys.argv[1:4])
+min_cos, factor, name = float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+cos = out.dot(ref) / (np.linalg.norm(out) * np.linalg.norm(ref) + 1e-30)
+e_out, e_base = np.abs(out - ref).max(), np.abs(base - ref).max()
+print("cosine %.6f, max abs error %.4g (%s: %.4g)" % (cos, e_out, name, e_base))
+sys.exit(0 if cos >= min_cos and e_out <= factor * e_base + 1e-3 else 1)
+PY
+  ); then ok "$1: $line"; else bad "$1: $line"; fi
+}
 printf 'op_debug_config = dump_cce\n' > "$T/cce.cfg"
 host_bf16=0
 grep -qw avx512_bf16 /proc/cpuinfo && host_bf16=1
@@ -53,16 +68,8 @@ for model in resnet18 bert_tiny; do
   done
   for soc in $run_socs; do
     [ $soc = x86-64-v4 ] && continue
-    if line=$(/usr/bin/python3 - "$T/${model}_$soc.out/output_0.npy" "$T/${model}_x86-64-v4.out/output_0.npy" \
-                "$M/$model.out.npy" <<'PY'
-import sys, numpy as np
-dp, cv, ref = (np.load(f).astype(np.float64).ravel() for f in sys.argv[1:4])
-cos = dp.dot(ref) / (np.linalg.norm(dp) * np.linalg.norm(ref) + 1e-30)
-e_dp, e_cv = np.abs(dp - ref).max(), np.abs(cv - ref).max()
-print("cosine %.6f, max abs error %.4g (x86-64-v4 bfloat16 build: %.4g)" % (cos, e_dp, e_cv))
-sys.exit(0 if cos >= 0.999 and e_dp <= 2 * e_cv + 1e-3 else 1)
-PY
-    ); then ok "$model $soc bfloat16: $line"; else bad "$model $soc bfloat16: $line"; fi
+    close_to_ref "$model $soc bfloat16" "$T/${model}_$soc.out/output_0.npy" "$T/${model}_x86-64-v4.out/output_0.npy" \
+      "$M/$model.out.npy" 0.999 2 "x86-64-v4 bfloat16 build"
   done
 done
 # force_fp16 ResNet-18: for sapphirerapids its float16 convs run on the tiles as two bfloat16 parts
@@ -90,16 +97,8 @@ if [ -f "$M/$model.onnx" ]; then
       "$BIN/omrun" --model="$T/${model}_fp16_$soc.om" --input="$M/$model.in.npy" --output="$T/fp16_$soc.out" \
         > "$T/fp16_$soc.run.log" 2>&1 || bad "${model}_fp16_$soc omrun" "$(cat "$T/fp16_$soc.run.log")"
     done
-    if line=$(/usr/bin/python3 - "$T/fp16_sapphirerapids.out/output_0.npy" "$T/fp16_x86-64-v4.out/output_0.npy" \
-                "$M/$model.out.npy" <<'PY'
-import sys, numpy as np
-amx, fma, ref = (np.load(f).astype(np.float64).ravel() for f in sys.argv[1:4])
-cos = amx.dot(ref) / (np.linalg.norm(amx) * np.linalg.norm(ref) + 1e-30)
-e_amx, e_fma = np.abs(amx - ref).max(), np.abs(fma - ref).max()
-print("cosine %.6f, max abs error %.4g (x86-64-v4 float16 build: %.4g)" % (cos, e_amx, e_fma))
-sys.exit(0 if cos >= 0.9999 and e_amx <= 1.5 * e_fma + 1e-3 else 1)
-PY
-    ); then ok "$model sapphirerapids float16: $line"; else bad "$model sapphirerapids float16: $line"; fi
+    close_to_ref "$model sapphirerapids float16" "$T/fp16_sapphirerapids.out/output_0.npy" \
+      "$T/fp16_x86-64-v4.out/output_0.npy" "$M/$model.out.npy" 0.9999 1.5 "x86-64-v4 float16 build"
   else
     echo "SKIP $model float16 sapphirerapids run: the host has no AMX-BF16"
   fi
