@@ -45,7 +45,7 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
   std::set<const Value*> graphIn(g.inputs.begin(), g.inputs.end()), graphOut(g.outputs.begin(), g.outputs.end());
   auto newGroup = [&](const Value* v) {
     PlanBuffer pb;
-    pb.size = std::max<int64_t>(v->type.byteSize(), 0);
+    pb.size = v->shapeFromData ? dataShapeBufferBytes(v->type) : std::max<int64_t>(v->type.byteSize(), 0);
     pb.first = defAt_[v];
     pb.last = lastUse_[v];
     groups_.push_back(pb);
@@ -65,6 +65,7 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
     bool alias = reuse && d && d->aliasesInput0 && n.outputs.size() == 1 && in0 && !in0->isConstant() &&
                  !graphIn.count(in0) && !graphOut.count(in0) && groupOf_.count(in0) && lastUse_[in0] == i &&
                  n.outputs[0]->type.byteSize() == in0->type.byteSize() && !n.outputs[0]->isConstant() &&
+                 !n.outputs[0]->shapeFromData &&
                  L.call.workspaceBytes == 0;
     if (alias) {
       int gi = groupOf_[in0];

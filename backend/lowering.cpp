@@ -4,6 +4,24 @@
 
 namespace atc {
 
+namespace {
+// Values whose shape depends on input values (Value::shapeFromData) have a static upper bound
+// only: a node reading one would compute over the bound. They are graph outputs only, until
+// shapes are inferred at run time (docs/dynamic-shapes.md).
+void checkNoDataShapedInput(const Node& n) {
+  for (const Value* in : n.inputs) {
+    if (!in || !in->shapeFromData) continue;
+    const Node* p = in->producer;
+    throw AtcError("E19010",
+                   "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose shape depends on input values" +
+                       (p ? " (Op [" + p->name + "] (" + p->type + ") decides it at run time)" : std::string()) +
+                       "; such a value can only be a graph output yet.",
+                   "Make the input that decides the shape a constant (TopK's k, Compress's condition...), or "
+                   "end the graph at this value.");
+  }
+}
+}  // namespace
+
 std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   std::vector<LoweredNode> lowered;
   LowerState state;  // every input slot and graph output counts as a use (ir/op_registry.h)
@@ -13,6 +31,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto* o : g.outputs) state.uses[o]++;
   for (auto& np : g.nodes()) {
     Node& n = *np;
+    checkNoDataShapedInput(n);
     LoweredNode L;
     L.node = &n;
     bool allConst = !n.outputs.empty();

@@ -148,6 +148,7 @@ json graphPlan(Graph& g, json steps, BufferPlan& bp) {
     j["dtype_code"] = (int)v->type.dtype;
     j["bytes"] = std::max<int64_t>(v->type.byteSize(), 0);
     j["buffer"] = bp.regionOf(v);
+    if (v->shapeFromData) j["shape_at"] = dataShapeOffset(v->type);  // the actual dims (int64) there
     return j;
   };
   json plan;

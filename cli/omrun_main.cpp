@@ -351,7 +351,7 @@ int main(int argc, char** argv) {
       std::string map = dump->finish();
       std::printf("[omrun] dump: %zu file(s), index %s\n", dump->filesWritten(), map.c_str());
     }
-    if (!outDir.empty()) writeOutputs(outDir, outfmt, outs, outData);
+    if (!outDir.empty()) writeOutputs(outDir, outfmt, m->lastOutputs(), outData);
     double mn = *std::min_element(lat.begin(), lat.end());
     double mean = 0;
     for (double x : lat) mean += x;

@@ -66,6 +66,9 @@ TensorPtr Node::attrTensor(const std::string& k) const {
   return nullptr;
 }
 
+int64_t dataShapeOffset(const TensorType& t) { return (std::max<int64_t>(t.byteSize(), 0) + 7) / 8 * 8; }
+int64_t dataShapeBufferBytes(const TensorType& t) { return dataShapeOffset(t) + 8 * std::max<int64_t>(t.rank(), 1); }
+
 Value* Graph::newValue(const std::string& name, const TensorType& type) {
   std::string n = name.empty() ? "v" : name;
   if (valueByName_.count(n)) {

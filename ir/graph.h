@@ -26,8 +26,19 @@ class Value {
   TensorPtr constant;          // non-null: compile-time constant (initializer or folded)
   Node* producer = nullptr;    // null for graph inputs and constants
   int producerIndex = 0;
+  // The output of an op whose shape depends on input values (NonZero, TopK with a run-time k,
+  // ...): type.shape is an upper bound, the data is stored densely in the actual shape and the
+  // producing kernel writes the actual dims (int64, one per dim) after the bound's bytes
+  // (dataShapeOffset). Printed as `bound` after the type. Such values are graph outputs only
+  // (docs/dynamic-shapes.md, "Outputs whose shape depends on data").
+  bool shapeFromData = false;
   bool isConstant() const { return constant != nullptr; }
 };
+
+// Byte offset of a shapeFromData value's actual dims in its buffer (the bound's bytes rounded
+// up to 8), and the buffer size that holds both.
+int64_t dataShapeOffset(const TensorType& t);
+int64_t dataShapeBufferBytes(const TensorType& t);
 
 class Node {
  public:

@@ -56,6 +56,11 @@ class Parser {
       Value* v = valueDef();
       expect(':');
       outs.push_back({v, parseType()});
+      skipSpace();
+      if (peekWord("bound")) {  // printNode: a shapeFromData value
+        expectWord("bound");
+        v->shapeFromData = true;
+      }
     } while (accept(','));
     expect('=');
     skipSpace();

@@ -122,6 +122,7 @@ std::string printNode(const Node& n) {
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     const Value* o = n.outputs[i];
     os << (i ? ", " : "") << valueRef(o) << ": " << (o ? o->type.str() : "undefined[?]");
+    if (o && o->shapeFromData) os << " bound";
   }
   os << " = " << nameText(n.type) << "(";
   for (size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << valueRef(n.inputs[i]);

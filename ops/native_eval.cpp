@@ -1,5 +1,6 @@
 #include "ops/native_eval.h"
 
+#include <cstring>
 #include <memory>
 
 #include "support/diagnostics.h"
@@ -48,6 +49,21 @@ void checkInputsUnchanged(const Node& n, const std::string& kernel, const std::v
   }
 }
 
+// A shapeFromData output as a tensor of the actual shape its kernel wrote after the data.
+std::shared_ptr<Tensor> dataShapedResult(const Node& n, const Value& o, const std::vector<uint8_t>& buf) {
+  const int64_t at = dataShapeOffset(o.type);
+  Shape dims((size_t)o.type.rank());
+  for (size_t d = 0; d < dims.size(); ++d) {
+    std::memcpy(&dims[d], buf.data() + at + 8 * d, 8);
+    if (dims[d] < 0 || dims[d] > o.type.shape[d])
+      internalError("kernel of " + n.name + " wrote dim " + std::to_string(dims[d]) + " beyond the bound " +
+                    o.type.str());
+  }
+  auto t = std::make_shared<Tensor>(TensorType(o.type.dtype, dims));
+  if (!t->data.empty()) std::memcpy(t->data.data(), buf.data(), t->data.size());
+  return t;
+}
+
 }  // namespace
 
 std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows, int int8Path, bool bf16Dot, bool int8Amx) {
@@ -65,17 +81,26 @@ std::vector<TensorPtr> evalNodeNative(Graph& g, Node& n, int cubeRows, int int8P
   for (auto* in : n.inputs)
     bufs.push_back(in ? const_cast<uint8_t*>(in->constant->data.data()) : nullptr);
   std::vector<std::shared_ptr<Tensor>> outs;
-  for (auto* o : n.outputs) {
+  std::vector<std::vector<uint8_t>> bounded(n.outputs.size());  // shapeFromData outputs: bound + dims
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    const Value* o = n.outputs[i];
     if (!o->type.isStatic()) internalError("output of " + n.name + " has no static shape");
     auto t = std::make_shared<Tensor>(o->type);
     outs.push_back(t);
-    bufs.push_back(t->data.empty() ? nullptr : t->data.data());
+    if (o->shapeFromData) {
+      bounded[i].assign((size_t)dataShapeBufferBytes(o->type), 0);
+      bufs.push_back(bounded[i].data());
+    } else {
+      bufs.push_back(t->data.empty() ? nullptr : t->data.data());
+    }
   }
   std::vector<uint8_t> ws((size_t)call.workspaceBytes + 64);
   if (call.workspaceBytes > 0) bufs.push_back(ws.data());
   std::vector<std::vector<uint8_t>> before = snapshotInputs(n);
   runNativeKernel(*k, call.params.data(), bufs.data());
   checkInputsUnchanged(n, call.kernel, before);
+  for (size_t i = 0; i < n.outputs.size(); ++i)
+    if (n.outputs[i]->shapeFromData) outs[i] = dataShapedResult(n, *n.outputs[i], bounded[i]);
   return std::vector<TensorPtr>(outs.begin(), outs.end());
 }
 

@@ -32,6 +32,10 @@ struct TensorDesc {
   int32_t dtypeCode = 0;    // ir/dtype.h DType value
   std::vector<int64_t> shape;
   uint64_t bytes = 0;       // numel * element size
+  // An output whose shape depends on input values (NonZero, TopK with a run-time k...): shape
+  // and bytes are its upper bound (what a caller provides); Model::lastOutputs() has the shape
+  // each run gave (docs/dynamic-shapes.md, "Outputs whose shape depends on data").
+  bool shapeFromData = false;
   std::string shapeString() const;  // "[1,3,224,224]"
 };
 
@@ -118,6 +122,10 @@ class Model {
 
   // inputs[i] points to inputs()[i].bytes bytes; outputs[i] to outputs()[i].bytes bytes.
   void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  // The outputs of the current gear's last run: outputs() with the actual shape and bytes of
+  // each shapeFromData output (its data fills the first `bytes` of the caller's buffer).
+  // Before a run, outputs() itself.
+  const std::vector<TensorDesc>& lastOutputs() const;
 
   // The current gear's steps, in execution order.
   const std::vector<StepInfo>& steps() const;

@@ -33,6 +33,13 @@ const char* atc_model_output_dtype(const atc_model* m, size_t i);
 size_t atc_model_output_rank(const atc_model* m, size_t i);
 const int64_t* atc_model_output_dims(const atc_model* m, size_t i);
 size_t atc_model_output_bytes(const atc_model* m, size_t i);
+/* Outputs whose shape depends on input values (NonZero, TopK with a run-time k...): 1 when
+ * output i is one; its dims and bytes above are then an upper bound (the buffer to provide),
+ * and the last run's actual dims (rank as above) and bytes are these (the data fills the
+ * first bytes of the buffer). For other outputs they equal the getters above. */
+int atc_model_output_shape_from_data(const atc_model* m, size_t i);
+const int64_t* atc_model_output_last_dims(const atc_model* m, size_t i);
+size_t atc_model_output_last_bytes(const atc_model* m, size_t i);
 
 /* Gears of a dynamic model (atc --dynamic_batch_size / --dynamic_image_size / --dynamic_dims,
  * docs/dynamic-shapes.md). A static model has one gear with no dims. The input and output

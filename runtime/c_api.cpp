@@ -88,6 +88,19 @@ size_t atc_model_num_outputs(const atc_model* m) { return m ? m->m->outputs().si
 ATC_DESC_GETTERS(input, true)
 ATC_DESC_GETTERS(output, false)
 
+int atc_model_output_shape_from_data(const atc_model* m, size_t i) {
+  auto* d = desc(m, i, false);
+  return d && d->shapeFromData ? 1 : 0;
+}
+const int64_t* atc_model_output_last_dims(const atc_model* m, size_t i) {
+  if (!m || i >= m->m->lastOutputs().size()) return nullptr;
+  return m->m->lastOutputs()[i].shape.data();
+}
+size_t atc_model_output_last_bytes(const atc_model* m, size_t i) {
+  if (!m || i >= m->m->lastOutputs().size()) return 0;
+  return (size_t)m->m->lastOutputs()[i].bytes;
+}
+
 const char* atc_model_dynamic_kind(const atc_model* m) { return m ? m->m->dynamicKind().c_str() : nullptr; }
 size_t atc_model_num_gears(const atc_model* m) { return m ? m->m->gears().size() : 0; }
 size_t atc_model_current_gear(const atc_model* m) { return m ? m->m->gear() : 0; }

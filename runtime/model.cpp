@@ -111,6 +111,8 @@ struct Model::Impl {
   // One plan per gear (a static model: one), over the shared arena, weights and kernels.
   struct Gear {
     std::vector<uint8_t*> inPtr, outPtr;
+    std::vector<int64_t> outShapeAt;   // per output: byte offset of its actual dims, -1: static shape
+    std::vector<TensorDesc> lastOut;   // Model::lastOutputs()
     std::vector<Step> steps;
     std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors)
     std::vector<void*> args;      // all steps' argument arrays, back to back
@@ -239,6 +241,27 @@ std::vector<size_t> readTensorDescs(const nlohmann::json& arr, const std::vector
   return ids;
 }
 
+// Outputs whose shape depends on data: "shape_at", the byte offset of the actual dims (int64,
+// one per dim) in the output's buffer, after the bound's bytes and inside the buffer.
+std::vector<int64_t> readShapeAt(const nlohmann::json& arr, const std::vector<PlanBuffer>& bufs,
+                                 const std::vector<size_t>& ids, const std::string& what,
+                                 std::vector<TensorDesc>& descs) {
+  std::vector<int64_t> at;
+  for (size_t i = 0; i < descs.size(); ++i) {
+    const auto& t = arr[i];
+    if (!t.contains("shape_at")) {
+      at.push_back(-1);
+      continue;
+    }
+    uint64_t off = t.at("shape_at").get<uint64_t>(), dims = std::max<size_t>(descs[i].shape.size(), 1);
+    if (off < descs[i].bytes || off % 8 || off > bufs[ids[i]].size || (bufs[ids[i]].size - off) / 8 < dims)
+      throw badPlan(what, descs[i].name + ": its run-time shape does not lie after its data in its buffer");
+    descs[i].shapeFromData = true;
+    at.push_back((int64_t)off);
+  }
+  return at;
+}
+
 // A step's description (planSteps in backend/om_builder.cpp): "in" and "out" follow the
 // argument order. A tensor whose declared size does not fit its buffer is described without
 // data (never read), so a crafted description cannot make a dump read outside the arena.
@@ -297,6 +320,7 @@ struct CheckedPlan {
   const nlohmann::json* plan = nullptr;
   std::vector<PlanBuffer> bufs;
   std::vector<size_t> inIds, outIds;
+  std::vector<int64_t> outShapeAt;             // per output: "shape_at", -1 when absent
   std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
   GearDesc desc;
 };
@@ -309,6 +333,7 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
   for (size_t i = 0; i < c.inIds.size(); ++i)
     if (c.bufs[c.inIds[i]].weights) throw badPlan(what, "input " + c.desc.inputs[i].name + " is in the weights");
   c.outIds = readTensorDescs(p.at("outputs"), c.bufs, what, c.desc.outputs);
+  c.outShapeAt = readShapeAt(p.at("outputs"), c.bufs, c.outIds, what, c.desc.outputs);
   for (auto& s : p.at("steps")) {
     s.at("symbol").get<std::string>();
     c.stepArgs.emplace_back();
@@ -420,6 +445,8 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       Gear G;
       for (size_t id : c.inIds) G.inPtr.push_back(ptr(id));
       for (size_t id : c.outIds) G.outPtr.push_back(ptr(id));
+      G.outShapeAt = c.outShapeAt;
+      G.lastOut = c.desc.outputs;
       const auto& stepList = c.plan->at("steps");
       for (size_t i = 0; i < stepList.size(); ++i) {
         const auto& s = stepList[i];
@@ -548,6 +575,26 @@ void Model::setStepObserver(StepObserver* observer) {
   impl_->observedRuns = 0;
 }
 
+namespace {
+// The description of a shapeFromData output after a run: the dims its kernel wrote at shapeAt,
+// each within the bound (a kernel never writes more, but the data would be cut, not overrun).
+TensorDesc dataShapedOutput(const TensorDesc& bound, const uint8_t* buf, int64_t shapeAt) {
+  TensorDesc d = bound;
+  uint64_t n = 1;
+  for (size_t k = 0; k < d.shape.size(); ++k) {
+    int64_t v;
+    std::memcpy(&v, buf + shapeAt + 8 * k, 8);
+    if (v < 0 || v > bound.shape[k])
+      throw RuntimeError("output " + bound.name + ": its kernel gave dim " + std::to_string(k) + " = " +
+                         std::to_string(v) + ", outside its bound " + bound.shapeString());
+    d.shape[k] = v;
+    n *= (uint64_t)v;
+  }
+  d.bytes = n * dtypeSizeByName(d.dtype);
+  return d;
+}
+}  // namespace
+
 void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
   Impl& I = *impl_;
   Impl::Gear& G = I.gears[I.cur];
@@ -573,9 +620,13 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   } else {
     for (auto& s : G.steps) s.fn(G.args.data() + s.argBegin, rt);
   }
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (D.outputs[i].bytes) std::memcpy(outputs[i], G.outPtr[i], D.outputs[i].bytes);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (G.outShapeAt[i] >= 0) G.lastOut[i] = dataShapedOutput(D.outputs[i], G.outPtr[i], G.outShapeAt[i]);
+    if (G.lastOut[i].bytes) std::memcpy(outputs[i], G.outPtr[i], G.lastOut[i].bytes);
+  }
 }
+
+const std::vector<TensorDesc>& Model::lastOutputs() const { return impl_->gears[impl_->cur].lastOut; }
 
 void Model::setExceptionDump(const std::string& dir) { impl_->exceptionDumpDir = dir; }
 bool Model::statusCheck() const { return impl_->statusCheck; }

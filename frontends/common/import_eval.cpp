@@ -91,6 +91,7 @@ void ImportEval::evalProducer(Node* n) {
   for (size_t k = 0; k < outs.size(); ++k) {
     if (!outs[k]->type.shapeKnown) return;
     n->outputs[k]->type = outs[k]->type;
+    n->outputs[k]->shapeFromData = outs[k]->shapeFromData;
   }
   if (TensorPtr t = shapeOnly(*n)) {
     folded_[n->outputs[0]] = t;
@@ -103,7 +104,13 @@ void ImportEval::evalProducer(Node* n) {
   }
   try {
     std::vector<TensorPtr> ts = evalNodeNative(tmp, *c);
-    for (size_t k = 0; k < ts.size() && k < n->outputs.size(); ++k) folded_[n->outputs[k]] = ts[k];
+    for (size_t k = 0; k < ts.size() && k < n->outputs.size(); ++k) {
+      folded_[n->outputs[k]] = ts[k];
+      if (n->outputs[k]->shapeFromData) {  // evaluated: the actual shape
+        n->outputs[k]->type = ts[k]->type;
+        n->outputs[k]->shapeFromData = false;
+      }
+    }
   } catch (const AtcError&) {
   }
 }

@@ -118,7 +118,13 @@ bool runConstantFolding(Graph& g, PassContext& ctx) {
       continue;
     }
     if (results.size() != n->outputs.size()) continue;
-    for (size_t i = 0; i < results.size(); ++i) n->outputs[i]->constant = results[i];
+    for (size_t i = 0; i < results.size(); ++i) {
+      n->outputs[i]->constant = results[i];
+      if (n->outputs[i]->shapeFromData) {  // the actual shape; final inference re-infers the readers
+        n->outputs[i]->type = results[i]->type;
+        n->outputs[i]->shapeFromData = false;
+      }
+    }
     ctx.stats.effectTimes++;
     ctx.debug("folded " + n->name + " (" + n->type + ")");
     g.removeNode(n);
