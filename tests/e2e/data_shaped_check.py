@@ -1,0 +1,144 @@
+"""Outputs whose shape depends on input values (docs/dynamic-shapes.md), through atc and omrun.
+
+Usage: data_shaped_check.py BIN_DIR WORK_DIR
+TopK with a run-time k (default precision mode), NonMaxSuppression, NonZero and Compress on
+run-time inputs: omrun must write each output in the shape this run gave, matching numpy.
+NonZero of a constant folds to a static shape and may feed other ops; a node reading a
+run-time-shaped value is refused (E19010) and no .om is written.
+Prints one PASS/FAIL line per case; exits 1 on any failure.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+BIN, WORK = sys.argv[1], sys.argv[2]
+F, I64, BOOL = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+failures = 0
+
+
+def model(name, nodes, inputs, outputs, opset=13, inits=()):
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    path = os.path.join(WORK, name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def atc(name, path, extra=()):
+    out = os.path.join(WORK, name)
+    r = subprocess.run([BIN + "/atc", "--model=" + path, "--framework=5", "--output=" + out,
+                        "--soc_version=native", *extra], capture_output=True, text=True)
+    return r, out + ".om"
+
+
+def run(name, om, arrays):
+    files = []
+    for i, a in enumerate(arrays):
+        f = os.path.join(WORK, "%s_in%d.npy" % (name, i))
+        np.save(f, a)
+        files.append(f)
+    out = os.path.join(WORK, name + "_out")
+    r = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files), "--output=" + out],
+                       capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("omrun failed: " + r.stderr)
+    res, i = [], 0
+    while os.path.exists(os.path.join(out, "output_%d.npy" % i)):
+        res.append(np.load(os.path.join(out, "output_%d.npy" % i)))
+        i += 1
+    return res
+
+
+def check(name, got, want):
+    global failures
+    ok = len(got) == len(want) and all(g.shape == w.shape and np.allclose(g, w) for g, w in zip(got, want))
+    print(("PASS " if ok else "FAIL ") + name)
+    if not ok:
+        failures += 1
+        print("  got:", [(g.shape, g.ravel()[:8]) for g in got], "\n  want:", [(w.shape, w.ravel()[:8]) for w in want])
+
+
+def topk():
+    path = model("topk", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+                 [helper.make_tensor_value_info("x", F, [3, 6]), helper.make_tensor_value_info("k", I64, [1])],
+                 [helper.make_tensor_value_info("v", F, None), helper.make_tensor_value_info("i", I64, None)])
+    r, om = atc("topk", path)  # the default precision mode (force_fp16)
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    x = np.random.default_rng(1).permutation(18).astype(np.float32).reshape(3, 6)
+    for k in (1, 4, 0):
+        order = np.argsort(-x, axis=1, kind="stable")[:, :k]
+        check("topk k=%d" % k, run("topk", om, [x, np.array([k], np.int64)]),
+              [np.take_along_axis(x, order, 1), order])
+
+
+def nms():
+    inits = [numpy_helper.from_array(np.array([2], np.int64), "mo"),
+             numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
+             numpy_helper.from_array(np.array([0.1], np.float32), "st")]
+    path = model("nms", [helper.make_node("NonMaxSuppression", ["b", "s", "mo", "iou", "st"], ["y"])],
+                 [helper.make_tensor_value_info("b", F, [1, 4, 4]), helper.make_tensor_value_info("s", F, [1, 2, 4])],
+                 [helper.make_tensor_value_info("y", I64, None)], inits=inits)
+    r, om = atc("nms", path)
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    boxes = np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 5, 1, 6], [3, 3, 4, 4]]], np.float32)
+    scores = np.array([[[0.9, 0.8, 0.05, 0.7], [0.2, 0.3, 0.6, 0.05]]], np.float32)
+    # class 0: box 0, box 1 suppressed (IoU 0.82), box 3; class 1: box 2, then box 1 (box 3 below 0.1)
+    want = np.array([[0, 0, 0], [0, 0, 3], [0, 1, 2], [0, 1, 1]], np.int64)
+    check("nms", run("nms", om, [boxes, scores]), [want])
+
+
+def nonzero_compress():
+    path = model("nzc", [helper.make_node("NonZero", ["x"], ["nz"]),
+                         helper.make_node("Compress", ["x", "c"], ["y"], axis=1)],
+                 [helper.make_tensor_value_info("x", F, [2, 3]), helper.make_tensor_value_info("c", BOOL, [3])],
+                 [helper.make_tensor_value_info("nz", I64, None), helper.make_tensor_value_info("y", F, None)])
+    r, om = atc("nzc", path, ["--precision_mode=must_keep_origin_dtype"])
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    x = np.array([[0, 2, 0], [3, 0, 4]], np.float32)
+    for c in ([True, False, True], [False, False, False]):
+        c = np.array(c)
+        check("nonzero + compress %s" % c.astype(int), run("nzc", om, [x, c]),
+              [np.array(np.nonzero(x), np.int64), np.compress(c, x, axis=1)])
+
+
+def folded_nonzero():
+    cst = numpy_helper.from_array(np.array([[1, 0], [0, 7]], np.float32), "w")
+    path = model("nzconst", [helper.make_node("NonZero", ["w"], ["nz"]),
+                             helper.make_node("Add", ["nz", "a"], ["y"])],
+                 [helper.make_tensor_value_info("a", I64, [2, 2])], [helper.make_tensor_value_info("y", I64, None)],
+                 inits=[cst])
+    r, om = atc("nzconst", path)
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    a = np.arange(4, dtype=np.int64).reshape(2, 2)
+    check("nonzero of a constant feeds Add", run("nzconst", om, [a]), [np.array([[0, 1], [0, 1]]) + a])
+
+
+def refused_reader():
+    global failures
+    path = model("nzread", [helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Transpose", ["nz"], ["y"])],
+                 [helper.make_tensor_value_info("x", F, [2, 3])], [helper.make_tensor_value_info("y", I64, None)])
+    r, om = atc("nzread", path)
+    text = r.stdout + r.stderr
+    ok = r.returncode != 0 and "E19010" in text and "whose shape depends on input values" in text and \
+        not os.path.exists(om)
+    print(("PASS " if ok else "FAIL ") + "a reader of NonZero's output is refused (E19010, no .om)")
+    if not ok:
+        failures += 1
+        print(text)
+
+
+for case in (topk, nms, nonzero_compress, folded_nonzero, refused_reader):
+    try:
+        case()
+    except Exception as e:  # one failing case does not hide the others
+        failures += 1
+        print("FAIL %s: %s" % (case.__name__, e))
+sys.exit(1 if failures else 0)
