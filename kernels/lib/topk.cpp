@@ -7,7 +7,8 @@
 
 ATC_KERNEL(topk)
 
-enum { TK_DT, TK_OUTER, TK_N, TK_INNER, TK_K, TK_LARGEST, TK_NTASKS, TK_AT_V, TK_AT_I, TK_AXIS, TK_NIN, TK_RANK, TK_DIMS };
+enum { TK_DT, TK_OUTER, TK_N, TK_INNER, TK_K, TK_LARGEST, TK_NTASKS, TK_AT_V, TK_AT_I, TK_AXIS, TK_NIN, TK_RANK,
+       TK_DIMS };
 
 static inline ATCK_INLINE int64_t atck_topk_k(const int64_t* P, void** bufs) {
   int64_t k = P[TK_K] >= 0 ? P[TK_K] : ((const int64_t*)bufs[1])[0];

@@ -53,7 +53,8 @@ KernelCall lowerTopK(LowerCtx& c) {
   KernelCall call;
   call.kernel = "topk";
   call.params = {(int64_t)x.dtype, outer, len, inner, k, n.attrInt("largest", 1) ? 1 : 0, tasks,
-                 dataShapeOffset(n.outputs[0]->type), dataShapeOffset(n.outputs[1]->type), axis, (int64_t)n.inputs.size(), x.rank()};
+                 dataShapeOffset(n.outputs[0]->type), dataShapeOffset(n.outputs[1]->type), axis,
+                 (int64_t)n.inputs.size(), x.rank()};
   for (int64_t d : x.shape) call.params.push_back(d);
   call.workspaceBytes = tasks * 2 * std::max<int64_t>(len, 1) * 8;
   return call;

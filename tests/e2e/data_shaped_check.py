@@ -1,7 +1,7 @@
 """Outputs whose shape depends on input values (docs/dynamic-shapes.md), through atc and omrun.
 
 Usage: data_shaped_check.py BIN_DIR WORK_DIR
-TopK with a run-time k (default precision mode), NonMaxSuppression, NonZero and Compress on
+TopK with a run-time k (default precision mode), NonMaxSuppression, NonZero, Compress, Unique on
 run-time inputs: omrun must write each output in the shape this run gave, matching numpy.
 NonZero of a constant folds to a static shape and may feed other ops; a node reading a
 run-time-shaped value is refused (E19010) and no .om is written.
@@ -121,6 +121,22 @@ def folded_nonzero():
     check("nonzero of a constant feeds Add", run("nzconst", om, [a]), [np.array([[0, 1], [0, 1]]) + a])
 
 
+def unique():
+    path = model("unique", [helper.make_node("Unique", ["x"], ["y", "i", "inv", "c"], sorted=0)],
+                 [helper.make_tensor_value_info("x", I64, [7])],
+                 [helper.make_tensor_value_info(n, I64, None) for n in ("y", "i", "inv", "c")], opset=11)
+    r, om = atc("unique", path)
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    for x in ([3, 1, 3, 2, 1, 3, 5], [4, 4, 4, 4, 4, 4, 4]):
+        x = np.array(x, np.int64)
+        y, i, inv, c = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+        order = np.argsort(i)  # not sorted: order of first occurrence
+        pos = np.empty_like(order)
+        pos[order] = np.arange(len(order))
+        check("unique %s" % x, run("unique", om, [x]), [y[order], i[order], pos[inv], c[order]])
+
+
 def refused_reader():
     global failures
     path = model("nzread", [helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Transpose", ["nz"], ["y"])],
@@ -135,7 +151,7 @@ def refused_reader():
         print(text)
 
 
-for case in (topk, nms, nonzero_compress, folded_nonzero, refused_reader):
+for case in (topk, nms, nonzero_compress, unique, folded_nonzero, refused_reader):
     try:
         case()
     except Exception as e:  # one failing case does not hide the others
