@@ -25,6 +25,22 @@ std::vector<double> constFloats(const Node& n, size_t i, const char* what) {
   return r;
 }
 
+AxisSlices axisSlices(const Node& n, const TensorType& x, int64_t maxRank) {
+  AxisSlices g;
+  if (!n.hasAttr("axis")) {
+    g.n = x.numel();
+    g.shape = {g.n};
+    return g;
+  }
+  if (x.rank() > maxRank) opError(n, "supports rank <= " + std::to_string(maxRank) + ", got " + x.str());
+  g.axis = normalizeAxis(n.attrInt("axis", 0), x.rank(), n);
+  for (int64_t d = 0; d < g.axis; ++d) g.outer *= x.shape[d];
+  for (int64_t d = g.axis + 1; d < x.rank(); ++d) g.inner *= x.shape[d];
+  g.n = x.shape[g.axis];
+  g.shape = x.shape;
+  return g;
+}
+
 const Shape& staticShape(const Node& n, size_t i) {
   Value* v = n.input(i);
   if (!v) opError(n, "input " + std::to_string(i) + " is missing");

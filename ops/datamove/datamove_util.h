@@ -19,6 +19,15 @@ std::vector<double> constFloats(const Node& n, size_t i, const char* what);
 // Static shape of input i (opError when unknown: dynamic shapes are out of scope).
 const Shape& staticShape(const Node& n, size_t i);
 
+// X seen as outer x n x inner slices along the node's `axis` attribute, or, without one, as
+// n = numel single elements of flattened X (shape {numel}): Compress, Unique. With an axis
+// the rank must be at most maxRank (the kernel's dims array).
+struct AxisSlices {
+  int64_t axis = 0, outer = 1, n = 1, inner = 1;
+  Shape shape;  // X's shape, or {numel} when flattened
+};
+AxisSlices axisSlices(const Node& n, const TensorType& x, int64_t maxRank);
+
 // Row-major strides (in elements) of a shape.
 std::vector<int64_t> stridesOf(const Shape& s);
 

@@ -9,47 +9,30 @@ namespace {
 
 constexpr int64_t kMaxUniqueRank = 8;  // kernels/lib/unique.cpp's dims
 
-struct UniqueGeom {
-  int64_t axis = 0, outer = 1, n = 1, inner = 1;
-  Shape y;  // the bound
-};
-
-UniqueGeom geometry(const Node& n) {
+dm::AxisSlices geometry(const Node& n) {
   const TensorType& x = n.inputs[0]->type;
   if (!x.isStatic()) opError(n, "needs a static input shape");
-  UniqueGeom g;
-  if (n.hasAttr("axis")) {
-    if (x.rank() > kMaxUniqueRank) opError(n, "supports rank <= 8, got " + x.str());
-    g.axis = normalizeAxis(n.attrInt("axis", 0), x.rank(), n);
-    for (int64_t d = 0; d < g.axis; ++d) g.outer *= x.shape[d];
-    for (int64_t d = g.axis + 1; d < x.rank(); ++d) g.inner *= x.shape[d];
-    g.n = x.shape[g.axis];
-    g.y = x.shape;
-  } else {
-    g.n = x.numel();
-    g.y = {g.n};
-  }
-  return g;
+  return dm::axisSlices(n, x, kMaxUniqueRank);
 }
 
 void inferUnique(Graph&, Node& n) {
-  UniqueGeom g = geometry(n);
+  dm::AxisSlices g = geometry(n);
   const Shape perSlice{g.n};
-  n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, g.y);
+  n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, g.shape);
   for (size_t i = 1; i < n.outputs.size(); ++i) n.outputs[i]->type = TensorType(DType::I64, perSlice);
   for (size_t i = 0; i < n.outputs.size(); ++i) n.outputs[i]->shapeFromData = i != 2;  // inverse_indices: static
 }
 
 KernelCall lowerUnique(LowerCtx& c) {
   const Node& n = c.node;
-  UniqueGeom g = geometry(n);
+  dm::AxisSlices g = geometry(n);
   auto at = [&](size_t i) { return i < n.outputs.size() ? dataShapeOffset(n.outputs[i]->type) : -1; };
   KernelCall call;
   call.kernel = "unique";
   call.params = {(int64_t)n.inputs[0]->type.dtype, (int64_t)dtypeSize(n.inputs[0]->type.dtype), g.outer, g.n,
                  g.inner, n.attrInt("sorted", 1) ? 1 : 0, (int64_t)n.outputs.size(), g.axis, at(0), at(1), at(3),
-                 (int64_t)g.y.size()};
-  for (int64_t d : g.y) call.params.push_back(d);
+                 (int64_t)g.shape.size()};
+  for (int64_t d : g.shape) call.params.push_back(d);
   call.workspaceBytes = 5 * std::max<int64_t>(g.n, 1) * 8;
   return call;
 }
