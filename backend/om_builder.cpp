@@ -127,6 +127,7 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
         json t = typeJson(v->type);
         t["name"] = v->name;
         t["dtype_code"] = (int)v->type.dtype;
+        if (v->shapeFromData) t["shape_from_data"] = true;  // its bound: described, never read
         a.push_back(t);
       }
       return a;

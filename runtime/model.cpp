@@ -288,8 +288,11 @@ StepInfo describeStep(const nlohmann::json& s, size_t index, const std::vector<i
         st.desc.shape = t.at("shape").get<std::vector<int64_t>>();
         int64_t bytes = -1;
         size_t es = dtypeSizeByName(st.desc.dtype);
-        if (es && shapeSize(st.desc.shape, es, nullptr, &bytes) && a < argIds.size() && argIds[a] >= 0 &&
-            (uint64_t)bytes <= bufs[(size_t)argIds[a]].size) {
+        // A data-shaped tensor (its shape is the bound) is described without data: past its actual
+        // size its buffer holds what earlier steps left, which the dump and the checks must not read.
+        st.desc.shapeFromData = t.value("shape_from_data", false);
+        if (!st.desc.shapeFromData && es && shapeSize(st.desc.shape, es, nullptr, &bytes) && a < argIds.size() &&
+            argIds[a] >= 0 && (uint64_t)bytes <= bufs[(size_t)argIds[a]].size) {
           st.desc.bytes = (uint64_t)bytes;
           st.data = ptr((size_t)argIds[a]);
         }

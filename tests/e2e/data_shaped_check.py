@@ -74,6 +74,13 @@ def topk():
         order = np.argsort(-x, axis=1, kind="stable")[:, :k]
         check("topk k=%d" % k, run("topk", om, [x, np.array([k], np.int64)]),
               [np.take_along_axis(x, order, 1), order])
+    # --status_check=1 reads every step's outputs for inf/NaN: not the bound's unwritten tail
+    r, om = atc("topk_checked", path, ["--status_check=1"])
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    order = np.argsort(-x, axis=1, kind="stable")[:, :2]
+    check("topk k=2, --status_check=1", run("topk_checked", om, [x, np.array([2], np.int64)]),
+          [np.take_along_axis(x, order, 1), order])
 
 
 def nms():
