@@ -1,24 +1,32 @@
 #include "backend/lowering.h"
 
+#include "ops/elementwise/eltwise_common.h"
 #include "support/diagnostics.h"
 
 namespace atc {
 
 namespace {
 // Values whose shape depends on input values (Value::shapeFromData) have a static upper bound
-// only: a node reading one would compute over the bound. They are graph outputs only, until
-// shapes are inferred at run time (docs/dynamic-shapes.md).
-void checkNoDataShapedInput(const Node& n) {
-  for (const Value* in : n.inputs) {
-    if (!in || !in->shapeFromData) continue;
-    const Node* p = in->producer;
-    throw AtcError("E19010",
-                   "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose shape depends on input values" +
-                       (p ? " (Op [" + p->name + "] (" + p->type + ") decides it at run time)" : std::string()) +
-                       "; such a value can only be a graph output yet.",
-                   "Make the input that decides the shape a constant (TopK's k, Compress's condition...), or "
-                   "end the graph at this value.");
-  }
+// only. An element-wise op over one, with scalars for its other operands, runs over its actual
+// elements (eltwiseOverDataShape); other readers are refused until shapes are inferred at run
+// time (docs/dynamic-shapes.md).
+const Value* dataShapedInput(const Node& n) {
+  for (const Value* in : n.inputs)
+    if (in && in->shapeFromData) return in;
+  return nullptr;
+}
+
+[[noreturn]] void refuseDataShapedInput(const Node& n, const Value* in) {
+  const Node* p = in->producer;  // the op that decides the shape, before element-wise ops over it
+  for (const Value* up = p ? dataShapedInput(*p) : nullptr; up && up->producer; up = dataShapedInput(*p))
+    p = up->producer;
+  throw AtcError("E19010",
+                 "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose shape depends on input values" +
+                     (p ? " (Op [" + p->name + "] (" + p->type + ") decides it at run time)" : std::string()) +
+                     "; such a value can only be a graph output or feed element-wise ops whose other operands "
+                     "are scalars yet.",
+                 "Make the input that decides the shape a constant (TopK's k, Compress's condition, Reduce's "
+                 "axes...), or end the graph at this value.");
 }
 }  // namespace
 
@@ -31,7 +39,8 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto* o : g.outputs) state.uses[o]++;
   for (auto& np : g.nodes()) {
     Node& n = *np;
-    checkNoDataShapedInput(n);
+    const Value* dsIn = dataShapedInput(n);
+    if (dsIn && !n.outputs.empty() && !n.outputs[0]->shapeFromData) refuseDataShapedInput(n, dsIn);
     LoweredNode L;
     L.node = &n;
     bool allConst = !n.outputs.empty();
@@ -57,6 +66,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     ctx.bf16Dot = target.bf16Dot();
     ctx.bf16Amx = target.bf16Amx();
     L.call = d->lower(ctx);
+    if (dsIn && !eltwiseOverDataShape(n, L.call)) refuseDataShapedInput(n, dsIn);
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
     lowered.push_back(std::move(L));
   }

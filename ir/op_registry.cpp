@@ -105,6 +105,13 @@ void inferNode(Graph& g, Node& n) {
   checkArity(n);
   const OpDef* d = OpRegistry::instance().find(n.type);
   if (d->infer) d->infer(g, n);
+  // An element-wise op over a value whose shape depends on data, of the same bound: the same
+  // (backend/lowering.cpp runs it over the actual elements where it can, refuses it otherwise).
+  if (d->category == OpCategory::Elementwise && n.outputs.size() == 1 && n.outputs[0]) {
+    bool ds = false;
+    for (const Value* in : n.inputs) ds = ds || (in && in->shapeFromData && in->type.shape == n.outputs[0]->type.shape);
+    n.outputs[0]->shapeFromData = ds;
+  }
   for (Value* o : n.outputs)
     if (o && !o->type.sizeFits())
       opError(n, "output " + o->name + " of type " + o->type.str() + " is too large (its size overflows or exceeds " +

@@ -11,6 +11,7 @@
 #include "kernels/lib/vec_math.h"
 
 ATC_KERNEL(eltwise)
+ATC_KERNEL(eltwise_ds)
 
 int64_t atck_eltwise_ntasks(const int64_t* P) {
   return (P[ATCK_EP_TOTAL] + ATCK_ELT_BLOCK - 1) / ATCK_ELT_BLOCK;
@@ -207,5 +208,28 @@ void atck_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
     case ATCK_CT_F64: atck_elt_run<double>(P, bufs, lo, hi); break;
     case ATCK_CT_I64: atck_elt_run<int64_t>(P, bufs, lo, hi); break;
     default: atck_elt_run<uint64_t>(P, bufs, lo, hi); break;
+  }
+}
+
+int64_t atck_eltwise_ds_ntasks(const int64_t* P) { return atck_eltwise_ntasks(P + ATCK_DS_HEADER); }
+
+void atck_eltwise_ds_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t* E = P + ATCK_DS_HEADER;
+  const int64_t* dims = (const int64_t*)((const char*)bufs[P[ATCK_DS_SRC]] + P[ATCK_DS_SRC_AT]);
+  int64_t count = 1;
+  for (int64_t i = 0; i < P[ATCK_DS_RANK]; ++i) count = dims[i] < 0 ? 0 : count * dims[i];
+  if (begin == 0) {
+    int64_t* to = (int64_t*)((char*)bufs[E[ATCK_EP_OUTBUF]] + P[ATCK_DS_DST_AT]);
+    for (int64_t i = 0; i < (P[ATCK_DS_RANK] ? P[ATCK_DS_RANK] : 1); ++i) to[i] = dims[i];
+  }
+  int64_t lo = begin * ATCK_ELT_BLOCK, hi = end * ATCK_ELT_BLOCK;
+  if (hi > E[ATCK_EP_TOTAL]) hi = E[ATCK_EP_TOTAL];
+  if (hi > count) hi = count;
+  if (lo >= hi) return;
+  switch (atck_iv_base(E[ATCK_EP_CT])) {
+    case ATCK_CT_F32: atck_elt_run<float>(E, bufs, lo, hi); break;
+    case ATCK_CT_F64: atck_elt_run<double>(E, bufs, lo, hi); break;
+    case ATCK_CT_I64: atck_elt_run<int64_t>(E, bufs, lo, hi); break;
+    default: atck_elt_run<uint64_t>(E, bufs, lo, hi); break;
   }
 }

@@ -106,6 +106,19 @@ enum AtckEltParam {
   //       strides [nin][rank] (element strides, 0 = broadcast)
 };
 
+// Kernel "eltwise_ds": an "eltwise" call over a value whose shape depends on data
+// (Value::shapeFromData) as input DS_SRC: its params follow this header; the collapsed layout
+// is flat (rank 1, the data input at stride 1, any other input a scalar), so the elements of
+// the actual shape are the first prod(dims) of the bound. Only those are computed; task 0
+// copies the RANK dims from byte SRC_AT of the input's buffer to DST_AT of the output's.
+enum AtckEltDsParam {
+  ATCK_DS_SRC = 0,     // buffer index of the data-shaped input
+  ATCK_DS_SRC_AT = 1,
+  ATCK_DS_DST_AT = 2,  // the output is bufs[eltwise params' ATCK_EP_OUTBUF]
+  ATCK_DS_RANK = 3,
+  ATCK_DS_HEADER = 4,
+};
+
 #define ATCK_ELT_MAX_IN 32
 #define ATCK_ELT_MAX_RANK 16
 #define ATCK_ELT_BLOCK 16384

@@ -34,6 +34,24 @@ enum AtckReduceParam {
   // then keptShape[K], keptStrides[K], redShape[R], redStrides[R]
 };
 
+// "reduce_axes" params: the reduced axes are read at run time from bufs[1] (int64, RA_NAXES
+// values, each in [-rank, rank), none repeated; otherwise every output dim is written as -1
+// and the run fails). The output's actual dims go after its data at byte RA_AT
+// (Value::shapeFromData). bufs: X, axes, Y.
+enum AtckReduceAxesParam {
+  ATCK_RA_OP = 0,      // AtckReduceOp, with the implementation variant bits as ATCK_RP_OP
+  ATCK_RA_CT = 1,
+  ATCK_RA_INDT = 2,
+  ATCK_RA_OUTDT = 3,
+  ATCK_RA_RANK = 4,
+  ATCK_RA_NAXES = 5,   // > 0
+  ATCK_RA_KEEP = 6,    // keepdims
+  ATCK_RA_AT = 7,
+  ATCK_RA_TASKS = 8,
+  ATCK_RA_HEADER = 9,
+  // then the input dims[RANK]
+};
+
 // "argreduce" params: input viewed as [outer, n, inner]; output int64 [outer, inner].
 enum AtckArgParam {
   ATCK_AP_ISMAX = 0,

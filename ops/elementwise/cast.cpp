@@ -23,7 +23,7 @@ int64_t castComputeType(DType from, DType to) {
 KernelCall lowerCast(LowerCtx& c) {
   const Node& n = c.node;
   DType from = n.inputs[0]->type.dtype, to = n.outputs[0]->type.dtype;
-  if (from == to) return dm::copyInput0(n);
+  if (from == to && !n.inputs[0]->shapeFromData) return dm::copyInput0(n);  // else eltwise_ds copies the dims
   return makeEltwiseCall(c.node, ATCK_E_COPY, {n.inputs[0]}, n.outputs[0]->type, castComputeType(from, to));
 }
 

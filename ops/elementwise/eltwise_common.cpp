@@ -137,4 +137,27 @@ KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Va
   return c;
 }
 
+bool eltwiseOverDataShape(const Node& n, KernelCall& c) {
+  if (c.kernel != "eltwise" || c.params[ATCK_EP_RANK] != 1 || n.outputs.size() != 1) return false;
+  const int64_t nin = c.params[ATCK_EP_NIN], total = c.params[ATCK_EP_TOTAL];
+  const int64_t* bix = c.params.data() + ATCK_EP_HEADER + nin;
+  const int64_t* stride = bix + nin + 1;  // after the one dim of the flat walk
+  int64_t src = -1;
+  for (int64_t k = 0; k < nin; ++k) {
+    if (n.inputs[bix[k]]->shapeFromData) {
+      if (src >= 0 || (stride[k] != 1 && total != 1)) return false;
+      src = bix[k];
+    } else if (stride[k] != 0) {
+      return false;
+    }
+  }
+  const Value* out = n.outputs[0];
+  if (src < 0 || !out->shapeFromData || out->type.rank() != n.inputs[src]->type.rank()) return false;
+  const std::vector<int64_t> head = {src, dataShapeOffset(n.inputs[src]->type), dataShapeOffset(out->type),
+                                     out->type.rank()};
+  c.params.insert(c.params.begin(), head.begin(), head.end());
+  c.kernel = "eltwise_ds";
+  return true;
+}
+
 }  // namespace atc

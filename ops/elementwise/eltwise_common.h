@@ -35,6 +35,12 @@ KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Va
                            const TensorType& out, int64_t ct = -1,
                            const EltScalars& s = EltScalars());
 
+// Makes an "eltwise" call of node n read a value whose shape depends on data
+// (Value::shapeFromData) over its actual elements only ("eltwise_ds", math_eltwise_codes.h),
+// its output then data-shaped with the same dims. False (call unchanged) unless the walk is flat
+// with that value at stride 1 and every other input a scalar.
+bool eltwiseOverDataShape(const Node& n, KernelCall& c);
+
 // Output = input 0's type.
 void inferSameAsInput0(Graph&, Node& n);
 // Output shape = broadcast of all inputs; dtype = dt (Undefined: input 0's dtype).

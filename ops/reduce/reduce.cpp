@@ -1,7 +1,9 @@
 // ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare. Axes come from the "axes"
 // attribute (older opsets) or from input 1 (ReduceSum opset 13, the others opset 18),
-// which must then be a compile-time constant. keepdims (default 1) and
-// noop_with_empty_axes (empty axes: identity instead of reducing everything).
+// keepdims (default 1) and noop_with_empty_axes (empty axes: identity instead of reducing
+// everything). An axes input fed at run time (not a constant) gives an output whose shape depends
+// on data (Value::shapeFromData, kernel "reduce_axes"), unless its length alone decides the
+// shape: no axes (static shape [0]) or as many as X has dims.
 #include <algorithm>
 
 #include "support/diagnostics.h"
@@ -26,13 +28,30 @@ const ReduceRow kReduce[] = {
     {"ReduceLogSumExp", ATCK_R_LOGSUMEXP}, {"ReduceSumSquare", ATCK_R_SUMSQUARE},
 };
 
+// The axes input when it comes at run time and its values decide the output shape, else null.
+const Value* runtimeAxes(const Node& n) {
+  const Value* a = n.input(1);
+  if (!a || a->isConstant()) return nullptr;
+  const int64_t rank = n.inputs[0]->type.rank();
+  if (a->type.dtype != DType::I64) opError(n, "axes must be int64, got " + a->type.str());
+  if (!a->type.isStatic() || a->type.rank() != 1)
+    opError(n, "axes fed at run time need a static 1-D shape, got " + a->type.str());
+  const int64_t na = a->type.numel();
+  if (na > rank) opError(n, "axes has " + std::to_string(na) + " values, X has rank " + std::to_string(rank));
+  if (rank > ATCK_REDUCE_MAX_RANK) opError(n, "axes fed at run time need rank <= 16, got " + a->type.str());
+  return na == 0 || na == rank ? nullptr : a;
+}
+
 // Normalised, sorted reduced axes; empty result with *noop = true means identity.
 std::vector<int64_t> reduceAxes(const Node& n, bool* noop) {
   std::vector<int64_t> axes;
   const int64_t rank = n.inputs[0]->type.rank();
   if (const Value* a = n.input(1)) {
-    if (!a->isConstant()) opError(n, "axes must be a compile-time constant");
-    axes = a->constant->toInts();
+    if (!a->isConstant()) {  // its length decides (runtimeAxes): none, or every dim
+      for (int64_t i = 0; i < a->type.numel(); ++i) axes.push_back(i);
+    } else {
+      axes = a->constant->toInts();
+    }
   } else {
     axes = n.attrInts("axes");
   }
@@ -50,16 +69,35 @@ std::vector<int64_t> reduceAxes(const Node& n, bool* noop) {
   return axes;
 }
 
+// Run-time axes: the bound of each output dim. keepdims: X's dim (1 where X's is 0); otherwise
+// output dim j is X's dim i for some i in [j, j + na], so the largest of those.
+Shape runtimeAxesBound(const Shape& in, int64_t na, bool keep) {
+  Shape out;
+  if (keep) {
+    for (int64_t d : in) out.push_back(std::max<int64_t>(d, 1));
+    return out;
+  }
+  for (size_t j = 0; j + na < in.size(); ++j)
+    out.push_back(*std::max_element(in.begin() + j, in.begin() + j + na + 1));
+  return out;
+}
+
 void inferReduce(Graph&, Node& n) {
   const TensorType& in = n.inputs[0]->type;
   if (!in.shapeKnown) opError(n, "input rank must be known");
+  bool keep = n.attrInt("keepdims", 1) != 0;
+  if (const Value* a = runtimeAxes(n)) {
+    if (!in.isStatic()) opError(n, "axes fed at run time need a static input shape, got " + in.str());
+    n.outputs[0]->type = TensorType(in.dtype, runtimeAxesBound(in.shape, a->type.numel(), keep));
+    n.outputs[0]->shapeFromData = true;
+    return;
+  }
   bool noop;
   auto axes = reduceAxes(n, &noop);
   if (noop) {
     n.outputs[0]->type = in;
     return;
   }
-  bool keep = n.attrInt("keepdims", 1) != 0;
   Shape out;
   for (int64_t d = 0; d < in.rank(); ++d) {
     bool red = std::binary_search(axes.begin(), axes.end(), d);
@@ -69,8 +107,37 @@ void inferReduce(Graph&, Node& n) {
   n.outputs[0]->type = TensorType(in.dtype, out);
 }
 
+// The reduction's op code with the implementation variant: high_precision (docs/implmode.md)
+// accumulates float32 data in double.
+int64_t reduceOpCode(const Node& n, int64_t code) {
+  const TensorType& in = n.inputs[0]->type;
+  if (eltComputeType(in.dtype) == ATCK_CT_F32 && implVariantOf(n) == ATCK_IV_PREC)
+    code |= ATCK_IV_PREC << ATCK_IV_SHIFT;
+  return code;
+}
+
+KernelCall lowerRuntimeAxes(const Node& n, const Value* axes, int64_t code) {
+  const TensorType& in = n.inputs[0]->type;
+  KernelCall c;
+  c.kernel = "reduce_axes";
+  auto& p = c.params;
+  p.resize(ATCK_RA_HEADER, 0);
+  p[ATCK_RA_OP] = reduceOpCode(n, code);
+  p[ATCK_RA_CT] = eltComputeType(in.dtype);
+  p[ATCK_RA_INDT] = (int64_t)in.dtype;
+  p[ATCK_RA_OUTDT] = (int64_t)n.outputs[0]->type.dtype;
+  p[ATCK_RA_RANK] = in.rank();
+  p[ATCK_RA_NAXES] = axes->type.numel();
+  p[ATCK_RA_KEEP] = n.attrInt("keepdims", 1) != 0;
+  p[ATCK_RA_AT] = dataShapeOffset(n.outputs[0]->type);
+  p[ATCK_RA_TASKS] = std::clamp<int64_t>(in.numel() / ATCK_REDUCE_BLOCK, 1, 16);
+  for (int64_t d : in.shape) p.push_back(d);
+  return c;
+}
+
 KernelCall lowerReduce(const Node& n, int64_t code) {
   const TensorType& in = n.inputs[0]->type;
+  if (const Value* a = runtimeAxes(n)) return lowerRuntimeAxes(n, a, code);
   bool noop;
   auto axes = reduceAxes(n, &noop);
   if (noop) return makeEltwiseCall(n, ATCK_E_COPY, {n.inputs[0]}, n.outputs[0]->type);
@@ -82,10 +149,7 @@ KernelCall lowerReduce(const Node& n, int64_t code) {
   c.kernel = "reduce";
   auto& p = c.params;
   p.resize(ATCK_RP_HEADER, 0);
-  p[ATCK_RP_OP] = code;
-  // high_precision (docs/implmode.md): float32 data accumulated in double.
-  if (eltComputeType(in.dtype) == ATCK_CT_F32 && implVariantOf(n) == ATCK_IV_PREC)
-    p[ATCK_RP_OP] |= ATCK_IV_PREC << ATCK_IV_SHIFT;
+  p[ATCK_RP_OP] = reduceOpCode(n, code);
   p[ATCK_RP_CT] = eltComputeType(in.dtype);
   p[ATCK_RP_INDT] = (int64_t)in.dtype;
   p[ATCK_RP_OUTDT] = (int64_t)n.outputs[0]->type.dtype;

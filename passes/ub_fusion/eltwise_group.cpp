@@ -57,6 +57,8 @@ bool eltwiseFusible(const Node& n) {
   if (!un && !bin) return false;
   if (n.outputs.size() != 1 || n.outputs[0]->type.dtype != DType::F32 || !n.outputs[0]->type.isStatic())
     return false;
+  // A value whose shape depends on data: its readers run as "eltwise_ds" steps (backend/lowering.cpp).
+  if (n.outputs[0]->shapeFromData) return false;
   if (bin && n.inputs.size() != 2) return false;
   if (un && n.type != "Clip" && n.inputs.size() != 1) return false;
   for (auto* v : n.inputs) {

@@ -3,8 +3,10 @@
 Usage: data_shaped_check.py BIN_DIR WORK_DIR
 TopK with a run-time k (default precision mode), NonMaxSuppression, NonZero, Compress, Unique on
 run-time inputs: omrun must write each output in the shape this run gave, matching numpy.
-NonZero of a constant folds to a static shape and may feed other ops; a node reading a
-run-time-shaped value is refused (E19010) and no .om is written.
+NonZero of a constant folds to a static shape and may feed other ops; Reduce* with run-time axes
+feeds element-wise ops with scalar operands (default precision and must_keep_origin_dtype), and a
+repeated axis fails the run clearly; other readers of a run-time-shaped value are refused (E19010)
+and no .om is written.
 Prints one PASS/FAIL line per case; exits 1 on any failure.
 """
 import os
@@ -144,6 +146,42 @@ def unique():
         check("unique %s" % x, run("unique", om, [x]), [y[order], i[order], pos[inv], c[order]])
 
 
+def reduce_runtime_axes():
+    # Reduce* axes fed at run time (opset 18): the output shape follows the axes; element-wise
+    # ops over it with scalar operands (Sqrt, Mul by a constant, Cast) run over its actual elements.
+    two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    nodes = [helper.make_node("ReduceSumSquare", ["x", "axes"], ["ss"], keepdims=0),
+             helper.make_node("Sqrt", ["ss"], ["l2"]), helper.make_node("Mul", ["l2", "two"], ["m"]),
+             helper.make_node("Cast", ["m"], ["y"], to=TensorProto.DOUBLE),
+             helper.make_node("ReduceMax", ["x", "axes"], ["mx"], keepdims=1)]
+    path = model("reduce_axes", nodes,
+                 [helper.make_tensor_value_info("x", F, [3, 4, 5]), helper.make_tensor_value_info("axes", I64, [2])],
+                 [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None),
+                  helper.make_tensor_value_info("mx", F, None)], opset=18, inits=[two])
+    x = np.random.default_rng(2).standard_normal((3, 4, 5)).astype(np.float32)
+    for extra in ([], ["--precision_mode=must_keep_origin_dtype"]):
+        r, om = atc("reduce_axes", path, extra)  # the default precision mode first (force_fp16)
+        if r.returncode:
+            raise RuntimeError(r.stdout + r.stderr)
+        for axes in ([0, 2], [2, 0], [-1, 1], [0, 1]):
+            a = tuple(axes)
+            want = [2 * np.sqrt((x.astype(np.float64) ** 2).sum(axis=a)), x.max(axis=a, keepdims=True)]
+            got = run("reduce_axes", om, [x, np.array(axes, np.int64)])
+            ok = len(got) == 2 and all(g.shape == w.shape and np.allclose(g, w, rtol=2e-3) for g, w in zip(got, want)) \
+                and got[0].dtype == np.float64
+            check("reduce axes %s %s" % (axes, extra), [np.float32(ok)], [np.float32(1)])
+    global failures
+    bad = os.path.join(WORK, "bad_axes.npy")
+    np.save(bad, np.array([1, -2], np.int64))
+    r = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + os.path.join(WORK, "reduce_axes_in0.npy") + "," +
+                        bad, "--output=" + os.path.join(WORK, "bad_out")], capture_output=True, text=True)
+    ok = r.returncode != 0 and "no valid shape" in r.stderr and "Reduce axis" in r.stderr
+    print(("PASS " if ok else "FAIL ") + "a repeated run-time axis is a run-time error")
+    if not ok:
+        failures += 1
+        print(r.stdout + r.stderr)
+
+
 def refused_reader():
     global failures
     path = model("nzread", [helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Transpose", ["nz"], ["y"])],
@@ -156,9 +194,21 @@ def refused_reader():
     if not ok:
         failures += 1
         print(text)
+    # an element-wise op whose other operand is not a scalar would broadcast over the bound
+    path = model("rsread", [helper.make_node("ReduceSum", ["x", "axes"], ["r"]),
+                            helper.make_node("Add", ["r", "x"], ["y"])],
+                 [helper.make_tensor_value_info("x", F, [2, 3]), helper.make_tensor_value_info("axes", I64, [1])],
+                 [helper.make_tensor_value_info("y", F, None)])
+    r, om = atc("rsread", path)
+    text = r.stdout + r.stderr
+    ok = r.returncode != 0 and "E19010" in text and "Op [ReduceSum" in text and not os.path.exists(om)
+    print(("PASS " if ok else "FAIL ") + "Add of a run-time-axes ReduceSum and a tensor is refused (E19010, no .om)")
+    if not ok:
+        failures += 1
+        print(text)
 
 
-for case in (topk, nms, nonzero_compress, unique, folded_nonzero, refused_reader):
+for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, refused_reader):
     try:
         case()
     except Exception as e:  # one failing case does not hide the others
