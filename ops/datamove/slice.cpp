@@ -1,6 +1,8 @@
 // Slice: opset 1 (starts/ends/axes attributes) and opset 10+ (starts, ends, axes, steps
-// inputs, which must be constants). Negative steps and out-of-range clamping as in ONNX.
-// Lowered to strided_copy (offset + step strides).
+// inputs). Negative steps and out-of-range clamping as in ONNX. With constant inputs: lowered
+// to strided_copy (offset + step strides). When any of them comes at run time the output's
+// shape depends on data (Value::shapeFromData, bounded by X's shape): kernel slice_rt reads
+// them each run (kernels/lib/slice_rt.cpp).
 #include "ops/datamove/datamove_util.h"
 
 namespace atc {
@@ -61,11 +63,49 @@ SliceSpec sliceSpec(const Node& n) {
   return s;
 }
 
+// Opset 10+ with starts, ends, axes or steps fed at run time: checks them (same int type, static
+// 1-D shapes of one length) and returns that length; -1 when they are all constants.
+int64_t runtimeSliceLength(const Node& n) {
+  if (n.hasAttr("starts")) return -1;
+  bool rt = false;
+  for (size_t i = 1; i < n.inputs.size(); ++i) rt = rt || (n.input(i) && !n.input(i)->isConstant());
+  if (!rt) return -1;
+  const TensorType& x = n.inputs[0]->type;
+  if (!x.isStatic() || x.rank() < 1 || x.rank() > 16) opError(n, "run-time starts/ends need X of static rank 1..16");
+  const DType t = n.inputs[1]->type.dtype;
+  int64_t len = -1;
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    const Value* v = n.input(i);
+    if (!v) continue;
+    if (v->type.dtype != t || (t != DType::I32 && t != DType::I64))
+      opError(n, "starts, ends, axes and steps must all be int32 or all int64");
+    if (!v->type.isStatic() || v->type.rank() != 1) opError(n, "starts, ends, axes and steps must be 1-D");
+    if (len >= 0 && v->type.shape[0] != len) opError(n, "starts, ends, axes and steps differ in length");
+    len = v->type.shape[0];
+  }
+  if (len > x.rank()) opError(n, "more starts than X has dims");
+  return len;
+}
+
 void inferSlice(Graph&, Node& n) {
+  if (runtimeSliceLength(n) >= 0) {
+    n.outputs[0]->type = n.inputs[0]->type;  // the bound: no slice is larger than X
+    n.outputs[0]->shapeFromData = true;
+    return;
+  }
   n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, sliceSpec(n).outDims);
 }
 
 KernelCall lowerSlice(LowerCtx& c) {
+  if (int64_t len = runtimeSliceLength(c.node); len >= 0) {
+    const TensorType& x = c.node.inputs[0]->type;
+    KernelCall k;
+    k.kernel = "slice_rt";
+    k.params = {(int64_t)dtypeSize(x.dtype), x.rank(), len, (int64_t)c.node.inputs[1]->type.dtype,
+                (int64_t)c.node.inputs.size(), dataShapeOffset(c.node.outputs[0]->type)};
+    for (int64_t d : x.shape) k.params.push_back(d);
+    return k;
+  }
   SliceSpec s = sliceSpec(c.node);
   auto st = dm::stridesOf(c.node.inputs[0]->type.shape);
   std::vector<int64_t> strides(st.size());

@@ -5,7 +5,8 @@ TopK with a run-time k (default precision mode), NonMaxSuppression, NonZero, Com
 run-time inputs: omrun must write each output in the shape this run gave, matching numpy.
 NonZero of a constant folds to a static shape and may feed other ops; Reduce* with run-time axes
 feeds element-wise ops with scalar operands (default precision and must_keep_origin_dtype), and a
-repeated axis fails the run clearly; other readers of a run-time-shaped value are refused (E19010)
+repeated axis fails the run clearly; Slice with run-time starts, ends, axes and steps (a zero
+step fails the run); other readers of a run-time-shaped value are refused (E19010)
 and no .om is written.
 Prints one PASS/FAIL line per case; exits 1 on any failure.
 """
@@ -55,9 +56,9 @@ def run(name, om, arrays):
     return res
 
 
-def check(name, got, want):
+def check(name, got, want, rtol=1e-5):
     global failures
-    ok = len(got) == len(want) and all(g.shape == w.shape and np.allclose(g, w) for g, w in zip(got, want))
+    ok = len(got) == len(want) and all(g.shape == w.shape and np.allclose(g, w, rtol=rtol) for g, w in zip(got, want))
     print(("PASS " if ok else "FAIL ") + name)
     if not ok:
         failures += 1
@@ -175,8 +176,41 @@ def reduce_runtime_axes():
     np.save(bad, np.array([1, -2], np.int64))
     r = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + os.path.join(WORK, "reduce_axes_in0.npy") + "," +
                         bad, "--output=" + os.path.join(WORK, "bad_out")], capture_output=True, text=True)
-    ok = r.returncode != 0 and "no valid shape" in r.stderr and "Reduce axis" in r.stderr
+    ok = r.returncode != 0 and "no valid shape" in r.stderr and "Reduce or Slice axis" in r.stderr
     print(("PASS " if ok else "FAIL ") + "a repeated run-time axis is a run-time error")
+    if not ok:
+        failures += 1
+        print(r.stdout + r.stderr)
+
+
+def slice_runtime():
+    # Slice with starts, ends, axes and steps fed at run time (int32), then Relu over the slice
+    names = ("starts", "ends", "axes", "steps")
+    path = model("slice_rt", [helper.make_node("Slice", ["x", *names], ["s"]), helper.make_node("Relu", ["s"], ["y"])],
+                 [helper.make_tensor_value_info("x", F, [4, 5, 6])] +
+                 [helper.make_tensor_value_info(n, TensorProto.INT32, [2]) for n in names],
+                 [helper.make_tensor_value_info("y", F, None)])
+    r, om = atc("slice_rt", path)
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    x = np.random.default_rng(3).standard_normal((4, 5, 6)).astype(np.float32)
+    for st, en, ax, sp in (([1, 0], [3, 6], [0, 2], [1, 2]), ([-1, 10], [-100, -9], [2, 1], [-2, -3]),
+                           ([0, 2], [4, 2], [-3, 1], [1, 1]), ([2**31 - 1, 0], [0, 5], [1, 2], [-1, 2**31 - 1])):
+        sl = [slice(None)] * 3
+        for b, e, a, s in zip(st, en, ax, sp):
+            sl[a % 3] = slice(b, e, s)
+        want = np.maximum(x[tuple(sl)], 0)
+        got = run("slice_rt", om, [x] + [np.array(v, np.int32) for v in (st, en, ax, sp)])
+        check("slice starts=%s ends=%s axes=%s steps=%s" % (st, en, ax, sp), got, [want], rtol=2e-3)  # float16
+    global failures
+    files = []
+    for i, a in enumerate([x] + [np.array(v, np.int32) for v in ([0, 0], [2, 2], [0, 1], [1, 0])]):
+        files.append(os.path.join(WORK, "slice_bad_in%d.npy" % i))
+        np.save(files[-1], a)
+    r = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files),
+                        "--output=" + os.path.join(WORK, "slice_bad")], capture_output=True, text=True)
+    ok = r.returncode != 0 and "no valid shape" in r.stderr
+    print(("PASS " if ok else "FAIL ") + "a zero run-time step is a run-time error")
     if not ok:
         failures += 1
         print(r.stdout + r.stderr)
@@ -208,7 +242,7 @@ def refused_reader():
         print(text)
 
 
-for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, refused_reader):
+for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, slice_runtime, refused_reader):
     try:
         case()
     except Exception as e:  # one failing case does not hide the others
