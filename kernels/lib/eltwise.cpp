@@ -198,17 +198,22 @@ static inline ATCK_INLINE void atck_elt_run(const int64_t* P, void** bufs, int64
                   });
 }
 
-void atck_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
-  int64_t lo = begin * ATCK_ELT_BLOCK;
-  int64_t hi = end * ATCK_ELT_BLOCK;
-  if (hi > P[ATCK_EP_TOTAL]) hi = P[ATCK_EP_TOTAL];
-  if (lo >= hi) return;
+// Elements lo..hi of the walk P describes, in P's compute type.
+static inline ATCK_INLINE void atck_elt_dispatch(const int64_t* P, void** bufs, int64_t lo, int64_t hi) {
   switch (atck_iv_base(P[ATCK_EP_CT])) {
     case ATCK_CT_F32: atck_elt_run<float>(P, bufs, lo, hi); break;
     case ATCK_CT_F64: atck_elt_run<double>(P, bufs, lo, hi); break;
     case ATCK_CT_I64: atck_elt_run<int64_t>(P, bufs, lo, hi); break;
     default: atck_elt_run<uint64_t>(P, bufs, lo, hi); break;
   }
+}
+
+void atck_eltwise_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  int64_t lo = begin * ATCK_ELT_BLOCK;
+  int64_t hi = end * ATCK_ELT_BLOCK;
+  if (hi > P[ATCK_EP_TOTAL]) hi = P[ATCK_EP_TOTAL];
+  if (lo >= hi) return;
+  atck_elt_dispatch(P, bufs, lo, hi);
 }
 
 int64_t atck_eltwise_ds_ntasks(const int64_t* P) { return atck_eltwise_ntasks(P + ATCK_DS_HEADER); }
@@ -226,10 +231,5 @@ void atck_eltwise_ds_task(const int64_t* P, void** bufs, int64_t begin, int64_t 
   if (hi > E[ATCK_EP_TOTAL]) hi = E[ATCK_EP_TOTAL];
   if (hi > count) hi = count;
   if (lo >= hi) return;
-  switch (atck_iv_base(E[ATCK_EP_CT])) {
-    case ATCK_CT_F32: atck_elt_run<float>(E, bufs, lo, hi); break;
-    case ATCK_CT_F64: atck_elt_run<double>(E, bufs, lo, hi); break;
-    case ATCK_CT_I64: atck_elt_run<int64_t>(E, bufs, lo, hi); break;
-    default: atck_elt_run<uint64_t>(E, bufs, lo, hi); break;
-  }
+  atck_elt_dispatch(E, bufs, lo, hi);
 }
