@@ -587,10 +587,11 @@ TensorDesc dataShapedOutput(const TensorDesc& bound, const uint8_t* buf, int64_t
   for (size_t k = 0; k < d.shape.size(); ++k) {
     int64_t v;
     std::memcpy(&v, buf + shapeAt + 8 * k, 8);
-    if (v == -1)  // a kernel's refusal (reduce_axes.cpp, slice_rt.cpp): no valid shape for these inputs
+    if (v == -1)  // a kernel's refusal (reduce_axes, slice_rt, split_rt): no valid shape for these inputs
       throw RuntimeError("output " + bound.name + ": this run's input values give it no valid shape (for example a "
                          "Reduce or Slice axis fed at run time outside [-rank, rank) or repeated, a zero Slice "
-                         "step); the model accepts shapes within " + bound.shapeString());
+                         "step, Split sizes not summing to the axis dim); the model accepts shapes within " +
+                         bound.shapeString());
     if (v < 0 || v > bound.shape[k])
       throw RuntimeError("output " + bound.name + ": its kernel gave dim " + std::to_string(k) + " = " +
                          std::to_string(v) + ", outside its bound " + bound.shapeString());

@@ -1,4 +1,6 @@
-// Concat and Split: blocks along one axis, lowered to the concat / split kernels.
+// Concat and Split: blocks along one axis, lowered to the concat / split kernels. A Split whose
+// `split` sizes come at run time gives outputs whose shapes depend on data (bounded by X; kernel
+// split_rt, kernels/lib/split_rt.cpp).
 #include "ops/datamove/datamove_util.h"
 #include "support/checked_math.h"
 
@@ -72,9 +74,29 @@ std::vector<int64_t> splitSizes(const Node& n) {
   return sizes;
 }
 
+// Opset 13+ with `split` fed at run time: checks it (int64, static 1-D, one size per output).
+bool runtimeSplit(const Node& n) {
+  const Value* s = n.input(1);
+  if (!s || s->isConstant()) return false;
+  const Shape& in = dm::staticShape(n, 0);
+  if (in.empty() || in.size() > 16) opError(n, "a split fed at run time needs X of rank 1..16");
+  if (s->type.dtype != DType::I64) opError(n, "split must be int64, got " + s->type.str());
+  if (!s->type.isStatic() || s->type.rank() != 1 || s->type.shape[0] != (int64_t)n.outputs.size())
+    opError(n, "split fed at run time must be int64[" + std::to_string(n.outputs.size()) +
+                   "] (one size per output), got " + s->type.str());
+  return true;
+}
+
 void inferSplit(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), (int64_t)in.size(), n);
+  if (runtimeSplit(n)) {  // each output bounded by X: its shape depends on data
+    for (Value* o : n.outputs) {
+      o->type = n.inputs[0]->type;
+      o->shapeFromData = true;
+    }
+    return;
+  }
   auto sizes = splitSizes(n);
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     Shape s = in;
@@ -87,6 +109,14 @@ KernelCall lowerSplit(LowerCtx& c) {
   Node& n = c.node;
   const Shape& in = n.inputs[0]->type.shape;
   int64_t axis = normalizeAxis(n.attrInt("axis", 0), (int64_t)in.size(), n);
+  if (runtimeSplit(n)) {
+    KernelCall k;
+    k.kernel = "split_rt";
+    k.params = {(int64_t)dtypeSize(n.inputs[0]->type.dtype), (int64_t)in.size(), axis, (int64_t)n.outputs.size(),
+                (int64_t)n.inputs.size(), dataShapeOffset(n.outputs[0]->type)};
+    for (int64_t d : in) k.params.push_back(d);
+    return k;
+  }
   std::vector<Shape> parts;
   for (auto* v : n.outputs) parts.push_back(v->type.shape);
   KernelCall k = blocks("split", in, parts, axis, n.inputs[0]->type.dtype);

@@ -32,10 +32,12 @@ bool allOutputsKnown(const Node& n) {
 }
 
 // Every output static with zero elements: the outputs are known (empty) whatever the inputs,
-// and no kernel has to run on zero-size shapes (a zero batch, a zero-length slice...).
+// and no kernel has to run on zero-size shapes (a zero batch, a zero-length slice...). Not an
+// output whose shape depends on data: an empty bound ([0, 5] for TopK of an empty batch) does
+// not give the run's shape ([0, k]).
 bool allOutputsEmpty(const Node& n) {
   for (auto* o : n.outputs)
-    if (!o->type.isStatic() || o->type.numel() != 0) return false;
+    if (!o->type.isStatic() || o->type.numel() != 0 || o->shapeFromData) return false;
   return !n.outputs.empty();
 }
 

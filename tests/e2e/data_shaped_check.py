@@ -6,7 +6,7 @@ run-time inputs: omrun must write each output in the shape this run gave, matchi
 NonZero of a constant folds to a static shape and may feed other ops; Reduce* with run-time axes
 feeds element-wise ops with scalar operands (default precision and must_keep_origin_dtype), and a
 repeated axis fails the run clearly; Slice with run-time starts, ends, axes and steps (a zero
-step fails the run); other readers of a run-time-shaped value are refused (E19010)
+step fails the run); Split with run-time sizes; other readers of a run-time-shaped value are refused (E19010)
 and no .om is written.
 Prints one PASS/FAIL line per case; exits 1 on any failure.
 """
@@ -216,6 +216,37 @@ def slice_runtime():
         print(r.stdout + r.stderr)
 
 
+def split_runtime():
+    # Split with its sizes fed at run time; a TopK of an empty batch keeps its run-time k
+    path = model("split_rt", [helper.make_node("Split", ["x", "sp"], ["a", "b", "c"], axis=1),
+                              helper.make_node("TopK", ["e", "k"], ["v", "i"])],
+                 [helper.make_tensor_value_info("x", F, [2, 7]), helper.make_tensor_value_info("sp", I64, [3]),
+                  helper.make_tensor_value_info("e", F, [0, 5]), helper.make_tensor_value_info("k", I64, [1])],
+                 [helper.make_tensor_value_info(n, F, None) for n in ("a", "b", "c", "v")] +
+                 [helper.make_tensor_value_info("i", I64, None)])
+    r, om = atc("split_rt", path, ["--precision_mode=must_keep_origin_dtype"])
+    if r.returncode:
+        raise RuntimeError(r.stdout + r.stderr)
+    x = np.arange(14, dtype=np.float32).reshape(2, 7)
+    e = np.zeros((0, 5), np.float32)
+    for sp in ([2, 0, 5], [7, 0, 0], [1, 3, 3]):
+        want = np.split(x, np.cumsum(sp)[:-1], axis=1) + [np.zeros((0, 3), np.float32), np.zeros((0, 3), np.int64)]
+        check("split %s, TopK of an empty batch with k=3" % sp,
+              run("split_rt", om, [x, np.array(sp, np.int64), e, np.array([3], np.int64)]), want)
+    global failures
+    files = []
+    for i, a in enumerate([x, np.array([2, 2, 2], np.int64), e, np.array([3], np.int64)]):
+        files.append(os.path.join(WORK, "split_bad_in%d.npy" % i))
+        np.save(files[-1], a)
+    r = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files),
+                        "--output=" + os.path.join(WORK, "split_bad")], capture_output=True, text=True)
+    ok = r.returncode != 0 and "no valid shape" in r.stderr
+    print(("PASS " if ok else "FAIL ") + "split sizes not summing to the axis dim are a run-time error")
+    if not ok:
+        failures += 1
+        print(r.stdout + r.stderr)
+
+
 def refused_reader():
     global failures
     path = model("nzread", [helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Transpose", ["nz"], ["y"])],
@@ -242,7 +273,8 @@ def refused_reader():
         print(text)
 
 
-for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, slice_runtime, refused_reader):
+for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, slice_runtime,
+             split_runtime, refused_reader):
     try:
         case()
     except Exception as e:  # one failing case does not hide the others
