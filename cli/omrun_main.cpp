@@ -46,7 +46,7 @@ std::vector<uint8_t> randomInput(const TensorDesc& d, std::mt19937& rng) {
     else if (t == "float64") { double v = uf(rng); std::memcpy(p, &v, 8); }
     else if (t == "float16") { uint16_t v = atc::floatToHalf(uf(rng)); std::memcpy(p, &v, 2); }
     else if (t == "bfloat16") { float v = uf(rng); uint32_t x; std::memcpy(&x, &v, 4); uint16_t h = (uint16_t)(x >> 16); std::memcpy(p, &h, 2); }
-    else if (t == "bool") { *p = (uint8_t)(ui(rng) & 1); }
+    else if (t == "bool" || t == "int2") { *p = (uint8_t)(ui(rng) & 1); }
     else { int64_t v = ui(rng); std::memcpy(p, &v, es); }  // little-endian integer of width es
   }
   return buf;
@@ -58,12 +58,16 @@ std::vector<uint8_t> loadInput(const std::string& path, const TensorDesc& d, siz
   std::string expect = "expected " + d.dtype + d.shapeString() + " (" + std::to_string(d.bytes) + " bytes)";
   if (atc::endsWith(path, ".npy")) {
     atc::rt::NpyArray a = pre ? std::move(*pre) : atc::rt::readNpy(path);
-    if (a.dtype != d.dtype || a.shape != d.shape) {
+    const std::string st = atc::rt::npyStorageDtype(d.dtype);
+    if (st != d.dtype) expect += "; as " + st + " in a .npy file";
+    if ((a.dtype != d.dtype && a.dtype != st) || a.shape != d.shape) {
       std::string got = "[";
       for (size_t i = 0; i < a.shape.size(); ++i) got += (i ? "," : "") + std::to_string(a.shape[i]);
       got += "]";
       throw RuntimeError(where + ": " + path + " holds " + a.dtype + got + ", " + expect);
     }
+    const std::string bad = atc::rt::checkNpyStorageValues(d.dtype, a.data.data(), a.data.size());
+    if (!bad.empty()) throw RuntimeError(where + ": " + path + ": " + bad);
     return std::move(a.data);
   }
   std::string s;  // a raw binary file of exactly the input's size; regular files only

@@ -1,5 +1,7 @@
 #include "ir/op_registry.h"
 
+#include <set>
+
 #include <algorithm>
 
 #include "support/checked_math.h"
@@ -101,10 +103,38 @@ void checkArity(const Node& n) {
     opError(n, "has " + std::to_string(nout) + " outputs");
 }
 
+namespace {
+// Ops that take the cast-only formats (ir/dtype.h: float8, float4, int4, int2...): the
+// conversions and the ops that move bytes without arithmetic. Any other op reading or making
+// such a value is refused before it could compute on bit patterns.
+bool takesCastOnlyTypes(const std::string& t) {
+  static const std::set<std::string> ops = {"Cast", "CastLike", "QuantizeLinear", "DequantizeLinear", "Identity",
+                                            "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
+                                            "Split", "Slice", "Gather", "Expand", "Tile", "Shape", "Size"};
+  return ops.count(t) > 0;
+}
+
+void checkCastOnlyTypes(const Node& n) {
+  if (takesCastOnlyTypes(n.type)) return;
+  auto check = [&](const Value* v) {
+    if (v && isCastOnly(v->type.dtype))
+      throw AtcError("E19010",
+                     "Op [" + n.name + "] of type [" + n.type + "] would compute on " + v->name + " of element type " +
+                         dtypeName(v->type.dtype) + ", which only Cast, CastLike, QuantizeLinear, DequantizeLinear "
+                         "and data movement take.",
+                     "Cast the value to float (or an 8-bit integer type) before this op.");
+  };
+  for (const Value* v : n.inputs) check(v);
+  for (const Value* v : n.outputs) check(v);
+}
+}  // namespace
+
 void inferNode(Graph& g, Node& n) {
   checkArity(n);
   const OpDef* d = OpRegistry::instance().find(n.type);
+  checkCastOnlyTypes(n);
   if (d->infer) d->infer(g, n);
+  checkCastOnlyTypes(n);
   // An element-wise op over a value whose shape depends on data, of the same bound: the same
   // (backend/lowering.cpp runs it over the actual elements where it can, refuses it otherwise).
   if (d->category == OpCategory::Elementwise && n.outputs.size() == 1 && n.outputs[0]) {

@@ -185,14 +185,17 @@ class Parser {
       case DType::U32: t.as<uint32_t>()[i] = (uint32_t)toInt(tok); break;
       case DType::U64: t.as<uint64_t>()[i] = std::strtoull(tok.c_str(), nullptr, 10); break;
       case DType::Bool: t.as<uint8_t>()[i] = (tok == "true" || tok == "1") ? 1 : 0; break;
-      default: fail("constant of undefined dtype");
+      default:
+        if (!isCastOnly(t.type.dtype)) fail("constant of undefined dtype");
+        t.as<uint8_t>()[i] = (uint8_t)toInt(tok);  // int4 / int2 values, float8 / float4 bit patterns
+        break;
     }
   }
 
   TensorType parseType() {
     skipSpace();
     std::string dt;
-    while (pos_ < s_.size() && std::isalnum((unsigned char)s_[pos_])) dt += s_[pos_++];
+    while (pos_ < s_.size() && (std::isalnum((unsigned char)s_[pos_]) || s_[pos_] == '_')) dt += s_[pos_++];
     TensorType t;
     if (dt == "undefined") t.dtype = DType::Undefined;
     else if (!dtypeFromName(dt, &t.dtype)) fail("unknown dtype '" + dt + "'");

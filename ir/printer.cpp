@@ -61,6 +61,9 @@ std::string floatText(double d, bool single) {
 std::string elementText(const Tensor& t, int64_t i) {
   DType dt = t.type.dtype;
   if (dt == DType::Bool) return t.intAt(i) ? "true" : "false";
+  // float8 / float4 constants: their bit patterns (the parser reads them back as such).
+  if (isCastOnly(dt) && dt != DType::I4 && dt != DType::U4 && dt != DType::I2 && dt != DType::U2)
+    return std::to_string(t.as<uint8_t>()[i]);
   if (isFloat(dt)) return floatText(t.floatAt(i), dt != DType::F64);
   if (dt == DType::U64) return std::to_string(t.as<uint64_t>()[i]);
   return std::to_string(t.intAt(i));

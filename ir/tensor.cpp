@@ -76,6 +76,11 @@ int64_t Tensor::intAt(int64_t i) const {
     case DType::F64: return saturatingInt64(as<double>()[i]);
     case DType::F16: return saturatingInt64(halfToFloat(as<uint16_t>()[i]));
     case DType::BF16: return saturatingInt64(bf16ToFloat(as<uint16_t>()[i]));
+    case DType::I4: case DType::I2: return as<int8_t>()[i];
+    case DType::U4: case DType::U2: return as<uint8_t>()[i];
+    case DType::F8E4M3FN: case DType::F8E4M3FNUZ: case DType::F8E5M2: case DType::F8E5M2FNUZ:
+    case DType::F8E8M0: case DType::F4E2M1:
+      return saturatingInt64(castOnlyFloatValue(type.dtype, as<uint8_t>()[i]));
     default: internalError("intAt on undefined dtype");
   }
 }
@@ -87,6 +92,9 @@ double Tensor::floatAt(int64_t i) const {
     case DType::F16: return halfToFloat(as<uint16_t>()[i]);
     case DType::BF16: return bf16ToFloat(as<uint16_t>()[i]);
     case DType::U64: return (double)as<uint64_t>()[i];
+    case DType::F8E4M3FN: case DType::F8E4M3FNUZ: case DType::F8E5M2: case DType::F8E5M2FNUZ:
+    case DType::F8E8M0: case DType::F4E2M1:
+      return castOnlyFloatValue(type.dtype, as<uint8_t>()[i]);
     default: return (double)intAt(i);
   }
 }

@@ -31,7 +31,9 @@ size_t dtypeSizeByName(const std::string& d) {
   static const std::map<std::string, size_t> sizes = {
       {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float64", 8}, {"int64", 8},
       {"int32", 4},   {"int16", 2},   {"int8", 1},     {"uint8", 1},   {"uint16", 2},
-      {"uint32", 4},  {"uint64", 8},  {"bool", 1}};
+      {"uint32", 4},  {"uint64", 8},  {"bool", 1},
+      {"float8_e4m3fn", 1}, {"float8_e4m3fnuz", 1}, {"float8_e5m2", 1}, {"float8_e5m2fnuz", 1},
+      {"float8_e8m0fnu", 1}, {"float4_e2m1fn", 1}, {"int4", 1}, {"uint4", 1}, {"int2", 1}, {"uint2", 1}};
   auto it = sizes.find(d);
   return it == sizes.end() ? 0 : it->second;
 }

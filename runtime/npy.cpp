@@ -28,9 +28,35 @@ std::string dtypeFromDescr(std::string d) {
 
 }  // namespace
 
+std::string npyStorageDtype(const std::string& dtype) {
+  if (dtype == "bfloat16") return "uint16";
+  if (dtype == "int4" || dtype == "int2") return "int8";
+  if (dtype == "uint4" || dtype == "uint2" || dtype.compare(0, 6, "float8") == 0 || dtype == "float4_e2m1fn")
+    return "uint8";
+  return dtype;
+}
+
 std::string npyDescr(const std::string& dtype) {
+  const std::string st = npyStorageDtype(dtype);
   for (auto& p : kDescr)
-    if (dtype == p.first) return p.second;
+    if (st == p.first) return p.second;
+  return "";
+}
+
+std::string checkNpyStorageValues(const std::string& dtype, const uint8_t* data, size_t bytes) {
+  int lo = 0, hi = 255;
+  if (dtype == "int4") lo = -8, hi = 7;
+  else if (dtype == "uint4") hi = 15;
+  else if (dtype == "int2") lo = -2, hi = 1;
+  else if (dtype == "uint2") hi = 3;
+  else if (dtype == "float4_e2m1fn") hi = 15;
+  else return "";
+  for (size_t i = 0; i < bytes; ++i) {
+    const int v = lo < 0 ? (int)(int8_t)data[i] : (int)data[i];
+    if (v < lo || v > hi)
+      return "element " + std::to_string(i) + " is " + std::to_string(v) + ", outside " + dtype + "'s [" +
+             std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  }
   return "";
 }
 

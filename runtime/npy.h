@@ -21,6 +21,12 @@ void writeNpy(const std::string& path, const std::string& dtype, const std::vect
               const void* data, size_t bytes);
 // numpy descr ("<f4") for our dtype name; empty if numpy has no such type.
 std::string npyDescr(const std::string& dtype);
+// Element types numpy lacks travel in .npy files as the integers of their storage (ir/dtype.h,
+// docs/debugging.md): bfloat16 as uint16 bit patterns, float8 / float4 as uint8 bit patterns,
+// int4 / int2 as int8 values, uint4 / uint2 as uint8 values. Others: the type itself.
+std::string npyStorageDtype(const std::string& dtype);
+// Empty, or why the storage bytes of a 4- or 2-bit type hold a value outside the type.
+std::string checkNpyStorageValues(const std::string& dtype, const uint8_t* data, size_t bytes);
 
 }  // namespace rt
 }  // namespace atc

@@ -18,6 +18,8 @@ bool dtypeFromOnnx(int t, DType* out) {
 
 std::string onnxTypeName(int t) {
   if (TP::DataType_IsValid(t)) return TP::DataType_Name((TP::DataType)t);
+  const DType dt = dtypeFromOnnxCode(t);
+  if (dt != DType::Undefined) return dtypeName(dt);  // codes newer than our onnx.proto (float8, int4...)
   return "type " + std::to_string(t);
 }
 
@@ -28,6 +30,20 @@ namespace {
   throw AtcError("E10041",
                  "Failed to load the model from [" + modelPath + "]: tensor [" + name + "] " + why,
                  "Check that the model file is a valid, complete ONNX model.");
+}
+
+// ONNX packs 4-bit and 2-bit elements into bytes, the first element in the low bits; the IR
+// holds one element per byte (ir/dtype.h), int4 / int2 sign-extended.
+void unpackSubByte(const uint8_t* packed, Tensor& t) {
+  const int bits = dtypeBits(t.type.dtype), per = 8 / bits;
+  const bool sgn = t.type.dtype == DType::I4 || t.type.dtype == DType::I2;
+  uint8_t* d = t.as<uint8_t>();
+  const int64_t n = t.type.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    int v = (packed[i / per] >> ((i % per) * bits)) & ((1 << bits) - 1);
+    if (sgn && (v >> (bits - 1))) v -= 1 << bits;
+    d[i] = (uint8_t)(int8_t)v;
+  }
 }
 
 template <class Dst, class Src>
@@ -60,6 +76,8 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
   const size_t bytes = (size_t)nbytes;
   const TensorType type(dt, shape);
 
+  const int bits = dtypeBits(dt);
+  const size_t packedBytes = (size_t)((n * bits + 7) / 8);  // == bytes for whole-byte types
   if (p.data_location() == TP::EXTERNAL) {
     ExternalDataRef ref;
     for (const auto& kv : p.external_data()) {
@@ -71,21 +89,45 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
         bad(modelPath, name, "has an invalid external_data entry [" + kv.key() + "=" + kv.value() + "]");
       }
     }
-    if (ref.length >= 0 && (uint64_t)ref.length != bytes)
+    if (ref.length >= 0 && (uint64_t)ref.length != packedBytes)
       bad(modelPath, name,
-          "declares " + std::to_string(ref.length) + " bytes of external data, expected " + std::to_string(bytes) +
-              " for " + type.str());
+          "declares " + std::to_string(ref.length) + " bytes of external data, expected " +
+              std::to_string(packedBytes) + " for " + type.str());
     std::vector<uint8_t> raw = readExternalData(modelDir, ref, name, modelPath);
-    if (raw.size() != bytes)
+    if (raw.size() != packedBytes)
       bad(modelPath, name,
           "has " + std::to_string(raw.size()) + " bytes of external data, expected " +
-              std::to_string(bytes) + " for " + type.str());
+              std::to_string(packedBytes) + " for " + type.str());
+    if (bits < 8) {
+      auto t = std::make_shared<Tensor>(type);
+      unpackSubByte(raw.data(), *t);
+      return t;
+    }
     auto t = std::make_shared<Tensor>();
     t->type = type;
     t->data = std::move(raw);
     return t;
   }
 
+  if (bits < 8) {  // packed: ceil(n * bits / 8) bytes of raw data, or one packed byte per int32_data entry
+    std::vector<uint8_t> packed(packedBytes);
+    if (p.has_raw_data()) {
+      if (p.raw_data().size() != packedBytes)
+        bad(modelPath, name,
+            "has " + std::to_string(p.raw_data().size()) + " bytes of raw data, expected " +
+                std::to_string(packedBytes) + " for " + type.str() + " (" + std::to_string(bits) + "-bit, packed)");
+      std::memcpy(packed.data(), p.raw_data().data(), packedBytes);
+    } else {
+      if ((size_t)p.int32_data_size() != packedBytes)
+        bad(modelPath, name,
+            "has " + std::to_string(p.int32_data_size()) + " int32_data entries, expected " +
+                std::to_string(packedBytes) + " for " + type.str() + " (" + std::to_string(bits) + "-bit, packed)");
+      for (size_t i = 0; i < packedBytes; ++i) packed[i] = (uint8_t)p.int32_data((int)i);
+    }
+    auto t = std::make_shared<Tensor>(type);
+    unpackSubByte(packed.data(), *t);
+    return t;
+  }
   if (p.has_raw_data()) {
     if (p.raw_data().size() != bytes)
       bad(modelPath, name,
@@ -122,6 +164,10 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
     case DType::U16: copyTyped<uint16_t>(p.int32_data(), d); break;
     case DType::F16: copyTyped<uint16_t>(p.int32_data(), d); break;   // bit patterns
     case DType::BF16: copyTyped<uint16_t>(p.int32_data(), d); break;  // bit patterns
+    case DType::F8E4M3FN: case DType::F8E4M3FNUZ: case DType::F8E5M2: case DType::F8E5M2FNUZ:
+    case DType::F8E8M0:
+      copyTyped<uint8_t>(p.int32_data(), d);  // bit patterns
+      break;
     case DType::Bool: {
       uint8_t* b = d.as<uint8_t>();
       for (int i = 0; i < p.int32_data_size(); ++i) b[i] = p.int32_data(i) != 0;

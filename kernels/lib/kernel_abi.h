@@ -104,6 +104,9 @@ enum AtckDType {
   ATCK_F32 = 1, ATCK_F16 = 2, ATCK_BF16 = 3, ATCK_F64 = 4, ATCK_I64 = 5, ATCK_I32 = 6,
   ATCK_I16 = 7, ATCK_I8 = 8, ATCK_U8 = 9, ATCK_U16 = 10, ATCK_U32 = 11, ATCK_U64 = 12,
   ATCK_BOOL = 13,
+  // Cast-only formats, one element per byte (kernels/lib/cast_lp.h).
+  ATCK_F8E4M3FN = 14, ATCK_F8E4M3FNUZ = 15, ATCK_F8E5M2 = 16, ATCK_F8E5M2FNUZ = 17, ATCK_F8E8M0 = 18,
+  ATCK_F4E2M1 = 19, ATCK_I4 = 20, ATCK_U4 = 21, ATCK_I2 = 22, ATCK_U2 = 23,
 };
 
 // fp16 / bf16 storage conversions (vectorisable bit arithmetic; round to nearest even).

@@ -57,13 +57,62 @@ def list_cases(root, regex):
     return cases
 
 
-def load_pb_tensor(path):
+# Element types numpy (and onnx 1.12's numpy_helper) lacks, as omrun reads and writes them in
+# .npy files (runtime/npy.h): bfloat16 as uint16 bit patterns, float8 / float4 as uint8 bit
+# patterns, int4 / int2 as int8 values, uint4 / uint2 as uint8 values (ONNX packs the 4- and
+# 2-bit ones, the first element in the low bits). ONNX type code -> (storage dtype, bits).
+STORAGE_TYPES = {16: (np.uint16, 16), 17: (np.uint8, 8), 18: (np.uint8, 8), 19: (np.uint8, 8),
+                 20: (np.uint8, 8), 21: (np.uint8, 4), 22: (np.int8, 4), 23: (np.uint8, 4),
+                 24: (np.uint8, 8), 25: (np.uint8, 2), 26: (np.int8, 2)}
+
+
+def storage_array(t):
+    """A TensorProto of a STORAGE_TYPES type as its .npy storage array."""
+    dt, bits = STORAGE_TYPES[t.data_type]
+    n = int(np.prod(t.dims)) if len(t.dims) else 1
+    if t.HasField("raw_data"):
+        raw = np.frombuffer(t.raw_data, dtype=np.uint16 if bits == 16 else np.uint8)
+    else:
+        raw = np.array(t.int32_data, dtype=np.int64).astype(np.uint16 if bits == 16 else np.uint8)
+    if bits >= 8:
+        return raw[:n].astype(dt).reshape(tuple(t.dims))
+    per = 8 // bits
+    idx = np.arange(n)
+    v = (raw[idx // per].astype(np.int32) >> ((idx % per) * bits)) & ((1 << bits) - 1)
+    if dt == np.int8:
+        v = np.where(v >= (1 << (bits - 1)), v - (1 << bits), v)
+    return v.astype(dt).reshape(tuple(t.dims))
+
+
+def minifloat_table(code):
+    """float64 values of the 256 bit patterns of float8 / float4 type `code` (NaN where one)."""
+    if code == 24:  # float8e8m0: 2^(b - 127), 0xff NaN
+        return np.array([np.nan if b == 0xff else 2.0 ** (b - 127) for b in range(256)])
+    eb, mb, bias = {17: (4, 3, 7), 18: (4, 3, 8), 19: (5, 2, 15), 20: (5, 2, 16), 23: (2, 1, 1)}[code]
+    fnuz = code in (18, 20)
+    out = []
+    for b in range(256):
+        sbit = 1 << (eb + mb)
+        mag, e, m = b & (sbit - 1), (b & (sbit - 1)) >> mb, b & ((1 << mb) - 1)
+        if b >= 2 * sbit or (fnuz and b == 0x80) or (code == 17 and mag == 0x7f) or (code == 19 and e == 31 and m):
+            out.append(np.nan)
+            continue
+        if code == 19 and e == 31:
+            v = np.inf
+        else:
+            v = (1 + m / (1 << mb)) * 2.0 ** (e - bias) if e else m / (1 << mb) * 2.0 ** (1 - bias)
+        out.append(-v if b & sbit else v)
+    return np.array(out)
+
+
+def load_pb_tensor(path, typed=False):
     t = onnx.TensorProto()
     with open(path, "rb") as f:
         t.ParseFromString(f.read())
     if t.data_type == onnx.TensorProto.UNDEFINED:
         raise ValueError("%s is not a tensor (sequence/map/optional?)" % os.path.basename(path))
-    return numpy_helper.to_array(t)
+    a = storage_array(t) if t.data_type in STORAGE_TYPES else numpy_helper.to_array(t)
+    return (a, t.data_type) if typed else a
 
 
 def numbered(folder, prefix):
@@ -107,12 +156,22 @@ def run_proc(cmd, timeout):
         return None, out
 
 
-def compare(out, ref):
-    """None if equal enough, else a reason."""
+def compare(out, ref, code=0):
+    """None if equal enough, else a reason. code: the reference's ONNX type (float8 / float4 /
+    bfloat16 storage arrays are compared as the values their bit patterns stand for)."""
     if out.shape != ref.shape:
         return "shape %s != reference %s" % (list(out.shape), list(ref.shape))
     if out.dtype != ref.dtype:
         return "dtype %s != reference %s" % (out.dtype, ref.dtype)
+    if code == 16:  # bfloat16 bit patterns
+        out = (out.astype(np.uint32) << 16).view(np.float32)
+        ref = (ref.astype(np.uint32) << 16).view(np.float32)
+    elif code in (17, 18, 19, 20, 23, 24):
+        table = minifloat_table(code)
+        a, b = table[out.astype(np.int64)], table[ref.astype(np.int64)]
+        if not np.array_equal(a, b, equal_nan=True):
+            return "values differ (%d of %d elements)" % (int(np.sum(~((a == b) | (np.isnan(a) & np.isnan(b))))), ref.size)
+        return None
     if ref.dtype.kind == "f":
         a = out.astype(np.float64)
         b = ref.astype(np.float64)
@@ -252,7 +311,7 @@ def run_case(case, case_dir, bin_dir, tmp_root, compile_only=False, freeze=False
             for i, ref_path in enumerate(refs):
                 got_path = os.path.join(out_dir, "output_%d.npy" % i)
                 try:
-                    ref = load_pb_tensor(ref_path)
+                    ref, ref_code = load_pb_tensor(ref_path, typed=True)
                 except Exception as e:
                     res["status"] = "mismatch"
                     res["detail"] = "reference output_%d: %s" % (i, e)
@@ -267,7 +326,7 @@ def run_case(case, case_dir, bin_dir, tmp_root, compile_only=False, freeze=False
                     res["status"] = "mismatch"
                     res["detail"] = "%s: output_%d.npy unreadable: %s" % (s, i, e)
                     return res
-                why = compare(got, ref)
+                why = compare(got, ref, ref_code)
                 if why:
                     res["status"] = "mismatch"
                     res["detail"] = "%s output_%d: %s" % (s, i, why)
