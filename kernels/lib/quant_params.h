@@ -22,6 +22,7 @@ enum QuantParam {
   QP_KIND,         // 0: per tensor, 1: per axis, 2: blocked
   QP_BLOCK,        // blocked: elements of the axis per scale
   QP_YBUF,         // index of y in bufs
+  QP_SAT,          // quantize to float8: the saturate attribute (values beyond the format's range)
   QP_COUNT
 };
 #define QP_TASK_ELEMS 16384

@@ -1,7 +1,7 @@
 // QuantizeLinear, DequantizeLinear (opsets 10 to 23: per tensor, per axis, blocked) and
 // DynamicQuantizeLinear: kernels "quant" and "dynquant" (kernels/lib/quant.cpp). The element
-// types are those the IR holds: int8, uint8, int16, uint16 (and int32 for dequantize);
-// float8 and int4 tensors are refused by the frontend with the element type named.
+// types: int8, uint8, int16, uint16 (and int32 for dequantize), the float8 formats (E4M3FN,
+// E4M3FNUZ, E5M2, E5M2FNUZ; zero point 0), float4 E2M1, int4, uint4, int2, uint2 (ir/dtype.h).
 #include "ops/quant/quant_util.h"
 #include "support/strings.h"
 
@@ -65,11 +65,13 @@ KernelCall quantCall(const Node& n, int64_t mode) {
   P[QP_KIND] = L.kind;
   P[QP_BLOCK] = L.block;
   P[QP_YBUF] = (int64_t)n.inputs.size();
+  P[QP_SAT] = n.attrInt("saturate", 1) ? 1 : 0;
   return makeCall("quant", P);
 }
 
 bool isQuantizedType(DType t) {
-  return t == DType::I8 || t == DType::U8 || t == DType::I16 || t == DType::U16;
+  return t == DType::I8 || t == DType::U8 || t == DType::I16 || t == DType::U16 ||
+         (isCastOnly(t) && t != DType::F8E8M0);
 }
 
 ATC_REGISTER_OP([] {
@@ -80,7 +82,8 @@ ATC_REGISTER_OP([] {
   d.infer = [](Graph&, Node& n) {
     const DType xt = n.inputs[0]->type.dtype;
     if (!isQuantizedType(xt) && xt != DType::I32)
-      opError(n, "input x must be int8, uint8, int16, uint16 or int32, not " + std::string(dtypeName(xt)));
+      opError(n, "input x must be an 8-, 16-, 4- or 2-bit integer, float8, float4 or int32, not " +
+                     std::string(dtypeName(xt)));
     checkQuantZeroPoint(n, 2, xt, "x");
     quantLayout(n);
     n.outputs[0]->type = TensorType(n.inputs[1]->type.dtype, n.inputs[0]->type.shape);
@@ -105,8 +108,8 @@ ATC_REGISTER_OP([] {
     if (z && n.attrInt("output_dtype", 0) != 0 && dtypeFromOnnxCode(n.attrInt("output_dtype", 0)) != yt)
       opError(n, "output_dtype differs from the zero point's type");
     if (!isQuantizedType(yt))
-      opError(n, "the output type must be int8, uint8, int16 or uint16 (float8 and 4-bit outputs are not "
-                 "supported), not " + std::string(yt == DType::Undefined ? "that code" : dtypeName(yt)));
+      opError(n, "the output type must be an 8-, 16-, 4- or 2-bit integer, float8 or float4 type, not " +
+                     std::string(yt == DType::Undefined ? "that code" : dtypeName(yt)));
     quantLayout(n);
     n.outputs[0]->type = TensorType(yt, n.inputs[0]->type.shape);
   };
