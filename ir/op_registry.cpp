@@ -108,9 +108,10 @@ namespace {
 // conversions and the ops that move bytes without arithmetic. Any other op reading or making
 // such a value is refused before it could compute on bit patterns.
 bool takesCastOnlyTypes(const std::string& t) {
-  static const std::set<std::string> ops = {"Cast", "CastLike", "QuantizeLinear", "DequantizeLinear", "Identity",
-                                            "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat",
-                                            "Split", "Slice", "Gather", "Expand", "Tile", "Shape", "Size"};
+  static const std::set<std::string> ops = {"Cast",    "CastLike",  "BitCast",  "QuantizeLinear", "DequantizeLinear",
+                                            "Identity", "Reshape",  "Flatten",  "Squeeze",        "Unsqueeze",
+                                            "Transpose", "Concat",  "Split",    "Slice",          "Gather",
+                                            "Expand",   "Tile",     "Shape",    "Size"};
   return ops.count(t) > 0;
 }
 

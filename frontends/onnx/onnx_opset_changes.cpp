@@ -42,7 +42,8 @@ const std::map<int64_t, const char*>& changesByOpset() {
 
 // The new versions of those opsets that only add element types (float8e8m0 in 24, int2 and
 // uint2 in 25), or attributes that only apply to the new types (CastLike-24's round_mode);
-// Cast-24's float8 saturation table changed, and atc refuses float8 tensors. Compared
+// Cast-24 changed its float8 saturation table: atc's float8 casts follow the current table
+// (kernels/lib/cast_lp.h, docs/element-types.md) at every opset. Compared
 // against onnx/docs/Changelog.md (the text of each op's version 23 and 24/25). For every
 // element type atc implements, these versions compute what version 23 computes, so a node
 // using them imports as the opset-23 op (an unsupported element type is still refused by
@@ -72,7 +73,7 @@ std::map<int64_t, std::set<std::string>> splitLists(const std::map<int64_t, cons
 // in onnx/docs/Changelog.md.
 const std::map<int64_t, const char*>& newOpsImplemented() {
   static const std::map<int64_t, const char*> t = {
-      {26, "CumProd"},
+      {26, "BitCast CumProd"},
   };
   return t;
 }

@@ -26,6 +26,7 @@ bool lossless(DType a, DType b) {
   auto isUnsigned = [](DType d) { return d == DType::U8 || d == DType::U16 || d == DType::U32 || d == DType::U64; };
   auto mantissa = [](DType d) { return d == DType::F16 ? 11 : d == DType::BF16 ? 8 : d == DType::F32 ? 24 : d == DType::F64 ? 53 : 0; };
   if (a == b) return true;
+  if (isCastOnly(a) || isCastOnly(b)) return false;  // conservative (E8M0 has no zero: bool 0 would not survive)
   if (a == DType::Bool) return b != DType::Bool;
   if (isFloat(a)) {
     if (!isFloat(b)) return false;

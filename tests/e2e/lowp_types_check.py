@@ -10,6 +10,7 @@ Usage: lowp_types_check.py BIN_DIR WORK_DIR
 - QuantizeLinear to int4 and float8 E4M3FN against numpy;
 - omrun's .npy convention: float8 inputs as uint8 bit patterns, bfloat16 as uint16, an int4
   input holding 9 refused, a float32 file for a float8 input refused;
+- BitCast-26 of uint8 bytes to float8, a bit-width mismatch refused;
 - an Add on a float8 input refused (E19010, no .om).
 Prints one PASS/FAIL line per case; exits 1 on any failure.
 """
@@ -270,6 +271,57 @@ def npy_convention():
     report("npy_float32_for_float8_refused", r.returncode != 0 and "as uint8 in a .npy file" in r.stderr, r.stderr)
 
 
+def data_movement():
+    # float8 values moved as bytes: Transpose, Concat, Slice, Gather, Tile, Reshape, then Cast.
+    name = "float8_data_movement"
+    ints = lambda n, v: numpy_helper.from_array(np.array(v, np.int64), n)
+    nodes = [helper.make_node("Transpose", ["A"], ["t"], perm=[1, 0]),
+             helper.make_node("Concat", ["t", "t"], ["c"], axis=0),
+             helper.make_node("Slice", ["c", "st", "en"], ["s"]),
+             helper.make_node("Gather", ["s", "gi"], ["g"], axis=1),
+             helper.make_node("Tile", ["g", "rep"], ["ti"]),
+             helper.make_node("Reshape", ["ti", "shp"], ["r"]),
+             helper.make_node("Cast", ["r"], ["Y"], to=TensorProto.FLOAT)]
+    path = save_model(name, nodes, [helper.make_tensor_value_info("A", FLOAT8E4M3FN, [2, 3])],
+                      [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+                      [ints("st", [1, 0]), ints("en", [5, 2]), ints("gi", [1, 0, 1]), ints("rep", [1, 2]),
+                       ints("shp", [-1])])
+    r, om = atc(name, path)
+    if r.returncode != 0:
+        return report(name, False, r.stdout + r.stderr)
+    a = np.array([[0x38, 0x40, 0xc4], [0x01, 0x7e, 0x30]], np.uint8)  # 1, 2, -3, 2^-9, 448, 0.5
+    r, out = omrun(om, [a], name)
+    if r.returncode != 0:
+        return report(name, False, r.stdout + r.stderr)
+    v = values(17)[a]
+    t = np.concatenate([v.T, v.T], 0)[1:5, 0:2][:, [1, 0, 1]]
+    want = np.tile(t, (1, 2)).reshape(-1).astype(np.float32)
+    y = np.load(os.path.join(out, "output_0.npy"))
+    report(name, np.array_equal(y, want), "got %s want %s" % (y, want))
+
+
+def bitcast():
+    # BitCast-26: uint8 bytes read as float8 E4M3FN patterns; a width mismatch refused.
+    name = "bitcast_uint8_e4m3fn"
+    path = save_model(name, [helper.make_node("BitCast", ["A"], ["b"], to=FLOAT8E4M3FN),
+                             helper.make_node("Cast", ["b"], ["Y"], to=TensorProto.FLOAT)],
+                      [helper.make_tensor_value_info("A", TensorProto.UINT8, [3])],
+                      [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)], opset=26)
+    r, om = atc(name, path)
+    if r.returncode != 0:
+        return report(name, False, r.stdout + r.stderr)
+    r, out = omrun(om, [np.array([0x38, 0xc4, 0x7e], np.uint8)], name)
+    y = np.load(os.path.join(out, "output_0.npy")) if r.returncode == 0 else None
+    report(name, y is not None and np.array_equal(y, np.array([1, -3, 448], np.float32)), r.stderr + str(y))
+    name = "bitcast_width_mismatch"
+    path = save_model(name, [helper.make_node("BitCast", ["A"], ["Y"], to=TensorProto.INT16)],
+                      [helper.make_tensor_value_info("A", TensorProto.FLOAT, [3])],
+                      [helper.make_tensor_value_info("Y", TensorProto.INT16, None)], opset=26)
+    r, om = atc(name, path)
+    report(name + "_refused", r.returncode != 0 and "bit width" in r.stdout + r.stderr and not os.path.exists(om),
+           r.stdout + r.stderr)
+
+
 def arithmetic_refused():
     name = "add_float8"
     path = save_model(name, [helper.make_node("Add", ["A", "A"], ["Y"])],
@@ -287,5 +339,7 @@ int4_weights(True)
 int4_weights(False)
 quantize_outputs()
 npy_convention()
+data_movement()
+bitcast()
 arithmetic_refused()
 sys.exit(1 if failures else 0)
