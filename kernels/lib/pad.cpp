@@ -1,6 +1,6 @@
 // pad: bufs = {in, out}. Modes: 0 constant, 1 reflect, 2 edge. Negative pads crop.
 // P = {esize, rank, mode, valueBits (the pad value's bytes), outBuf (index in bufs),
-//      outDims[r], inDims[r], begin[r]}
+//      outDims[r], inDims[r], begin[r], valueBuf (bufs index of a pad value fed at run time, or -1)}
 // (begin = pads at the start of each dim). Items: output rows (all dims but the last).
 #include "kernels/lib/index_elem.h"
 
@@ -31,6 +31,11 @@ int64_t atck_pad_ntasks(const int64_t* P) {
 
 void atck_pad_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   int64_t es = P[0], r = P[1], mode = P[2], bits = P[3];
+  if (P[5 + 3 * r] >= 0) {  // the value's bytes from its buffer (little endian, es <= 8)
+    uint64_t v = 0;
+    memcpy(&v, bufs[P[5 + 3 * r]], (size_t)es);
+    bits = (int64_t)v;
+  }
   const int64_t* od = P + 5;
   const int64_t* id = P + 5 + r;
   const int64_t* pb = P + 5 + 2 * r;

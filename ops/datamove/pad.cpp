@@ -1,5 +1,6 @@
 // Pad: constant / reflect / edge. Pads (and the constant value) come from attributes
-// (opset < 11) or inputs (opset 11+; axes input of opset 18). Negative pads crop.
+// (opset < 11) or inputs (opset 11+; axes input of opset 18). Negative pads crop. The pads
+// must be constants (they decide the output's shape); the constant value may be fed at run time.
 #include <cmath>
 
 #include "ops/datamove/datamove_util.h"
@@ -25,8 +26,13 @@ PadSpec padSpec(const Node& n) {
     s.bits = dm::elementBits(n.attrFloat("value", 0.0), dt);
   } else {
     pads = dm::constInts(n, 1, "pads");
-    if (n.input(2)) {
-      if (!n.input(2)->isConstant()) opError(n, "constant_value must be a compile-time constant");
+    if (n.input(2) && !n.input(2)->isConstant()) {  // fed at run time: the kernel reads it (valueBuf)
+      if (n.input(2)->type.dtype != dt)
+        opError(n, "constant_value is " + std::string(dtypeName(n.input(2)->type.dtype)) + " but the input is " +
+                       dtypeName(dt));
+      if (!n.input(2)->type.shapeKnown || n.input(2)->type.numel() > 1)
+        opError(n, "constant_value must hold one value (or none)");
+    } else if (n.input(2)) {
       const Tensor& v = *n.input(2)->constant;
       if (v.type.numel() >= 1) {
         s.bits = v.type.dtype == dt ? dm::elementBits(v) : dm::elementBits(v.floatAt(0), dt);
@@ -80,6 +86,12 @@ KernelCall lowerPad(LowerCtx& c) {
   for (auto d : out) k.params.push_back(d);
   for (auto d : in) k.params.push_back(d);
   for (auto b : s.begin) k.params.push_back(b);
+  // valueBuf: the buffer of a constant_value fed at run time (one element of X's dtype; an empty
+  // one pads with 0), or -1 (the value is valueBits).
+  const Value* cv = n.input(2);
+  k.params.push_back(!n.hasAttr("pads") && !n.hasAttr("paddings") && cv && !cv->isConstant() && cv->type.numel() == 1
+                         ? 2
+                         : -1);
   return k;
 }
 

@@ -235,6 +235,32 @@ TEST(DataMove, PadModes) {
   EXPECT_EQ(l->toInts(), (std::vector<int64_t>{-5, -5, 1, 2}));
 }
 
+// Pad's constant_value fed at run time (a graph input; the attention function bodies pad with a
+// computed value): lowered, the kernel reads the value from its buffer.
+TEST(DataMove, PadValueAtRunTime) {
+  Graph g;
+  g.opsetVersion = 18;
+  auto x = iotaF({2, 2});
+  Value* v = g.newValue("v", TensorType(DType::F32, {}));
+  Node* n = g.addNode("Pad", "pad", {g.newConstant("x", x), g.newConstant("p", ints({0, 1, 1, 0})), v},
+                      {g.newValue("y")});
+  inferNode(g, *n);
+  EXPECT_EQ(n->outputs[0]->type.str(), "float32[3,3]");
+  LowerCtx ctx(g, *n);
+  KernelCall call = OpRegistry::instance().find("Pad")->lower(ctx);
+  for (float val : {-2.5f, 7.0f}) {
+    std::vector<float> out(9, 0.0f);
+    std::vector<void*> bufs = {(void*)x->data.data(), nullptr, &val, out.data()};
+    runNativeKernel(*findNativeKernel(call.kernel.c_str()), call.params.data(), bufs.data());
+    EXPECT_EQ(out, (std::vector<float>{val, 0, 1, val, 2, 3, val, val, val}));
+  }
+  // A value of another dtype than X is refused.
+  Node* m = g.addNode("Pad", "pad2", {g.newConstant("x2", x), g.newConstant("p2", ints({0, 1, 1, 0})),
+                                      g.newValue("w", TensorType(DType::F16, {}))},
+                      {g.newValue("y2")});
+  EXPECT_THROW(inferNode(g, *m), AtcError);
+}
+
 TEST(DataMove, ExpandTile) {
   auto x = iotaF({3, 1});
   auto y = runOp("Expand", {x, ints({2, 1, 4})});
