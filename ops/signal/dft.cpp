@@ -1,8 +1,12 @@
 // DFT (opsets 17 and 20): kernel "dft" (kernels/lib/dft.cpp). float32 input [..., n, 1 or 2]
 // (real or complex in the last dim). Opset 17: `axis` attribute (default 1); opset 20: the
-// axis as input 2 (default -2), which must be a constant, as must dft_length (input 1).
+// axis as input 2 (default -2), a constant or, for a two-sided transform without dft_length
+// (whose output shape does not depend on the axis), a value the kernel reads at run time;
+// dft_length (input 1) must be a constant.
 // inverse, onesided: forward onesided keeps bins 0..N/2; inverse onesided takes a half
 // spectrum of m bins (N = dft_length or 2 (m - 1)) and gives a real [..., N, 1] output.
+#include <algorithm>
+
 #include "ir/dtype.h"
 #include "ir/op_registry.h"
 #include "ops/datamove/datamove_util.h"
@@ -14,10 +18,29 @@ namespace {
 constexpr int64_t kMaxDftLength = 16384;
 constexpr double kMaxDftTerms = 4294967296.0;  // 2^32 multiply-adds, about 10 s on one core
 
+int64_t product(const Shape& s) {
+  int64_t p = 1;
+  for (int64_t v : s) p *= v;
+  return p;
+}
+
 struct DftGeometry {
   int64_t axis = 0, nIn = 0, N = 0, nOut = 0, cin = 1, cout = 2, outer = 1, inner = 1;
   bool inverse = false, hermitian = false;
+  bool runtimeAxis = false;  // axis fed at run time: the geometry above is axis -2's
 };
+
+// Whether the axis (input 2) is fed at run time and the output shape does not depend on it.
+bool dftRuntimeAxis(const Node& n) {
+  const Value* a = dm::hasInput(n, 2) ? n.inputs[2] : nullptr;
+  if (!a || a->isConstant()) return false;
+  if (a->type.dtype != DType::I64 && a->type.dtype != DType::I32) opError(n, "axis must be int32 or int64");
+  if (!a->type.shapeKnown || a->type.numel() != 1) opError(n, "axis must be a scalar");
+  if (n.attrInt("onesided", 0) != 0 || dm::hasInput(n, 1))
+    opError(n, "axis must be a compile-time constant for a onesided DFT or one with dft_length (it decides the "
+               "output shape)");
+  return true;
+}
 
 DftGeometry dftGeometry(const Graph& g, const Node& n) {
   const TensorType& x = n.inputs[0]->type;
@@ -28,7 +51,10 @@ DftGeometry dftGeometry(const Graph& g, const Node& n) {
   d.cin = x.shape.back();
   if (d.cin != 1 && d.cin != 2) opError(n, "the input's last dim must be 1 (real) or 2 (complex)");
   int64_t axis = g.opsetVersion >= 20 ? -2 : 1;
-  if (dm::hasInput(n, 2)) {
+  d.runtimeAxis = dftRuntimeAxis(n);
+  if (d.runtimeAxis) {
+    axis = -2;
+  } else if (dm::hasInput(n, 2)) {
     std::vector<int64_t> a = dm::constInts(n, 2, "axis");
     if (a.size() != 1) opError(n, "axis must be a scalar");
     axis = a[0];
@@ -53,8 +79,13 @@ DftGeometry dftGeometry(const Graph& g, const Node& n) {
   d.cout = d.hermitian ? 1 : 2;
   for (int64_t i = 0; i < d.axis; ++i) d.outer *= x.shape[i];
   for (int64_t i = d.axis + 1; i < r - 1; ++i) d.inner *= x.shape[i];
-  // The kernel is O(N^2) per transform: a model that would run for minutes is refused.
-  const double terms = (double)d.outer * (double)d.inner * (double)d.N * (double)d.nOut;
+  // The kernel is O(N^2) per transform: a model that would run for minutes is refused (a run-time
+  // axis: the worst of the axes).
+  double terms = (double)d.outer * (double)d.inner * (double)d.N * (double)d.nOut;
+  for (int64_t a = 0; d.runtimeAxis && a < r - 1; ++a) {
+    if (x.shape[a] > kMaxDftLength) opError(n, "the DFT length must be 1 to " + std::to_string(kMaxDftLength));
+    terms = std::max(terms, (double)product(x.shape) / (double)d.cin * (double)x.shape[a]);
+  }
   if (terms > kMaxDftTerms)
     opError(n, "the transforms need " + std::to_string((long long)terms) + " multiply-adds, more than the " +
                    std::to_string((long long)kMaxDftTerms) + " the O(N^2) DFT kernel takes");
@@ -74,7 +105,21 @@ KernelCall lowerDft(LowerCtx& c) {
   KernelCall kc;
   kc.kernel = "dft";
   kc.params = {d.outer, d.inner, d.nIn, d.N, d.nOut, d.cin, d.cout, d.inverse ? 1 : 0, d.hermitian ? 1 : 0,
-               (int64_t)c.node.inputs.size()};
+               (int64_t)c.node.inputs.size(), -1};
+  if (d.runtimeAxis) {
+    // [10] the axis buffer, [11] its dtype, [12] rank - 1, [13..] the dims before the last;
+    // [0] the most transforms any axis gives (the task count), [1] 1.
+    const Shape& xs = c.node.inputs[0]->type.shape;
+    const int64_t rs = (int64_t)xs.size() - 1;
+    int64_t most = 0;
+    for (int64_t a = 0; a < rs; ++a) most = std::max(most, xs[a] ? product(xs) / d.cin / xs[a] : 0);
+    kc.params[0] = most;
+    kc.params[1] = 1;
+    kc.params[10] = 2;
+    kc.params.push_back((int64_t)c.node.inputs[2]->type.dtype);
+    kc.params.push_back(rs);
+    for (int64_t a = 0; a < rs; ++a) kc.params.push_back(xs[a]);
+  }
   return kc;
 }
 

@@ -3,7 +3,8 @@
 # (17) or a constant input (20), dft_length zero-padding and truncating, inverse, onesided
 # forward (rfft) and onesided inverse (irfft, even and odd lengths); each model compiled with
 # atc and run with omrun. An axis on the complex dim and a DFT too long for the direct kernel
-# are refused.
+# are refused. The axis fed at run time (a two-sided inverse DFT along axes 0, 1 and -2 of one
+# .om); a onesided DFT with a run-time axis is refused.
 # Usage: dft_numpy.sh BIN_DIR SRC_DIR
 set -u
 BIN=$(cd "$1" && pwd)
@@ -59,6 +60,20 @@ g = helper.make_graph([node], "dft", [helper.make_tensor_value_info("x", TP.FLOA
                       initializer=[nh.from_array(np.array(16384, np.int64), "n")])
 m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]); m.ir_version = 8
 onnx.save(m, "too_long.onnx")
+# The axis fed at run time (opset 20, two-sided: the output shape does not depend on it).
+x = rng.standard_normal((3, 5, 4, 2)).astype(np.float32)
+np.save("rt.x.npy", x)
+for a in (0, 1, -2):
+    np.save("rt.axis%d.npy" % a, np.array(a, np.int64))
+    # cplx() drops the complex dim: ONNX's axis -2 of x is axis -1 of the complex array.
+    np.save("rt.ref%d.npy" % a, split(np.fft.ifft(cplx(x), axis=a if a >= 0 else a + 1)))
+for one, name in ((0, "rt_axis"), (1, "rt_axis_onesided")):
+    node = helper.make_node("DFT", ["x", "", "axis"], ["y"], inverse=1 - one, onesided=one)
+    g = helper.make_graph([node], "dft", [helper.make_tensor_value_info("x", TP.FLOAT, (3, 5, 4, 2)),
+                                          helper.make_tensor_value_info("axis", TP.INT64, [])],
+                          [helper.make_tensor_value_info("y", TP.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]); m.ir_version = 8
+    onnx.save(m, name + ".onnx")
 PY
 pass=0; fail=0
 for k in $(cat make.log); do
@@ -86,6 +101,27 @@ if [ $rc -eq 1 ] && grep -q "E19999" long.log && grep -q "multiply-adds" long.lo
   echo "PASS 64 transforms of length 16384 (2^34 multiply-adds) are refused (E19999)"; pass=$((pass + 1))
 else
   echo "FAIL a DFT too long for the direct kernel (rc $rc)"; cat long.log; fail=$((fail + 1))
+fi
+# Run-time axis: one .om, three axes (-2 is axis 2 of [3, 5, 4, 2] counting the complex dim).
+"$BIN/atc" --model=rt_axis.onnx --framework=5 --output=rt --soc_version=native \
+  --precision_mode=must_keep_origin_dtype > rt.atc.log 2>&1 || { echo "FAIL run-time axis: atc"; cat rt.atc.log; fail=$((fail + 1)); }
+for a in 0 1 -2; do
+  if "$BIN/omrun" --model=rt.om --input=rt.x.npy,rt.axis$a.npy --output=rt.res$a > rt.run$a.log 2>&1 &&
+     line=$(/usr/bin/python3 -c "
+import sys, numpy as np
+a, b = np.load('rt.res$a/output_0.npy'), np.load('rt.ref$a.npy')
+d = float(np.abs(a - b).max()) / max(float(np.abs(b).max()), 1e-6) if a.shape == b.shape else float('inf')
+print('max error %.2e of the range' % d); sys.exit(0 if d <= 1e-5 else 1)"); then
+    echo "PASS inverse DFT along axis $a fed at run time: $line"; pass=$((pass + 1))
+  else
+    echo "FAIL run-time axis $a: ${line:-}"; tail -3 rt.run$a.log; fail=$((fail + 1))
+  fi
+done
+"$BIN/atc" --model=rt_axis_onesided.onnx --framework=5 --output=rt1 --soc_version=native > rt1.log 2>&1; rc=$?
+if [ $rc -ne 0 ] && grep -q "compile-time constant for a onesided" rt1.log && [ ! -e rt1.om ]; then
+  echo "PASS a onesided DFT with a run-time axis is refused (its output shape depends on the axis)"; pass=$((pass + 1))
+else
+  echo "FAIL onesided run-time axis (rc $rc)"; cat rt1.log; fail=$((fail + 1))
 fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
