@@ -46,6 +46,30 @@ void unpackSubByte(const uint8_t* packed, Tensor& t) {
   }
 }
 
+// A 4- or 2-bit tensor: ceil(n * bits / 8) bytes of raw data, or one packed byte per int32_data
+// entry, unpacked to a byte per element.
+TensorPtr packedFromOnnx(const TP& p, const TensorType& type, size_t packedBytes, const std::string& name,
+                         const std::string& modelPath) {
+  const int bits = dtypeBits(type.dtype);
+  std::vector<uint8_t> packed(packedBytes);
+  if (p.has_raw_data()) {
+    if (p.raw_data().size() != packedBytes)
+      bad(modelPath, name,
+          "has " + std::to_string(p.raw_data().size()) + " bytes of raw data, expected " +
+              std::to_string(packedBytes) + " for " + type.str() + " (" + std::to_string(bits) + "-bit, packed)");
+    std::memcpy(packed.data(), p.raw_data().data(), packedBytes);
+  } else {
+    if ((size_t)p.int32_data_size() != packedBytes)
+      bad(modelPath, name,
+          "has " + std::to_string(p.int32_data_size()) + " int32_data entries, expected " +
+              std::to_string(packedBytes) + " for " + type.str() + " (" + std::to_string(bits) + "-bit, packed)");
+    for (size_t i = 0; i < packedBytes; ++i) packed[i] = (uint8_t)p.int32_data((int)i);
+  }
+  auto t = std::make_shared<Tensor>(type);
+  unpackSubByte(packed.data(), *t);
+  return t;
+}
+
 template <class Dst, class Src>
 void copyTyped(const Src& src, Tensor& t) {
   Dst* d = t.as<Dst>();
@@ -109,25 +133,7 @@ TensorPtr tensorFromOnnx(const TP& p, const std::string& modelDir, const std::st
     return t;
   }
 
-  if (bits < 8) {  // packed: ceil(n * bits / 8) bytes of raw data, or one packed byte per int32_data entry
-    std::vector<uint8_t> packed(packedBytes);
-    if (p.has_raw_data()) {
-      if (p.raw_data().size() != packedBytes)
-        bad(modelPath, name,
-            "has " + std::to_string(p.raw_data().size()) + " bytes of raw data, expected " +
-                std::to_string(packedBytes) + " for " + type.str() + " (" + std::to_string(bits) + "-bit, packed)");
-      std::memcpy(packed.data(), p.raw_data().data(), packedBytes);
-    } else {
-      if ((size_t)p.int32_data_size() != packedBytes)
-        bad(modelPath, name,
-            "has " + std::to_string(p.int32_data_size()) + " int32_data entries, expected " +
-                std::to_string(packedBytes) + " for " + type.str() + " (" + std::to_string(bits) + "-bit, packed)");
-      for (size_t i = 0; i < packedBytes; ++i) packed[i] = (uint8_t)p.int32_data((int)i);
-    }
-    auto t = std::make_shared<Tensor>(type);
-    unpackSubByte(packed.data(), *t);
-    return t;
-  }
+  if (bits < 8) return packedFromOnnx(p, type, packedBytes, name, modelPath);
   if (p.has_raw_data()) {
     if (p.raw_data().size() != bytes)
       bad(modelPath, name,

@@ -170,7 +170,8 @@ def compare(out, ref, code=0):
         table = minifloat_table(code)
         a, b = table[out.astype(np.int64)], table[ref.astype(np.int64)]
         if not np.array_equal(a, b, equal_nan=True):
-            return "values differ (%d of %d elements)" % (int(np.sum(~((a == b) | (np.isnan(a) & np.isnan(b))))), ref.size)
+            same = (a == b) | (np.isnan(a) & np.isnan(b))
+            return "values differ (%d of %d elements)" % (int(np.sum(~same)), ref.size)
         return None
     if ref.dtype.kind == "f":
         a = out.astype(np.float64)

@@ -104,7 +104,8 @@ else
 fi
 # Run-time axis: one .om, three axes (-2 is axis 2 of [3, 5, 4, 2] counting the complex dim).
 "$BIN/atc" --model=rt_axis.onnx --framework=5 --output=rt --soc_version=native \
-  --precision_mode=must_keep_origin_dtype > rt.atc.log 2>&1 || { echo "FAIL run-time axis: atc"; cat rt.atc.log; fail=$((fail + 1)); }
+  --precision_mode=must_keep_origin_dtype > rt.atc.log 2>&1 ||
+  { echo "FAIL run-time axis: atc"; cat rt.atc.log; fail=$((fail + 1)); }
 for a in 0 1 -2; do
   if "$BIN/omrun" --model=rt.om --input=rt.x.npy,rt.axis$a.npy --output=rt.res$a > rt.run$a.log 2>&1 &&
      line=$(/usr/bin/python3 -c "
