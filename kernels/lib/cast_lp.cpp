@@ -3,7 +3,8 @@
 // round_mode (E8M0: 0 up, 1 down, 2 nearest), output buffer index}; bufs: X, [like], Y.
 // A float8 / float4 source decodes to float, an int4 / int2 one to an integer; a float source
 // reaches a float8 / float4 / E8M0 target through float32 (a float64 input is rounded to
-// float32 first), an int4 / int2 target through rounding to nearest even and clamping.
+// float32 first), an int4 / int2 target through rounding to nearest even, then keeping the
+// integer's low bits (cast_lp.h).
 #include "kernels/lib/cast_lp.h"
 #include "kernels/lib/math_dtype.h"
 
@@ -33,7 +34,7 @@ void atck_cast_lp_task(const int64_t* P, void** bufs, int64_t begin, int64_t end
   const uint8_t* xb = (const uint8_t*)X;
   uint8_t* yb = (uint8_t*)Y;
   for (int64_t i = lo; i < hi; ++i) {
-    // Integer to integer: exact int64 arithmetic (clamped into int4 / int2 targets).
+    // Integer to integer: exact int64 arithmetic (int4 / int2 targets keep the low bits).
     if (atck_lp_intlike(from) && atck_lp_intlike(to)) {
       int64_t v = from == ATCK_I4 || from == ATCK_I2 ? (int64_t)(int8_t)xb[i]
                   : from == ATCK_U4 || from == ATCK_U2 ? (int64_t)xb[i]
