@@ -4,6 +4,7 @@
 // ir/dtype.cpp castOnlyFloatValue repeats the decoding for constants in the IR.
 #pragma once
 #include "kernels/lib/kernel_abi.h"
+#include "kernels/lib/math_fast.h"
 
 // Layout of a minifloat: exponent and mantissa bits, bias; fnuz: no negative zero, 0x80 the
 // only NaN, no infinity.
@@ -21,27 +22,15 @@ static inline ATCK_INLINE AtckMiniFloat atck_mf_of(int64_t dt) {
   }
 }
 
-static inline ATCK_INLINE float atck_bits_f(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-
-static inline ATCK_INLINE uint32_t atck_f_bits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-
 // 2^e as a float for e in [-149, 127].
 static inline ATCK_INLINE float atck_pow2f(int e) {
-  if (e >= -126) return atck_bits_f((uint32_t)(e + 127) << 23);
-  return atck_bits_f(1u << (e + 149));
+  if (e >= -126) return atck_bits2f((uint32_t)(e + 127) << 23);
+  return atck_bits2f(1u << (e + 149));
 }
 
 // The value of bit pattern b of a minifloat dtype (float8 / float4) or of E8M0.
 static inline ATCK_INLINE float atck_lp_decode(int64_t dt, uint8_t b) {
-  const float nan = atck_bits_f(0x7fc00000u);
+  const float nan = atck_bits2f(0x7fc00000u);
   if (dt == ATCK_F8E8M0) return b == 0xff ? nan : atck_pow2f((int)b - 127);
   const AtckMiniFloat f = atck_mf_of(dt);
   const int sbit = 1 << (f.eb + f.mb);
@@ -49,7 +38,7 @@ static inline ATCK_INLINE float atck_lp_decode(int64_t dt, uint8_t b) {
   const int mag = b & (sbit - 1), e = mag >> f.mb, m = mag & ((1 << f.mb) - 1);
   float v;
   if (dt == ATCK_F8E4M3FN && mag == 0x7f) v = nan;
-  else if (dt == ATCK_F8E5M2 && e == 31) v = m ? nan : atck_bits_f(0x7f800000u);
+  else if (dt == ATCK_F8E5M2 && e == 31) v = m ? nan : atck_bits2f(0x7f800000u);
   else if (e == 0) v = (float)m * atck_pow2f(1 - f.bias - f.mb);
   else v = (float)(m + (1 << f.mb)) * atck_pow2f(e - f.bias - f.mb);
   return (b & sbit) ? -v : v;
@@ -61,7 +50,7 @@ static inline ATCK_INLINE float atck_lp_decode(int64_t dt, uint8_t b) {
 // zero), as ONNX's reference outputs (opset 25 node tests).
 static inline ATCK_INLINE uint8_t atck_lp_encode_mf(int64_t dt, float x, int saturate) {
   const AtckMiniFloat f = atck_mf_of(dt);
-  const uint32_t b = atck_f_bits(x), a = b & 0x7fffffffu;
+  const uint32_t b = atck_f2bits(x), a = b & 0x7fffffffu;
   const int sbit = 1 << (f.eb + f.mb);
   const uint8_t sign = (b >> 31) ? (uint8_t)sbit : 0;
   const int f4 = dt == ATCK_F4E2M1, e5 = dt == ATCK_F8E5M2;
@@ -102,7 +91,7 @@ static inline ATCK_INLINE uint8_t atck_lp_encode_mf(int64_t dt, float x, int sat
 // round_mode 0 "up" (a value between two powers rounds to the larger), 1 "down", 2 "nearest"
 // (halfway and up to the larger); saturate: beyond 2^127 -> 0xfe, else 0xff.
 static inline ATCK_INLINE uint8_t atck_lp_encode_e8m0(float x, int saturate, int roundMode) {
-  const uint32_t a = atck_f_bits(x) & 0x7fffffffu;
+  const uint32_t a = atck_f2bits(x) & 0x7fffffffu;
   if (a > 0x7f800000u) return 0xff;
   if (a == 0x7f800000u) return saturate ? 0xfe : 0xff;
   uint32_t e = a >> 23;

@@ -116,6 +116,17 @@ def omrun(om, arrays, name):
     return r, out
 
 
+def build_run(name, path, arrays, extra=()):
+    """Compiles and runs a model: its output folder, or None after reporting the failure."""
+    r, om = atc(name, path, extra)
+    if r.returncode == 0:
+        r, out = omrun(om, arrays, name)
+        if r.returncode == 0:
+            return out
+    report(name, False, r.stdout + r.stderr)
+    return None
+
+
 def report(name, ok, detail=""):
     global failures
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
@@ -202,12 +213,9 @@ def int4_weights(signed):
     path = save_model(name, [dq, helper.make_node("MatMul", ["X", "W"], ["Y"])],
                       [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3, K])],
                       [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [3, N])], inits)
-    r, om = atc(name, path, ["--precision_mode=must_keep_origin_dtype"])  # float32 MatMul: exact products
-    if r.returncode != 0:
-        return report(name, False, r.stdout + r.stderr)
-    r, out = omrun(om, [x], name)
-    if r.returncode != 0:
-        return report(name, False, r.stdout + r.stderr)
+    out = build_run(name, path, [x], ["--precision_mode=must_keep_origin_dtype"])  # float32 MatMul: exact products
+    if out is None:
+        return
     y = np.load(os.path.join(out, "output_0.npy"))
     want = x.astype(np.float64) @ deq
     report(name, np.allclose(y, want, rtol=1e-4, atol=1e-4), "max diff %g" % np.abs(y - want).max())
@@ -226,12 +234,9 @@ def quantize_outputs():
                        numpy_helper.from_array(np.array(np.float32(0.01)), "S8"),
                        raw_tensor("Z4", INT4, [], packed([1], 4)),
                        raw_tensor("Z8", FLOAT8E4M3FN, [], b"\x00")])
-    r, om = atc(name, path)
-    if r.returncode != 0:
-        return report(name, False, r.stdout + r.stderr)
-    r, out = omrun(om, [x], name)
-    if r.returncode != 0:
-        return report(name, False, r.stdout + r.stderr)
+    out = build_run(name, path, [x])
+    if out is None:
+        return
     q4 = np.load(os.path.join(out, "output_0.npy"))
     q8 = np.load(os.path.join(out, "output_1.npy"))
     want4 = np.clip(np.rint(x / s) + 1, -8, 7).astype(np.int8)

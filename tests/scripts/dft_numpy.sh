@@ -75,16 +75,21 @@ for one, name in ((0, "rt_axis"), (1, "rt_axis_onesided")):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)]); m.ir_version = 8
     onnx.save(m, name + ".onnx")
 PY
+# close GOT.npy REF.npy: prints the shape and the largest error relative to the reference's
+# range; fails above 1e-5 or on a shape mismatch.
+close() {
+  /usr/bin/python3 -c "
+import sys, numpy as np
+a, b = np.load('$1'), np.load('$2')
+d = float(np.abs(a - b).max()) / max(float(np.abs(b).max()), 1e-6) if a.shape == b.shape else float('inf')
+print('shape %s, max error %.2e of the range' % (a.shape, d)); sys.exit(0 if d <= 1e-5 else 1)"
+}
 pass=0; fail=0
 for k in $(cat make.log); do
   if "$BIN/atc" --model="$k.onnx" --framework=5 --output="$k" --soc_version=native \
        --precision_mode=must_keep_origin_dtype > "$k.atc.log" 2>&1 &&
      "$BIN/omrun" --model="$k.om" --input="$k.x.npy" --output="$k.res" > "$k.run.log" 2>&1 &&
-     line=$(/usr/bin/python3 -c "
-import sys, numpy as np
-a, b = np.load('$k.res/output_0.npy'), np.load('$k.ref.npy')
-d = float(np.abs(a - b).max()) / max(float(np.abs(b).max()), 1e-6) if a.shape == b.shape else float('inf')
-print('shape %s, max error %.2e of the range' % (a.shape, d)); sys.exit(0 if d <= 1e-5 else 1)"); then
+     line=$(close "$k.res/output_0.npy" "$k.ref.npy"); then
     echo "PASS $k: $line"; pass=$((pass + 1))
   else
     echo "FAIL $k: ${line:-}"; tail -3 "$k.atc.log" "$k.run.log" 2>/dev/null; fail=$((fail + 1))
@@ -108,11 +113,7 @@ fi
   { echo "FAIL run-time axis: atc"; cat rt.atc.log; fail=$((fail + 1)); }
 for a in 0 1 -2; do
   if "$BIN/omrun" --model=rt.om --input=rt.x.npy,rt.axis$a.npy --output=rt.res$a > rt.run$a.log 2>&1 &&
-     line=$(/usr/bin/python3 -c "
-import sys, numpy as np
-a, b = np.load('rt.res$a/output_0.npy'), np.load('rt.ref$a.npy')
-d = float(np.abs(a - b).max()) / max(float(np.abs(b).max()), 1e-6) if a.shape == b.shape else float('inf')
-print('max error %.2e of the range' % d); sys.exit(0 if d <= 1e-5 else 1)"); then
+     line=$(close "rt.res$a/output_0.npy" "rt.ref$a.npy"); then
     echo "PASS inverse DFT along axis $a fed at run time: $line"; pass=$((pass + 1))
   else
     echo "FAIL run-time axis $a: ${line:-}"; tail -3 rt.run$a.log; fail=$((fail + 1))
