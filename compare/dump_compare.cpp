@@ -131,10 +131,20 @@ Side loadSide(const std::string& path, int64_t run, const char* which) {
   return s;
 }
 
-std::vector<double> readValues(const std::string& path, std::string* dtype, std::vector<int64_t>* shape) {
+// The values of a dumped tensor. declared: its dtype in the dump map (empty for golden files);
+// types numpy lacks were dumped as their storage integers (runtime/npy.h) and are decoded.
+std::vector<double> readValues(const std::string& path, const std::string& declared, std::string* dtype,
+                               std::vector<int64_t>* shape) {
   rt::NpyArray a = rt::readNpy(path);
   *dtype = a.dtype;
   *shape = a.shape;
+  if (!declared.empty() && declared != a.dtype && rt::npyStorageDtype(declared) == a.dtype) {
+    const size_t es = rt::dtypeSizeByName(a.dtype), n = a.data.size() / es;
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = rt::npyStorageValue(declared, a.data.data() + i * es);
+    *dtype = declared;
+    return v;
+  }
   size_t es = rt::dtypeSizeByName(a.dtype);
   if (!es) throw std::runtime_error("unsupported dtype " + a.dtype);
   size_t n = a.data.size() / es;
@@ -242,7 +252,8 @@ Result compareDumps(const std::string& pa, const std::string& pb, const CompareO
     r.fileB = B.dir + "/" + m->file;
     try {
       std::vector<int64_t> sa, sb;
-      std::vector<double> va = readValues(r.fileA, &r.dtypeA, &sa), vb = readValues(r.fileB, &r.dtypeB, &sb);
+      std::vector<double> va = readValues(r.fileA, A.dump ? e.dtype : "", &r.dtypeA, &sa);
+      std::vector<double> vb = readValues(r.fileB, B.dump ? m->dtype : "", &r.dtypeB, &sb);
       r.shape = sa;
       if (va.size() != vb.size()) {
         r.status = "shape mismatch (" + std::to_string(va.size()) + " vs " + std::to_string(vb.size()) + " elements)";

@@ -2,12 +2,15 @@
 #include "support/checked_math.h"
 #include "support/file_io.h"
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string_view>
 
+#include "kernels/lib/cast_lp.h"
 #include "runtime/atc_runtime.h"
+#include "support/half.h"
 
 namespace atc {
 namespace rt {
@@ -41,6 +44,22 @@ std::string npyDescr(const std::string& dtype) {
   for (auto& p : kDescr)
     if (st == p.first) return p.second;
   return "";
+}
+
+double npyStorageValue(const std::string& dtype, const uint8_t* p) {
+  if (dtype == "bfloat16") {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return bf16ToFloat(h);
+  }
+  if (dtype == "int4" || dtype == "int2") return (int8_t)*p;
+  if (dtype == "uint4" || dtype == "uint2") return *p;
+  static const std::pair<const char*, int64_t> kFloats[] = {
+      {"float8_e4m3fn", ATCK_F8E4M3FN}, {"float8_e4m3fnuz", ATCK_F8E4M3FNUZ}, {"float8_e5m2", ATCK_F8E5M2},
+      {"float8_e5m2fnuz", ATCK_F8E5M2FNUZ}, {"float8_e8m0fnu", ATCK_F8E8M0}, {"float4_e2m1fn", ATCK_F4E2M1}};
+  for (auto& f : kFloats)
+    if (dtype == f.first) return atck_lp_decode(f.second, *p);
+  return NAN;
 }
 
 std::string checkNpyStorageValues(const std::string& dtype, const uint8_t* data, size_t bytes) {

@@ -25,6 +25,9 @@ std::string npyDescr(const std::string& dtype);
 // docs/debugging.md): bfloat16 as uint16 bit patterns, float8 / float4 as uint8 bit patterns,
 // int4 / int2 as int8 values, uint4 / uint2 as uint8 values. Others: the type itself.
 std::string npyStorageDtype(const std::string& dtype);
+// The value of one element of such a type from its storage bytes at p (bfloat16, float8 and
+// float4 bit patterns decoded; int4 / int2 / uint4 / uint2 as they are); NaN for other types.
+double npyStorageValue(const std::string& dtype, const uint8_t* p);
 // Empty, or why the storage bytes of a 4- or 2-bit type hold a value outside the type.
 std::string checkNpyStorageValues(const std::string& dtype, const uint8_t* data, size_t bytes);
 
