@@ -108,11 +108,12 @@ std::string int8PathOfProfile(const nlohmann::json& j, const TargetProfile& p, c
   if (!j.contains("int8_path")) return computed;
   const nlohmann::json& v = j["int8_path"];
   const std::string s = v.is_string() ? v.get<std::string>() : "";
-  if (s != "none" && s != "vnni512" && s != "vnni256" && s != "amx")
+  if (s != "none" && s != "vnni512" && s != "vnni256" && s != "avx2" && s != "amx")
     throw AtcError("E10003", "Target profile [" + name + "] in " + where +
-                       ": \"int8_path\" must be \"none\", \"vnni512\", \"vnni256\" or \"amx\".",
+                       ": \"int8_path\" must be \"none\", \"vnni512\", \"vnni256\", \"avx2\" or \"amx\".",
                    "Fix the profile file (see docs/targets.md).");
   if (s == "vnni512" && computed == "amx") return s;  // an AMX target may keep to vpdpbusd
+  if (s == "avx2" && computed != "none") return s;     // any AVX2 target may take the widening path
   if (s == "amx" && computed != "amx")
     throw AtcError("E10003", "Target profile [" + name + "] in " + where +
                        ": \"int8_path\" is \"amx\" but its features do not enable AMX-INT8 and AVX512-VNNI with 512-bit vectors.",
@@ -120,8 +121,9 @@ std::string int8PathOfProfile(const nlohmann::json& j, const TargetProfile& p, c
   if (s != "none" && s != computed)
     throw AtcError("E10003", "Target profile [" + name + "] in " + where + ": \"int8_path\" is \"" + s +
                        "\" but its features give \"" + computed + "\".",
-                   s == "vnni512" ? "Add +avx512vnni and +avx512f to \"features\" or set \"int8_path\" to \"none\"."
-                                  : "Add +avxvnni to \"features\" or set \"int8_path\" to \"none\".");
+                   s == "vnni512"   ? "Add +avx512vnni and +avx512f to \"features\" or set \"int8_path\" to \"none\"."
+                   : s == "avx2" ? "Add +avx2 to \"features\" or set \"int8_path\" to \"none\"."
+                                 : "Add +avxvnni to \"features\" or set \"int8_path\" to \"none\".");
   return s;
 }
 
@@ -170,15 +172,16 @@ TargetProfile parseProfile(const std::string& name, const std::string& text, con
 }  // namespace
 
 std::string int8PathOfFeatures(const std::string& features) {
-  bool vnni = false, avxVnni = false, tile = false, amxInt8 = false;
+  bool vnni = false, avxVnni = false, tile = false, amxInt8 = false, avx2 = false;
   for (const std::string& f : split(features, ',')) {
+    if (f == "+avx2" || f == "-avx2") avx2 = f[0] == '+';
     if (f == "+avx512vnni" || f == "-avx512vnni") vnni = f[0] == '+';
     if (f == "+avxvnni" || f == "-avxvnni") avxVnni = f[0] == '+';
     if (f == "+amx-tile" || f == "-amx-tile") tile = f[0] == '+';
     if (f == "+amx-int8" || f == "-amx-int8") amxInt8 = f[0] == '+';
   }
   if (vnni && vectorBitsOfFeatures(features) == 512) return tile && amxInt8 ? "amx" : "vnni512";
-  return avxVnni ? "vnni256" : "none";
+  return avxVnni ? "vnni256" : avx2 ? "avx2" : "none";
 }
 
 std::string bf16PathOfFeatures(const std::string& features) {

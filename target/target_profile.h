@@ -30,17 +30,18 @@ struct TargetProfile {
   // The int8 path of QDQ models (QuantizedConv / QuantizedMatMul kernels, docs/quantization.md):
   // "vnni512" when the features enable AVX512-VNNI (vpdpbusd) with 512-bit vectors, else
   // "vnni256" when they enable AVX-VNNI (256-bit vpdpbusd: x86-64-v3 class CPUs such as Alder
-  // Lake), else "none" (quantized convs and matrix products then run in float32 with their
+  // Lake), else "avx2" when they enable AVX2 (u8 and s8 widened to int16, vpmaddwd: Haswell to
+  // Zen 3), else "none" (quantized convs and matrix products then run in float32 with their
   // weights dequantized at compile time). The profile's "int8_path" may set "none" to turn it
-  // off. Depthwise convs take the int8 path with vnni512 only.
+  // off, or "avx2" on any target with AVX2. Depthwise convs take the int8 path with vnni512 only.
   // "amx" (vnni512 features with AMX-TILE and AMX-INT8 besides): int8 matrix products on AMX tiles
   // (tdpbusd, kernels/lib/qmatmul8.cpp), everything else as vnni512.
   std::string int8Path = "none";
   bool int8Vnni() const { return int8Path == "vnni512" || int8Path == "amx"; }
   bool int8Amx() const { return int8Path == "amx"; }
   bool hasInt8Path() const { return int8Path != "none"; }
-  // LowerCtx::int8Path: 0 none, 1 vnni512 (and amx), 2 vnni256.
-  int int8PathCode() const { return int8Vnni() ? 1 : int8Path == "vnni256" ? 2 : 0; }
+  // LowerCtx::int8Path: 0 none, 1 vnni512 (and amx), 2 vnni256, 4 avx2 (3: qmatmul8's AMX tiles).
+  int int8PathCode() const { return int8Vnni() ? 1 : int8Path == "vnni256" ? 2 : int8Path == "avx2" ? 4 : 0; }
   // The bfloat16 dot-product path of the cube kernels (kernels/lib/cube_ukbf.h): "dpbf16" when
   // the features enable AVX512-BF16 (vdpbf16ps) with 512-bit vectors, else "none". MatMul/Gemm
   // and Conv whose activations and weights are both bfloat16 (allow_fp32_to_bf16 builds) then
@@ -55,7 +56,7 @@ struct TargetProfile {
 
 // "amx" when an LLVM feature string enables avx512vnni, amx-tile and amx-int8 with 512-bit
 // vectors, "vnni512" when it enables avx512vnni and 512-bit vectors, else "vnni256" when it
-// enables avxvnni, else "none".
+// enables avxvnni, else "avx2" when it enables avx2, else "none".
 std::string int8PathOfFeatures(const std::string& features);
 
 // "amx" when an LLVM feature string enables avx512bf16, amx-tile and amx-bf16 with 512-bit

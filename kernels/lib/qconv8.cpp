@@ -14,10 +14,11 @@
 // Stride-1 convs tile the band's padded rows as one flat run of pixels (the pad columns
 // give discarded lanes), so 7x7 or 14x14 maps do not waste most of a 16-lane tile.
 //
-// The accumulation has three implementations with identical results: vpdpbusd on 512-bit
+// The accumulation has four implementations with identical results: vpdpbusd on 512-bit
 // vectors (Q8_VNNI 1, targets with AVX512-VNNI) or on 256-bit ones (Q8_VNNI 2, AVX-VNNI:
-// targets without AVX-512), in the native build also only when the host has it, and portable
-// int32 vector code (any host: constant folding, kernel tests).
+// targets without AVX-512), vpmaddwd on operands widened to int16 (Q8_VNNI 4, AVX2 without
+// VNNI; its weights are packed widened), in the native build also only when the host has it,
+// and portable int32 vector code (any host: constant folding, kernel tests).
 #include "kernels/lib/qconv8_common.h"
 
 #if defined(__x86_64__)
@@ -131,6 +132,24 @@ static void q8_tile_portable(const uint32_t* band, const int32_t* off, int64_t K
   for (int i = 0; i < 16; ++i) *(q8_i32*)(acc + i * 16) = a[i];
 }
 
+// The same over widened weights (Q8_WIDE_PATH: per k-quad 16 words of bytes 0 and 2 as int16,
+// then 16 of bytes 1 and 3), for hosts without AVX2.
+static void q8_tile_portable_wide(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base,
+                                  const int32_t* w, int32_t* acc) {
+  q8_i32 a[16];
+  for (int i = 0; i < 16; ++i) a[i] = q8_splati(0);
+  for (int64_t kq = 0; kq < KQ; ++kq, w += 32) {
+    const q8_u32 xv = *(const q8_u32u*)(band + off[kq] + base);
+    q8_i32 xb[4];
+    for (int j = 0; j < 4; ++j) xb[j] = (q8_i32)((xv >> (8 * j)) & 0xFFu);
+    for (int i = 0; i < 16; ++i) {
+      const int32_t e = w[i], o = w[16 + i];
+      a[i] += xb[0] * (int32_t)(int16_t)e + xb[2] * (e >> 16) + xb[1] * (int32_t)(int16_t)o + xb[3] * (o >> 16);
+    }
+  }
+  for (int i = 0; i < 16; ++i) *(q8_i32*)(acc + i * 16) = a[i];
+}
+
 #if defined(__x86_64__)
 #if defined(__clang__)
 #define Q8_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni,evex512")))
@@ -138,6 +157,7 @@ static void q8_tile_portable(const uint32_t* band, const int32_t* off, int64_t K
 #define Q8_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 #endif
 #define Q8_VNNI256_TARGET __attribute__((target("avx2,avxvnni")))
+#define Q8_AVX2_TARGET __attribute__((target("avx2")))
 // The same with vpdpbusd: per k-quad one 64-byte load of 16 pixels x 4 channels and 16
 // multiply-adds with a broadcast 32-bit weight quad (a memory operand).
 Q8_VNNI_TARGET static void q8_tile_vnni(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base,
@@ -196,6 +216,42 @@ Q8_VNNI256_TARGET static void q8_tile_vnni256(const uint32_t* band, const int32_
       wb = _mm256_set1_epi32(w[3]);
       a6 = _mm256_dpbusd_avx_epi32(a6, x0, wb);
       a7 = _mm256_dpbusd_avx_epi32(a7, x1, wb);
+    }
+    __m256i* o = (__m256i*)(acc + 4 * g * 16);
+    _mm256_storeu_si256(o + 0, a0); _mm256_storeu_si256(o + 1, a1); _mm256_storeu_si256(o + 2, a2);
+    _mm256_storeu_si256(o + 3, a3); _mm256_storeu_si256(o + 4, a4); _mm256_storeu_si256(o + 5, a5);
+    _mm256_storeu_si256(o + 6, a6); _mm256_storeu_si256(o + 7, a7);
+  }
+}
+
+// The 16 x 16 tile without VNNI (Q8_WIDE_PATH, AVX2): exact u8 x s8 products through int16.
+// A band word's bytes 0 and 2 (x & 0x00FF00FF) and 1 and 3 (x >> 8 per 16-bit lane) are
+// zero-extended int16 pairs; vpmaddwd multiplies them by a widened weight word (bytes 0 and 2,
+// resp. 1 and 3, of the channel's quad as int16) and adds each pair into an int32 lane. Four
+// passes of 4 channels x 16 pixels (8 ymm accumulators, 4 widened band vectors, 2 broadcast
+// weight words); per k-quad and pass 16 vpmaddwd and 16 vpaddd for 256 products.
+Q8_AVX2_TARGET static void q8_tile_avx2(const uint32_t* band, const int32_t* off, int64_t KQ, int64_t base,
+                                        const int32_t* wq, int32_t* acc) {
+  const __m256i lo = _mm256_set1_epi32(0x00FF00FF);
+  for (int g = 0; g < 4; ++g) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    const int32_t* w = wq + 4 * g;
+    for (int64_t kq = 0; kq < KQ; ++kq, w += 32) {
+      const uint32_t* x = band + off[kq] + base;
+      const __m256i x0 = _mm256_loadu_si256((const __m256i*)x), x1 = _mm256_loadu_si256((const __m256i*)(x + 8));
+      const __m256i x0e = _mm256_and_si256(x0, lo), x0o = _mm256_srli_epi16(x0, 8);
+      const __m256i x1e = _mm256_and_si256(x1, lo), x1o = _mm256_srli_epi16(x1, 8);
+#define Q8_AVX2_CH(j, A, B)                                                                              \
+  {                                                                                                      \
+    const __m256i we = _mm256_set1_epi32(w[j]), wo = _mm256_set1_epi32(w[16 + j]);                      \
+    A = _mm256_add_epi32(A, _mm256_add_epi32(_mm256_madd_epi16(x0e, we), _mm256_madd_epi16(x0o, wo))); \
+    B = _mm256_add_epi32(B, _mm256_add_epi32(_mm256_madd_epi16(x1e, we), _mm256_madd_epi16(x1o, wo))); \
+  }
+      Q8_AVX2_CH(0, a0, a1)
+      Q8_AVX2_CH(1, a2, a3)
+      Q8_AVX2_CH(2, a4, a5)
+      Q8_AVX2_CH(3, a6, a7)
+#undef Q8_AVX2_CH
     }
     __m256i* o = (__m256i*)(acc + 4 * g * 16);
     _mm256_storeu_si256(o + 0, a0); _mm256_storeu_si256(o + 1, a1); _mm256_storeu_si256(o + 2, a2);
@@ -311,12 +367,14 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
   const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], KQ = P[Q8_KQ];
   const int64_t npanels = P[Q8_OCP] / 16, OC = P[Q8_OC];
   const bool flat = SH == 1 && SW == 1;
-  bool vnni = P[Q8_VNNI] == 1, vnni256 = P[Q8_VNNI] == 2;
+  const bool wide = Q8_IS_WIDE(P[Q8_VNNI]);
+  bool vnni = P[Q8_VNNI] == 1, vnni256 = P[Q8_VNNI] == 2, avx2 = P[Q8_VNNI] == Q8_WIDE_PATH;
 #if !defined(__x86_64__)
-  vnni = vnni256 = false;
+  vnni = vnni256 = avx2 = false;
 #elif !defined(ATC_BITCODE)
   vnni = vnni && __builtin_cpu_supports("avx512vnni");
   vnni256 = vnni256 && __builtin_cpu_supports("avxvnni");
+  avx2 = avx2 && __builtin_cpu_supports("avx2");
 #endif
   const int8_t* W = (const int8_t*)bufs[P[Q8_WBUF]];
   const float* aux = (const float*)bufs[P[Q8_ABUF]];
@@ -357,7 +415,7 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     const int64_t tpr = (OW + 15) / 16;
     const int64_t ntiles = flat ? ((rows - 1) * WPP + OW + 15) / 16 : rows * tpr;
     for (int64_t p = p0; p < p1; ++p) {
-      const int8_t* wp = W + p * KQ * 64;
+      const int8_t* wp = W + p * KQ * (wide ? 128 : 64);
       const int64_t noc = OC - p * 16 < 16 ? OC - p * 16 : 16;
       for (int64_t ti = 0; ti < ntiles;) {
         int64_t nv = 1;
@@ -373,8 +431,13 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
             q8_tile_vnni(band, off, KQ, base, wp, acc);
           else if (vnni256)
             q8_tile_vnni256(band, off, KQ, base, wp, acc);
+          else if (avx2)
+            q8_tile_avx2(band, off, KQ, base, (const int32_t*)wp, acc);
           else
 #endif
+          if (wide)
+            q8_tile_portable_wide(band, off, KQ, base, (const int32_t*)wp, acc);
+          else
             q8_tile_portable(band, off, KQ, base, wp, acc);
           q8_store(P, acc, p * 16, noc, aux, Y, R, seg[0], nseg[0]);
         }

@@ -11,9 +11,10 @@
 //     (24 vpdpbusd per 11 loads; a row's accumulators are whole output row segments, so the
 //     epilogue needs no transpose);
 //  3. epilogue: (acc - comp[n]) * mult[n] + bias[n], stored to Y's rows.
-// The accumulation has four implementations with identical results: vpdpbusd on 512-bit
+// The accumulation has five implementations with identical results: vpdpbusd on 512-bit
 // vectors (QM_VNNI 1, AVX512-VNNI) or on 256-bit ones (QM_VNNI 2, AVX-VNNI: targets without
-// AVX-512), AMX tiles (QM_VNNI 3, AMX-INT8: 16 rows per tile, tdpbusd), in the native build
+// AVX-512), AMX tiles (QM_VNNI 3, AMX-INT8: 16 rows per tile, tdpbusd), vpmaddwd on operands
+// widened to int16 (QM_VNNI 4, AVX2 without VNNI; weights packed widened), in the native build
 // also only when the host has it, and portable int32 vector code (any host: constant folding,
 // kernel tests).
 #include <string.h>
@@ -80,6 +81,26 @@ static void qm_tile_portable(const uint32_t* xr, int64_t KQ, const int8_t* pw, i
     }
 }
 
+// The same over widened weights (Q8_WIDE_PATH: per k-quad 16 words of bytes 0 and 2 as int16,
+// then 16 of bytes 1 and 3), for hosts without AVX2.
+static void qm_tile_portable_wide(const uint32_t* xr, int64_t KQ, const int32_t* pw, int64_t pstride, int nv,
+                                  int32_t* acc) {
+  for (int v = 0; v < nv; ++v)
+    for (int i = 0; i < 8; ++i) {
+      q8_i32 a = q8_splati(0);
+      const uint32_t* x = xr + i * KQ;
+      const int32_t* w = pw + v * pstride / 4;
+      for (int64_t kq = 0; kq < KQ; ++kq, w += 32) {
+        const q8_i32 e = *(const q8_i32u*)w, o = *(const q8_i32u*)(w + 16);
+        const q8_i32 e0 = (q8_i32)((q8_u32)e << 16) >> 16, o0 = (q8_i32)((q8_u32)o << 16) >> 16;  // low halves
+        const uint32_t xw = x[kq];
+        a += q8_splati((int32_t)(xw & 0xFFu)) * e0 + q8_splati((int32_t)((xw >> 16) & 0xFFu)) * (e >> 16) +
+             q8_splati((int32_t)((xw >> 8) & 0xFFu)) * o0 + q8_splati((int32_t)(xw >> 24)) * (o >> 16);
+      }
+      *(q8_i32u*)(acc + (i * 3 + v) * 16) = a;
+    }
+}
+
 #if defined(__x86_64__)
 #if defined(__clang__)
 #define QM_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni,evex512")))
@@ -87,6 +108,7 @@ static void qm_tile_portable(const uint32_t* xr, int64_t KQ, const int8_t* pw, i
 #define QM_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
 #endif
 #define QM_VNNI256_TARGET __attribute__((target("avx2,avxvnni")))
+#define QM_AVX2_TARGET __attribute__((target("avx2")))
 // The same with vpdpbusd: per k-quad NV 64-byte weight loads and 8 broadcast row words.
 template <int NV>
 QM_VNNI_TARGET static void qm_tile_vnni(const uint32_t* xr, int64_t KQ, const int8_t* pw, int64_t pstride,
@@ -133,7 +155,45 @@ QM_VNNI256_TARGET static void qm_tile_vnni256(const uint32_t* xr, int64_t KQ, co
       }
       const __m256i r[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
       for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 2; ++j) _mm256_storeu_si256((__m256i*)(acc + ((4 * h + i) * 3 + v) * 16 + 8 * j), r[2 * i + j]);
+        for (int j = 0; j < 2; ++j)
+          _mm256_storeu_si256((__m256i*)(acc + ((4 * h + i) * 3 + v) * 16 + 8 * j), r[2 * i + j]);
+    }
+}
+#endif
+
+#if defined(__x86_64__)
+// The 8 x 16 * nv tile without VNNI (Q8_WIDE_PATH, AVX2; qconv8.cpp q8_tile_avx2 explains the
+// widening): per panel and 4 rows, 8 ymm accumulators; per k-quad four 32-byte widened weight
+// loads and four broadcast row words split into their even and odd bytes.
+QM_AVX2_TARGET static void qm_tile_avx2(const uint32_t* xr, int64_t KQ, const int32_t* pw, int64_t pstride, int nv,
+                                        int32_t* acc) {
+  const __m256i lo = _mm256_set1_epi32(0x00FF00FF);
+  for (int v = 0; v < nv; ++v)
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t* x = xr + 4 * h * KQ;
+      const int32_t* w = pw + v * pstride / 4;
+      __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+      for (int64_t kq = 0; kq < KQ; ++kq, w += 32) {
+        const __m256i e0 = _mm256_loadu_si256((const __m256i*)w), e1 = _mm256_loadu_si256((const __m256i*)(w + 8));
+        const __m256i o0 = _mm256_loadu_si256((const __m256i*)(w + 16));
+        const __m256i o1 = _mm256_loadu_si256((const __m256i*)(w + 24));
+#define QM_AVX2_ROW(r, A, B)                                                                           \
+  {                                                                                                    \
+    const __m256i xb = _mm256_set1_epi32((int32_t)x[(r) * KQ + kq]);                                  \
+    const __m256i xe = _mm256_and_si256(xb, lo), xo = _mm256_srli_epi16(xb, 8);                        \
+    A = _mm256_add_epi32(A, _mm256_add_epi32(_mm256_madd_epi16(xe, e0), _mm256_madd_epi16(xo, o0))); \
+    B = _mm256_add_epi32(B, _mm256_add_epi32(_mm256_madd_epi16(xe, e1), _mm256_madd_epi16(xo, o1))); \
+  }
+        QM_AVX2_ROW(0, a0, a1)
+        QM_AVX2_ROW(1, a2, a3)
+        QM_AVX2_ROW(2, a4, a5)
+        QM_AVX2_ROW(3, a6, a7)
+#undef QM_AVX2_ROW
+      }
+      const __m256i r[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 2; ++j)
+          _mm256_storeu_si256((__m256i*)(acc + ((4 * h + i) * 3 + v) * 16 + 8 * j), r[2 * i + j]);
     }
 }
 #endif
@@ -230,13 +290,16 @@ static void qm_store(const int64_t* P, const int32_t* acc, const float* aux, flo
 
 void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t M = P[QM_M], KQ = P[QM_KQ], MB = P[QM_MB], npanels = P[QM_NP] / 16;
-  const int64_t pstride = KQ * 64;
-  bool vnni = P[QM_VNNI] == 1 || P[QM_VNNI] == 3, vnni256 = P[QM_VNNI] == 2, amx = P[QM_VNNI] == 3;
+  const bool wide = Q8_IS_WIDE(P[QM_VNNI]);
+  const int64_t pstride = KQ * (wide ? 128 : 64);
+  bool vnni = P[QM_VNNI] == 1 || P[QM_VNNI] == 3, vnni256 = P[QM_VNNI] == 2, amx = P[QM_VNNI] == 3,
+       avx2 = P[QM_VNNI] == Q8_WIDE_PATH;
 #if !defined(__x86_64__)
-  vnni = vnni256 = amx = false;
+  vnni = vnni256 = amx = avx2 = false;
 #elif !defined(ATC_BITCODE)
   vnni = vnni && __builtin_cpu_supports("avx512vnni");
   vnni256 = vnni256 && __builtin_cpu_supports("avxvnni");
+  avx2 = avx2 && __builtin_cpu_supports("avx2");
   amx = amx && atck_amx_host(25);
 #endif
   // Rows per tile: 16 on AMX (the lowering sizes the slot for them with QM_VNNI 3), else 8.
@@ -284,8 +347,13 @@ void atck_qmatmul8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
             qm_tile_vnni<1>(x, KQ, pw, pstride, acc);
         } else if (vnni256) {
           qm_tile_vnni256(x, KQ, pw, pstride, nv, acc);
+        } else if (avx2) {
+          qm_tile_avx2(x, KQ, (const int32_t*)pw, pstride, nv, acc);
         } else
 #endif
+        if (wide)
+          qm_tile_portable_wide(x, KQ, (const int32_t*)pw, pstride, nv, acc);
+        else
           qm_tile_portable(x, KQ, pw, pstride, nv, acc);
         qm_store(P, acc, aux, Y, m0 + i0, rows - i0 < tr ? rows - i0 : tr, p, nv);
       }

@@ -93,13 +93,20 @@ enum QConvParam {
 // Layouts (made by the lowering):
 //   packed weights (WBUF): int8 [OCP/16][KQ][16][4], KQ = C4*KH*KW k-quads, quad kq =
 //     (cq, kh, kw) = ((kh*KW + kw)*C4 + cq): 4 input channels 4cq..4cq+3 at one tap; zero
-//     past C and OC.
+//     past C and OC. With Q8_VNNI 4 (the widening AVX2 path) the same weights widened to
+//     int16 pairs: int32 words [OCP/16][KQ][2][16], word [0][o] = (w[o][0], w[o][2]) and
+//     [1][o] = (w[o][1], w[o][3]) (low half first) for quad bytes w[o][0..3].
 //   aux (ABUF): float mult[OCP], float bias[OCP], int32 comp[OCP] = x_zp' * sum_k w[oc,k]
 //     (x_zp' the zero point after the flip), so acc - comp = sum (xq - x_zp) * w. With OQ 2
 //     and no R: mult / oscale and (bias - comp * mult) / oscale + ozp in place of mult and bias.
 //   band (workspace, per task): uint8 [C4][HB][WPP][4]: the task's input rows, zero-point
 //     padded, columns stored as SW phases (column q at (q % SW)*PQ + q / SW), 4 channels per
 //     32-bit word; the 16 output columns of one microkernel tile are 16 consecutive words.
+// Q8_VNNI / QM_VNNI of the widening AVX2 path, whose weights are packed as int16 pairs, and of
+// the same layout accumulated by the portable code (kernel tests; never chosen by a target).
+#define Q8_WIDE_PATH 4
+#define Q8_WIDE_PORTABLE 5
+#define Q8_IS_WIDE(v) ((v) == Q8_WIDE_PATH || (v) == Q8_WIDE_PORTABLE)
 enum QConv8Param {
   Q8_N = 0, Q8_C, Q8_OC, Q8_IH, Q8_IW, Q8_OH, Q8_OW, Q8_KH, Q8_KW,
   Q8_SH, Q8_SW, Q8_DH, Q8_DW, Q8_PH, Q8_PW,
@@ -108,7 +115,8 @@ enum QConv8Param {
   Q8_XZP,            // x's zero point (uint8 or int8 value)
   Q8_QDT,            // dtype of the quantized x (uint8 or int8): X's own, or x_zero_point's
   Q8_ACT,            // 0: none, 1: ReLU, 2: Clip to [ACTLO, ACTHI]
-  Q8_VNNI,           // 1: vpdpbusd, 512-bit (AVX512-VNNI); 2: 256-bit (AVX-VNNI); 0: portable int32 code
+  Q8_VNNI,           // 1: vpdpbusd, 512-bit (AVX512-VNNI); 2: 256-bit (AVX-VNNI); 4: int16 vpmaddwd
+                     // (AVX2, widened weights); 0: portable int32 code
   Q8_C4, Q8_KQ, Q8_OCP,                 // channel quads, k-quads, output channels padded to 16
   Q8_RB, Q8_NRB,                        // output rows per task, row blocks per image
   Q8_PANELS, Q8_NOCG,                   // 16-channel panels per task, channel groups
@@ -166,7 +174,7 @@ enum QDw8Param {
 // int8 flipped to uint8). The sum is exact int32.
 // Layouts (made by the lowering):
 //   packed weights (WBUF): int8 [NP/16][KQ][16][4], qconv8's panels with OC = N, C = K, 1x1
-//     (KQ = ceil(K / 4) k-quads; zero past K and N).
+//     (KQ = ceil(K / 4) k-quads; zero past K and N); with QM_VNNI 4 widened as qconv8's.
 //   aux (ABUF): float mult[NP], float bias[NP], int32 comp[NP] = x_zp' * sum_k w[n][k], as qconv8.
 //   rows (workspace, per task): uint8 [MBP][KQ * 4], the task's rows of xq (MBP = MB rounded up
 //     to 8), zero-point padded past K and past M; per k-quad one 32-bit word (one vpdpbusd
@@ -176,8 +184,8 @@ enum QDw8Param {
 enum QMatMul8Param {
   QM_M = 0, QM_K, QM_N, QM_KQ, QM_NP,  // rows, depth, columns, k-quads, columns padded to 16
   QM_XDT, QM_XSCALE, QM_XZP, QM_QDT,   // as Q8_XDT, Q8_XSCALE, Q8_XZP, Q8_QDT
-  QM_VNNI,                             // as Q8_VNNI (1: AVX512-VNNI, 2: AVX-VNNI, 0: portable), and
-                                       // 3: AMX-INT8 tiles of 16 rows (tdpbusd)
+  QM_VNNI,                             // as Q8_VNNI (1: AVX512-VNNI, 2: AVX-VNNI, 4: AVX2 widened,
+                                       // 0: portable), and 3: AMX-INT8 tiles of 16 rows (tdpbusd)
   QM_MB, QM_NMB,                       // rows per task, row blocks
   QM_PANELS, QM_NPG,                   // 16-column panels per task (a multiple of 3), groups
   QM_SLOT,                             // workspace bytes per task

@@ -23,6 +23,22 @@ TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int6
   return pk;
 }
 
+TensorPtr widenQ8Weights(const Tensor& packed) {
+  const int64_t quads = packed.type.numel() / 64;  // (panel, k-quad) pairs of 16 x 4 bytes
+  auto wide = std::make_shared<Tensor>(TensorType(DType::I8, {quads * 128}));
+  const int8_t* src = packed.as<int8_t>();
+  int16_t* dst = wide->as<int16_t>();
+  for (int64_t q = 0; q < quads; ++q)
+    for (int64_t o = 0; o < 16; ++o)
+      for (int64_t h = 0; h < 2; ++h) {  // h 0: bytes 0 and 2 (even word), 1: bytes 1 and 3
+        const int8_t* b = src + (q * 16 + o) * 4 + h;
+        int16_t* d = dst + ((q * 2 + h) * 16 + o) * 2;
+        d[0] = b[0];
+        d[1] = b[2];
+      }
+  return wide;
+}
+
 TensorPtr q8Aux(const Node& n, int64_t OC, int64_t OCP, int64_t K, int32_t zpFlipped) {
   auto aux = std::make_shared<Tensor>(TensorType(DType::F32, {3 * OCP}));
   float* f = aux->as<float>();

@@ -12,6 +12,11 @@ namespace atc {
 // A matrix product's weights [N, K] are the 1x1 case (OC = N, C = K).
 TensorPtr packQ8Weights(const Tensor& w, int64_t OC, int64_t C, int64_t KH, int64_t KW, int64_t OCP, int64_t C4);
 
+// The packed weights above widened for the AVX2 path (Q8_WIDE_PATH): per (panel, k-quad) 32
+// int32 words, [0][o] holding output o's quad bytes 0 and 2 as int16, [1][o] bytes 1 and 3
+// (vpmaddwd operands against the band's even and odd bytes); int8 storage of twice the size.
+TensorPtr widenQ8Weights(const Tensor& packed);
+
 // The epilogue words of node n (inputs: 3 w int8 [OC, K...], 4 mult [OC], 5 B [OC] optional):
 // float mult[OCP], float bias[OCP], int32 comp[OCP] = zpFlipped * sum of the channel's K
 // weights. With out_quantize and no residual input 6: mult / out_scale and (bias - comp *

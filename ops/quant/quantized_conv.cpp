@@ -253,8 +253,12 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
     c.replaceConstInput(4, q8Aux(n, d.OC, OCP, d.C * KH * KW, zpFlipped));
     const std::string how = "qconv8_panels " + std::to_string(d.OC) + "x" + std::to_string(d.C) + "x" +
                             std::to_string(KH) + "x" + std::to_string(KW);
-    if (!c.usePackedInput(3, how))
-      c.replaceConstInput(3, packQ8Weights(*n.inputs[3]->constant, d.OC, d.C, KH, KW, OCP, C4), how);
+    const bool wide = Q8_IS_WIDE(c.int8Path);
+    const std::string key = wide ? how + " int16" : how;
+    if (!c.usePackedInput(3, key)) {
+      TensorPtr pk = packQ8Weights(*n.inputs[3]->constant, d.OC, d.C, KH, KW, OCP, C4);
+      c.replaceConstInput(3, wide ? widenQ8Weights(*pk) : pk, key);
+    }
     n.attrs["_q8_wshape"] = Shape{d.OC, d.C, KH, KW};
   }
   KernelCall kc = makeCall("qconv8", P);

@@ -87,7 +87,12 @@ KernelCall lowerQuantizedMatMul(LowerCtx& c) {
     const int32_t zpFlipped = (int32_t)P[QM_XZP] + (P[QM_QDT] == (int64_t)DType::I8 ? 128 : 0);
     c.replaceConstInput(4, q8Aux(n, d.N, NP, d.K, zpFlipped));
     const std::string how = "qmatmul8_panels " + std::to_string(d.N) + "x" + std::to_string(d.K);
-    if (!c.usePackedInput(3, how)) c.replaceConstInput(3, packQ8Weights(*n.inputs[3]->constant, d.N, d.K, 1, 1, NP, KQ), how);
+    const bool wide = Q8_IS_WIDE(P[QM_VNNI]);
+    const std::string key = wide ? how + " int16" : how;
+    if (!c.usePackedInput(3, key)) {
+      TensorPtr pk = packQ8Weights(*n.inputs[3]->constant, d.N, d.K, 1, 1, NP, KQ);
+      c.replaceConstInput(3, wide ? widenQ8Weights(*pk) : pk, key);
+    }
     n.attrs["_q8_wshape"] = Shape{d.N, d.K};
   }
   KernelCall kc = makeCall("qmatmul8", P);

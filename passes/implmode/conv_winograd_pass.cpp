@@ -10,12 +10,14 @@
 // few times; 48 where the direct conv has bfloat16 dot products), rows of at most WINO_MAX_W.
 // ATC_CONV_WINOGRAD=0 / 1 (atc's environment, for measuring) turns it off / on wherever it
 // applies, ignoring the size rules.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "kernels/lib/wino_params.h"
 #include "ops/cube/conv_amx_lowering.h"
 #include "ops/cube/conv_geometry.h"
+#include "passes/implmode/conv_winograd.h"
 #include "passes/pass.h"
 #include "target/target_profile.h"
 
@@ -28,18 +30,26 @@ int64_t winoPanel(int64_t OC, const PassContext& ctx) {
   return ctx.target && ctx.target->cubeRows() == 16 ? wino_panel(OC) : 16;
 }
 
+std::string winogradShapeRefusal(const Node& n, const PassContext& ctx, bool forced);
+
 // Why n does not take Winograd ("" when it does).
 std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) {
   if (n.attrString("_impl_mode", "") == "high_precision") return "implementation mode high_precision";
+  if (!n.inputs[1]->isConstant()) return "not 2-D";
+  if (n.input(2) && (!n.input(2)->isConstant() || n.input(2)->type.dtype != DType::F32)) return "bias";
+  return winogradShapeRefusal(n, ctx, forced);
+}
+
+// The rules of winogradRefusal that read only shapes, dtypes and the target.
+std::string winogradShapeRefusal(const Node& n, const PassContext& ctx, bool forced) {
   if (!ctx.target) return "no target";
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
-  if (!x->type.isStatic() || x->type.rank() != 4 || !w->isConstant() || w->type.rank() != 4) return "not 2-D";
+  if (!x->type.isStatic() || x->type.rank() != 4 || !w->type.shapeKnown || w->type.rank() != 4) return "not 2-D";
   if (w->type.shape[2] != 3 || w->type.shape[3] != 3) return "kernel not 3x3";
   if (n.attrInt("group", 1) != 1) return "grouped";
   const DType xd = x->type.dtype;
   if (xd != DType::F32 && xd != DType::F16 && xd != DType::BF16) return "input dtype";
-  if (n.input(2) && (!n.input(2)->isConstant() || n.input(2)->type.dtype != DType::F32)) return "bias";
   WindowGeom g = windowGeometry(n, {x->type.shape[2], x->type.shape[3]}, {3, 3}, false);
   if (g.stride != std::vector<int64_t>{1, 1} || g.dil != std::vector<int64_t>{1, 1}) return "strided or dilated";
   if (g.in[1] > WINO_MAX_W || g.out[1] > WINO_MAX_W) return "rows wider than " + std::to_string(WINO_MAX_W);
@@ -66,6 +76,14 @@ std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) 
 }
 
 }  // namespace
+
+bool convWouldTakeWinograd(const Node& conv, const PassContext& ctx) {
+  const char* env = std::getenv("ATC_CONV_WINOGRAD");
+  if (env && std::string(env) == "0") return false;
+  const auto& off = ctx.opts.disabledPasses;
+  if (std::find(off.begin(), off.end(), "ConvWinogradPass") != off.end()) return false;
+  return winogradShapeRefusal(conv, ctx, env && std::string(env) == "1").empty();
+}
 
 bool runConvWinogradPass(Graph& g, PassContext& ctx) {
   const char* env = std::getenv("ATC_CONV_WINOGRAD");
@@ -105,7 +123,7 @@ bool runConvWinogradPass(Graph& g, PassContext& ctx) {
     out->attrs["y_shape"] = std::vector<int64_t>{N, OC, wg.out[0], wg.out[1]};
     if (mm->hasAttr("panel")) out->attrs["panel"] = mm->attrs.at("panel");
     for (const char* k : {"_epi_act", "_epi_alpha", "_epi_beta", "_out_dtype", "_store_rounding", "_impl_mode",
-                          "_impl_mode_reason", "_dtype_in", "_dtype_out", "_precision_reason"})
+                          "_impl_mode_reason", "_dtype_in", "_dtype_out", "_precision_reason", "_quant_decision"})
       if (n->hasAttr(k)) out->attrs[k] = n->attrs.at(k);
     if (res) out->attrs["_epi_res"] = int64_t(2);
     out->attrs["_conv_algo"] = std::string("winograd F(4x4,3x3), ") + std::to_string(T) + " tiles";

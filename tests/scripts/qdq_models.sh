@@ -68,8 +68,12 @@ if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
   check "resnet18 native: 20 int8 convs and the classifier Gemm int8" '[ "${i8:-0}" = 21 ] && [ "${f32:-0}" = 0 ]'
   read -r i8 f32 <<< "$(decisions encoder_must_keep_origin_dtype.om)"
   check "encoder native: its 8 Linear layers int8 (QuantizedMatMul)" '[ "${i8:-0}" = 8 ] && [ "${f32:-0}" = 0 ]'
+elif grep -qw avx2 /proc/cpuinfo; then
+  # vnni256 (AVX-VNNI) or avx2 (vpmaddwd): some convs int8 (with avx2 the 3x3 stride-1 convs
+  # stay float32 Winograd convs).
+  check "resnet18 native with AVX2, without AVX512-VNNI: int8 convs (${i8:-0})" '[ "${i8:-0}" -ge 11 ]'
 else
-  check "resnet18 native without VNNI: no int8 conv" '[ "${i8:-x}" = 0 ]'
+  check "resnet18 native without AVX2: no int8 conv" '[ "${i8:-x}" = 0 ]'
 fi
 # x86-64-v4-vnni compiles the int8 kernels on any host (LLVM cross-compiles); it runs where the
 # host has AVX512-VNNI. The MobileNetV2 build has the Clip and Q/DQ output stages.
@@ -115,6 +119,31 @@ for m in resnet18 encoder mobilenet_v2; do
     fi
   else
     check "$m x86-64-v3-vnni compiles" false; tail -3 "$m.v3vnni.log"
+  fi
+done
+# x86-64-v3: the AVX2 path without VNNI (int8_path avx2: operands widened to int16, vpmaddwd,
+# weights packed widened); 3x3 stride-1 convs that take Winograd stay float32, depthwise convs
+# too. Runs where the host has AVX2 (the same bound as the other builds).
+for m in resnet18 encoder mobilenet_v2; do
+  if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_v3" --soc_version=x86-64-v3 \
+       --precision_mode=must_keep_origin_dtype > "$m.v3.log" 2>&1; then
+    read -r i8 f32 <<< "$(decisions "${m}_v3.om")"
+    wino=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
+print(sum('Winograd conv than on the AVX2 int8 path' in x['decision'] for x in d))" "${m}_v3.om.json")
+    case $m in
+      resnet18) check "resnet18 x86-64-v3: 11 int8 ops, 10 Winograd convs float32 ($i8, $f32, $wino)" \
+                  '[ "${i8:-0}" = 11 ] && [ "${f32:-0}" = 10 ] && [ "$wino" = 10 ]' ;;
+      encoder) check "encoder x86-64-v3: 8 int8 ops" '[ "${i8:-0}" = 8 ]' ;;
+      mobilenet_v2) check "mobilenet_v2 x86-64-v3: 36 int8 convs, 17 depthwise float32 ($i8, $f32)" \
+                      '[ "${i8:-0}" = 36 ] && [ "${f32:-0}" = 17 ]' ;;
+    esac
+    if grep -qw avx2 /proc/cpuinfo; then
+      "$BIN/omrun" --model="${m}_v3.om" --input="$m.in.npy" --output="$m.v3.res" > /dev/null 2>&1 &&
+        line=$(/usr/bin/python3 steps.py "$m.v3.res/output_0.npy" "$m.out.npy" "$m.json") &&
+        check "$m x86-64-v3 runs: $line" true || check "$m x86-64-v3 runs" false
+    fi
+  else
+    check "$m x86-64-v3 compiles" false; tail -3 "$m.v3.log"
   fi
 done
 # sapphirerapids: the encoder's int8 matrix products on AMX tiles (tdpbusd in their kernels);

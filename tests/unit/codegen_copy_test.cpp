@@ -170,13 +170,16 @@ TEST(CodegenTargets, VectorWidthSelectsTheMicrokernelFamily) {
 }
 
 // The int8 path of QDQ models follows the features: vnni512 (AVX512-VNNI with 512-bit vectors),
-// else vnni256 (AVX-VNNI), else none; "int8_path" may turn it off and may not claim another.
+// else vnni256 (AVX-VNNI), else avx2, else none; "int8_path" may turn it off, may take avx2 on any
+// AVX2 target and may not claim another.
 TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
   EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni"), "vnni512");
-  EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,-evex512"), "none");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,-evex512"), "avx2");
   EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni"), "vnni256");
-  EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni,-avxvnni"), "none");
-  EXPECT_EQ(int8PathOfFeatures("+avx2,+fma"), "none");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+avxvnni,-avxvnni"), "avx2");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,+fma"), "avx2");
+  EXPECT_EQ(int8PathOfFeatures("+avx2,-avx2,+sse4.2"), "none");
+  EXPECT_EQ(int8PathOfFeatures("+sse4.2,+popcnt"), "none");
   EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,+amx-tile,+amx-int8"), "amx");
   EXPECT_EQ(int8PathOfFeatures("+avx2,+avx512f,+avx512vnni,+amx-tile,+amx-int8,-amx-int8"), "vnni512");
   EXPECT_EQ(bf16PathOfFeatures("+avx512f,+avx512bf16,+amx-tile,+amx-bf16"), "amx");
@@ -187,7 +190,8 @@ TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
   EXPECT_EQ(spr.int8PathCode(), 1);
   EXPECT_EQ(spr.bf16Path, "amx");
   EXPECT_TRUE(spr.bf16Amx() && spr.bf16Dot());
-  EXPECT_EQ(loadHostTargetProfile("x86-64-v3").int8Path, "none");
+  EXPECT_EQ(loadHostTargetProfile("x86-64-v3").int8Path, "avx2");
+  EXPECT_EQ(loadHostTargetProfile("x86-64-v3").int8PathCode(), 4);
   EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8Path, "vnni256");
   EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8PathCode(), 2);
   EXPECT_EQ(loadHostTargetProfile("x86-64-v4-vnni").int8PathCode(), 1);
@@ -200,6 +204,9 @@ TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
                                       << R"("features":["+avx2","+avx512f","+avx512vnni","+avxvnni"],"vector_bits":256})";
   std::ofstream(dir + "/i8claim.json") << head << R"(,"+avxvnni"],"int8_path":"vnni512"})";
   std::ofstream(dir + "/i8bad.json") << head << R"(],"int8_path":"amx"})";
+  std::ofstream(dir + "/i8wide.json") << head << R"(,"+avxvnni"],"int8_path":"avx2"})";
+  std::ofstream(dir + "/i8sse.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v2",)"
+                                     << R"("features":["+sse4.2"],"int8_path":"avx2"})";
   const std::string sprHead = R"({"triple":"x86_64-unknown-linux-gnu","cpu":"sapphirerapids","features":["+avx2",)"
                               R"("+avx512f","+avx512vnni","+avx512bf16","+amx-tile","+amx-int8","+amx-bf16"])";
   std::ofstream(dir + "/amxvec.json") << sprHead << R"(,"int8_path":"vnni512","bf16_path":"dpbf16"})";
@@ -208,12 +215,14 @@ TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
   setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
   EXPECT_EQ(loadHostTargetProfile("i8off").int8Path, "none");
   EXPECT_EQ(loadHostTargetProfile("i8v256").int8Path, "vnni256");
+  EXPECT_EQ(loadHostTargetProfile("i8wide").int8Path, "avx2");  // an AVX-VNNI target kept to vpmaddwd
+  EXPECT_EQ(loadHostTargetProfile("i8wide").int8PathCode(), 4);
   const TargetProfile amxVec = loadHostTargetProfile("amxvec");  // an AMX target kept to vector code
   EXPECT_EQ(amxVec.int8Path, "vnni512");
   EXPECT_FALSE(amxVec.int8Amx());
   EXPECT_EQ(amxVec.bf16Path, "dpbf16");
   EXPECT_FALSE(amxVec.bf16Amx());
-  for (const char* bad : {"i8claim", "i8bad", "bfamxbad"}) {
+  for (const char* bad : {"i8claim", "i8bad", "i8sse", "bfamxbad"}) {
     try {
       loadHostTargetProfile(bad);
       ADD_FAILURE() << bad << ": expected E10003";

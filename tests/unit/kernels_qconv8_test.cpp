@@ -134,7 +134,13 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
         }
 }
 
-// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd).
+// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd, 4 AVX2
+// vpmaddwd over widened weights, 5 portable over widened weights).
+const char* pathName(int path) {
+  static const char* names[] = {" (portable)", " (vnni512)", " (vnni256)", " (amx)", " (avx2)", " (wide portable)"};
+  return names[path];
+}
+
 void check(const Q8Case& c, int path) {
   Built b;
   build(c, b, 1234);
@@ -146,7 +152,7 @@ void check(const Q8Case& c, int path) {
   for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
     const float got = c.outu8 ? (float)out[0]->as<uint8_t>()[i] : out[0]->as<float>()[i], want = b.ref[i];
     if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
-      ADD_FAILURE() << c.name << (path == 1 ? " (vnni512)" : path == 2 ? " (vnni256)" : " (portable)") << ": element " << i << " got " << got
+      ADD_FAILURE() << c.name << pathName(path) << ": element " << i << " got " << got
                     << ", want " << want;
       ++bad;
     }
@@ -207,6 +213,18 @@ TEST(KernelQConv8, VnniMatchesReference) {
   GTEST_SKIP() << "not x86-64";
 #endif
   for (const Q8Case& c : cases()) check(c, 1);
+}
+
+// Weights widened to int16 pairs (int8_path avx2): vpmaddwd where the host has AVX2, and the
+// portable code over the same layout (path 5).
+TEST(KernelQConv8, WideMatchesReference) {
+  for (const Q8Case& c : cases()) check(c, 5);
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "the host has no AVX2";
+#else
+  GTEST_SKIP() << "not x86-64";
+#endif
+  for (const Q8Case& c : cases()) check(c, 4);
 }
 
 // The 256-bit vpdpbusd tiles (AVX-VNNI, int8_path vnni256).

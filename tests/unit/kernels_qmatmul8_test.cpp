@@ -84,7 +84,13 @@ void build(const QmCase& c, Built& b, uint32_t seed) {
     }
 }
 
-// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd, 3 AMX).
+// path: the int8 accumulation (0 portable, 1 512-bit vpdpbusd, 2 256-bit vpdpbusd, 3 AMX, 4 AVX2
+// vpmaddwd over widened weights, 5 portable over widened weights).
+const char* pathName(int path) {
+  static const char* names[] = {" (portable)", " (vnni512)", " (vnni256)", " (amx)", " (avx2)", " (wide portable)"};
+  return names[path];
+}
+
 void check(const QmCase& c, int path) {
   Built b;
   build(c, b, 4321);
@@ -98,7 +104,7 @@ void check(const QmCase& c, int path) {
   for (size_t i = 0; i < b.ref.size() && bad < 5; ++i) {
     const float got = out[0]->as<float>()[i], want = b.ref[i];
     if (!(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)))) {
-      ADD_FAILURE() << c.name << (path == 1 ? " (vnni512)" : path == 2 ? " (vnni256)" : path == 3 ? " (amx)" : " (portable)") << ": element " << i << " got " << got
+      ADD_FAILURE() << c.name << pathName(path) << ": element " << i << " got " << got
                     << ", want " << want;
       ++bad;
     }
@@ -130,6 +136,18 @@ TEST(KernelQMatMul8, VnniMatchesReference) {
   GTEST_SKIP() << "not x86-64";
 #endif
   for (const QmCase& c : cases()) check(c, 1);
+}
+
+// Weights widened to int16 pairs (int8_path avx2): vpmaddwd where the host has AVX2, and the
+// portable code over the same layout (path 5).
+TEST(KernelQMatMul8, WideMatchesReference) {
+  for (const QmCase& c : cases()) check(c, 5);
+#if defined(__x86_64__)
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "the host has no AVX2";
+#else
+  GTEST_SKIP() << "not x86-64";
+#endif
+  for (const QmCase& c : cases()) check(c, 4);
 }
 
 // The 256-bit vpdpbusd tiles (AVX-VNNI, int8_path vnni256).
