@@ -85,6 +85,23 @@ void expandSwish(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
   b.add("Mul", {X, b.op("Sigmoid", {gate}, "Gate")}, output(n, 0));
 }
 
+// SwiGLU-28: Swish(a, alpha) * b.
+void expandSwiGLU(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  float alpha = 1.0f;
+  for (const auto& a : n.attribute())
+    if (a.name() == "alpha") alpha = a.f();
+  const std::string A = input(n, 0), B = input(n, 1);
+  if (A.empty() || B.empty() || output(n, 0).empty())
+    throw AtcError("E19999",
+                   "Op [" + n.name() + "] of type [SwiGLU] is invalid: inputs a and b and output y are required",
+                   "Check the node's inputs against the ONNX SwiGLU specification.");
+  b.qElemType = declared(g, A).elemType;
+  std::string gate = A;
+  if (alpha != 1.0f) gate = b.op("Mul", {A, b.like(b.constFloat(alpha, "AlphaF"), A, "Alpha")}, "AlphaA");
+  const std::string swish = b.op("Mul", {A, b.op("Sigmoid", {gate}, "Gate")}, "SwishGate");
+  b.add("Mul", {swish, B}, output(n, 0));
+}
+
 }  // namespace
 
 int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset) {
@@ -96,7 +113,9 @@ int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset) {
 
 int expandSwishNodes(onnx::ModelProto* model) { return expandFunctionNodes(model, "Swish", expandSwish); }
 
-bool expandedNewerOp(const std::string& op) { return op == "Swish"; }
+int expandSwiGLUNodes(onnx::ModelProto* model) { return expandFunctionNodes(model, "SwiGLU", expandSwiGLU); }
+
+bool expandedNewerOp(const std::string& op) { return op == "Swish" || op == "SwiGLU"; }
 
 }  // namespace onnxfe
 }  // namespace atc

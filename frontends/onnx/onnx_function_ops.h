@@ -5,6 +5,7 @@
 //   computes the first stage in float32 for float16/bfloat16 inputs.
 // - Swish (24): x * Sigmoid(alpha * x) (with alpha 1, the Sigmoid-Mul that the epilogue
 //   fusions take as SiLU).
+// - SwiGLU (28): Swish(a, alpha) * b.
 #pragma once
 #include <onnx/onnx_pb.h>
 
@@ -21,6 +22,9 @@ int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset);
 
 // Replaces every default-domain Swish node of the main graph. Returns how many.
 int expandSwishNodes(onnx::ModelProto* model);
+
+// Replaces every default-domain SwiGLU node of the main graph. Returns how many.
+int expandSwiGLUNodes(onnx::ModelProto* model);
 
 // Ops of opsets after kMaxOpset that the importer builds from their definition (so a model of
 // that opset using them imports).

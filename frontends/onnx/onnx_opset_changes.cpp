@@ -41,7 +41,8 @@ const std::map<int64_t, const char*>& changesByOpset() {
 }
 
 // The new versions of those opsets that only add element types (float8e8m0 in 24, int2 and
-// uint2 in 25), or attributes that only apply to the new types (CastLike-24's round_mode);
+// uint2 in 25, float16 and bfloat16 to Celu in 28), or attributes that only apply to the new types
+// (CastLike-24's round_mode);
 // Cast-24 changed its float8 saturation table: atc's float8 casts follow the current table
 // (kernels/lib/cast_lp.h, docs/element-types.md) at every opset. Compared
 // against onnx/docs/Changelog.md (the text of each op's version 23 and 24/25). For every
@@ -55,6 +56,7 @@ const std::map<int64_t, const char*>& typeOnlyChanges() {
            "Size Squeeze TopK Transpose Unsqueeze"},
       {25, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Pad QuantizeLinear Reshape Shape "
            "Size Squeeze Transpose Unsqueeze"},
+      {28, "Celu"},  // float16 and bfloat16 besides float32 (its function body: Div, Elu, Mul)
   };
   return t;
 }
