@@ -48,14 +48,15 @@ const std::map<int64_t, const char*>& changesByOpset() {
 // against onnx/docs/Changelog.md (the text of each op's version 23 and 24/25). For every
 // element type atc implements, these versions compute what version 23 computes, so a node
 // using them imports as the opset-23 op (an unsupported element type is still refused by
-// type). Attention-24/25 (nonpad_kv_seqlen, sliding windows), If/Loop/Scan and
-// SplitToSequence are real changes and stay in the table above.
+// type). If, Loop and Scan 24 / 25 keep their opset-23 text and attributes (onnx/defs/controlflow:
+// the same doc strings, type lists of IR 12 / 13). Attention-24/25 (nonpad_kv_seqlen, sliding
+// windows) and SplitToSequence-24 (not compared) stay in the table above.
 const std::map<int64_t, const char*>& typeOnlyChanges() {
   static const std::map<int64_t, const char*> t = {
-      {24, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Pad QuantizeLinear Reshape Shape "
-           "Size Squeeze TopK Transpose Unsqueeze"},
-      {25, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity Pad QuantizeLinear Reshape Shape "
-           "Size Squeeze Transpose Unsqueeze"},
+      {24, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QuantizeLinear Reshape "
+           "Scan Shape Size Squeeze TopK Transpose Unsqueeze"},
+      {25, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QuantizeLinear Reshape "
+           "Scan Shape Size Squeeze Transpose Unsqueeze"},
       {28, "Celu"},  // float16 and bfloat16 besides float32 (its function body: Div, Elu, Mul)
   };
   return t;
