@@ -48,28 +48,59 @@ std::string toHeads(Body& b, const std::string& x, const std::string& batch, con
   return b.v(tag + "Reshaped");
 }
 
-// Bias [.., q, kv]: the mask (bool -> 0 / -inf), or zeros; the causal triangle added.
-std::string attentionBias(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n, const AttentionAttrs& a,
-                          const std::string& biasShape, const std::string& pastLen) {
+// The mask as an additive bias (bool -> 0 / -inf), its last dim padded with -inf up to the keys'
+// count when it is declared shorter (an external cache: opset 24); "" without a mask.
+std::string maskBias(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n, int64_t totalKeys) {
   const std::string mask = input(n, 3);
-  std::string bias;
-  if (!mask.empty()) {
-    Declared d = declared(g, mask);
-    if (d.elemType == 0) refuse(n.name(), "the element type of attn_mask [" + mask + "] is not declared in the model");
-    bias = d.elemType == onnx::TensorProto::BOOL ? b.op("Where", {mask, b.v("ScalarZero"), b.v("FloatNegInf")}, "AttnBias")
-                                                 : mask;
-  } else {
-    bias = b.op("ConstantOfShape", {biasShape}, "AttnBias");
-  }
-  if (!a.isCausal) return bias;
+  if (mask.empty()) return "";
+  Declared d = declared(g, mask);
+  if (d.elemType == 0) refuse(n.name(), "the element type of attn_mask [" + mask + "] is not declared in the model");
+  std::string bias = d.elemType == onnx::TensorProto::BOOL
+                         ? b.op("Where", {mask, b.v("ScalarZero"), b.v("FloatNegInf")}, "AttnBiasShort")
+                         : mask;
+  const int64_t maskKeys = d.dims.empty() ? -1 : d.dims.back();
+  if (maskKeys <= 0 || totalKeys <= 0 || maskKeys >= totalKeys) return bias;
+  std::string pads = b.concat({b.v("Zero1D"), b.constInts({totalKeys - maskKeys}, "PaddingKVSeqLen")}, "Pads");
+  return b.op("Pad", {bias, pads, b.op("CastLike", {b.v("FloatNegInf"), bias}, "FloatNegInfCast"), b.v("NegOne")},
+              "AttnBiasPadded");
+}
+
+// Bias [.., q, kv]: the mask's, or zeros; the causal triangle added (query row i sees keys
+// j <= i + offset: offset = the past length, or nonpad_kv_seqlen - q length per batch with an
+// external cache); with nonpad_kv_seqlen, keys at or past it masked per batch ([b, 1, q, kv]).
+std::string attentionBias(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n, const AttentionAttrs& a,
+                          const std::string& biasShape, const std::string& pastLen, int64_t totalKeys) {
+  const std::string nonpad = input(n, 6);
+  std::string bias = maskBias(b, g, n, totalKeys);
+  if (bias.empty()) bias = b.op("ConstantOfShape", {biasShape}, "AttnBias");
+  if (!a.isCausal && nonpad.empty()) return bias;
   std::string zero = b.constInts({0}, "ZeroNoDim", true), one = b.constInts({1}, "OneNoDim", true);
-  std::string seq = b.op("Gather", {biasShape, zero}, "SequenceLength");
   std::string total = b.op("Gather", {biasShape, one}, "TotalSequenceLength");
-  std::string rows = b.op("Unsqueeze", {b.op("Range", {zero, seq, one}, "RangeRow"), b.v("One1D")}, "RangeRow2D");
-  std::string cols = b.op("Unsqueeze", {b.op("Range", {zero, total, one}, "RangeCol"), b.v("Zero1D")}, "RangeCol2D");
-  std::string tri = b.op("Less", {b.op("Add", {rows, pastLen}, "RangeRow2DPast"), cols}, "BoolMaskTri");
-  std::string triF = b.op("Where", {tri, b.v("FloatNegInf"), b.v("ScalarZero")}, "MaskTri");
-  return b.op("Add", {bias, b.op("CastLike", {triF, bias}, "MaskTriT")}, "AttnBiasCausal");
+  std::string cols = b.op("Range", {zero, total, one}, "RangeCol");
+  if (a.isCausal) {
+    std::string seq = b.op("Gather", {biasShape, zero}, "SequenceLength");
+    std::string rows = b.op("Unsqueeze", {b.op("Range", {zero, seq, one}, "RangeRow"), b.v("One1D")}, "RangeRow2D");
+    std::string cols2 = b.op("Unsqueeze", {cols, b.v("Zero1D")}, "RangeCol2D");
+    std::string tri;
+    if (nonpad.empty()) {
+      tri = b.op("Less", {b.op("Add", {rows, pastLen}, "RangeRow2DPast"), cols2}, "BoolMaskTri");
+    } else {  // per batch: [b, 1, 1, 1] offsets against [1, 1, q, 1] rows and [1, 1, 1, kv] columns
+      std::string axes01 = b.constInts({0, 1}, "Axes01");
+      std::string off = b.op("Unsqueeze", {b.op("Sub", {nonpad, b.v("QSeqLen")}, "CausalOffsetPerBatch"),
+                                          b.constInts({1, 2, 3}, "Axes123")},
+                             "OffsetB4D");
+      std::string rowOff = b.op("Add", {b.op("Unsqueeze", {rows, axes01}, "RangeRow4D"), off}, "RowPlusOff");
+      tri = b.op("Less", {rowOff, b.op("Unsqueeze", {cols2, axes01}, "RangeCol4D")}, "BoolMaskTri");
+    }
+    std::string triF = b.op("Where", {tri, b.v("FloatNegInf"), b.v("ScalarZero")}, "MaskTri");
+    bias = b.op("Add", {bias, b.op("CastLike", {triF, bias}, "MaskTriT")}, "AttnBiasCausal");
+  }
+  if (nonpad.empty()) return bias;
+  std::string valid = b.op("Less", {cols, b.op("Unsqueeze", {nonpad, b.v("One1D")}, "KVSeqLenExpanded")},
+                           "PaddingMaskBool");  // [b, kv]
+  std::string padF = b.op("Where", {valid, b.v("ScalarZero"), b.v("FloatNegInf")}, "PaddingMaskFloat");
+  std::string pad4 = b.op("Unsqueeze", {padF, b.constInts({1, 2}, "Axes12")}, "PaddingMask4D");
+  return b.op("Add", {bias, b.op("CastLike", {pad4, bias}, "PaddingMaskT")}, "AttnBiasCausalPad");
 }
 
 // K or V [b, kvh, s, d] -> [b, qh, s, d]: each kv head repeated qh/kvh times (grouped-query
@@ -141,8 +172,11 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
   const AttentionAttrs a = readAttrs(n);
   const std::string Q = input(n, 0), K = input(n, 1), V = input(n, 2), pastK = input(n, 4), pastV = input(n, 5);
   if (Q.empty() || K.empty() || V.empty()) refuse(n.name(), "Q, K and V are required");
-  if (!input(n, 6).empty()) refuse(n.name(), "nonpad_kv_seqlen (opset 24) is not supported");
   if (pastK.empty() != pastV.empty()) refuse(n.name(), "past_key and past_value must be given together");
+  if (!input(n, 6).empty() && (!pastK.empty() || !output(n, 1).empty() || !output(n, 2).empty()))
+    refuse(n.name(), "nonpad_kv_seqlen cannot be combined with past or present key and value");
+  if (!input(n, 6).empty() && declared(g, input(n, 6)).elemType != onnx::TensorProto::INT64)
+    refuse(n.name(), "nonpad_kv_seqlen must be int64");
   if (a.qkMode < 0 || a.qkMode > 3) refuse(n.name(), "qk_matmul_output_mode must be 0 to 3");
   int rank = declared(g, Q).rank;
   if (rank < 0) rank = a.qHeads > 0 && a.kvHeads > 0 ? 3 : 4;
@@ -186,9 +220,14 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
   if (!output(n, 2).empty()) b.add("Identity", {presentV}, output(n, 2));
   b.shape(presentK, -2, -1, "NewKVSeqLen");
   std::string biasShape = b.concat({qSeq, b.v("NewKVSeqLen")}, "AttnBiasShape");
-  std::string biasT = input(n, 3).empty() && !a.isCausal
+  // The keys' count when the model declares it (a shorter attn_mask is padded up to it).
+  const Declared dk = declared(g, K), dp = declared(g, pastK);
+  int64_t totalKeys = dk.dims.size() >= 2 ? dk.dims[dk.dims.size() - 2] : -1;
+  if (rank == 3) totalKeys = dk.dims.size() == 3 ? dk.dims[1] : -1;
+  if (!pastK.empty()) totalKeys = dp.dims.size() == 4 && dp.dims[2] > 0 && totalKeys > 0 ? totalKeys + dp.dims[2] : -1;
+  std::string biasT = input(n, 3).empty() && !a.isCausal && input(n, 6).empty()
                           ? std::string()
-                          : b.like(attentionBias(b, g, n, a, biasShape, pastLen), q, "AttnBiasT");
+                          : b.like(attentionBias(b, g, n, a, biasShape, pastLen, totalKeys), q, "AttnBiasT");
   // Grouped-query heads: InterleaveDim = qh / kvh when it divides, else 1. Skipped when the
   // head counts are known equal (the Expand would copy K and V for nothing).
   if (sameHeads(g, a, rank, Q, K)) {
