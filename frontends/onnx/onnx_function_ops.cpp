@@ -102,6 +102,60 @@ void expandSwiGLU(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) 
   b.add("Mul", {swish, B}, output(n, 0));
 }
 
+[[noreturn]] void refuseScatter(const std::string& node, const std::string& why) {
+  throw AtcError("E19999", "Op [" + node + "] of type [TensorScatter] is invalid: " + why,
+                 "Check the node's attributes and inputs against the ONNX TensorScatter specification.");
+}
+
+// TensorScatter-24: the update written into the cache along `axis` from each sample's write
+// index (0 without write_indices; modulo the cache length in circular mode), as ScatterElements
+// with indices write_indices[b] + s broadcast over the update's shape.
+void expandTensorScatter(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  int64_t axis = -2;
+  std::string mode = "linear";
+  for (const auto& a : n.attribute()) {
+    if (a.name() == "axis") axis = a.i();
+    else if (a.name() == "mode") mode = a.s();
+  }
+  const std::string past = input(n, 0), update = input(n, 1), wi = input(n, 2);
+  if (past.empty() || update.empty() || output(n, 0).empty())
+    refuseScatter(n.name(), "past_cache, update and present_cache are required");
+  if (mode != "linear" && mode != "circular") refuseScatter(n.name(), "mode must be linear or circular");
+  const Declared d = declared(g, past), du = declared(g, update);
+  if (d.rank < 2 || du.rank != d.rank)
+    refuseScatter(n.name(), "past_cache and update need known, equal ranks of at least 2");
+  if (axis < 0) axis += d.rank;
+  if (axis <= 0 || axis >= d.rank) refuseScatter(n.name(), "axis must name a dimension other than the batch (0)");
+  if (!wi.empty() && declared(g, wi).elemType != onnx::TensorProto::INT64)
+    refuseScatter(n.name(), "write_indices must be int64");
+  // positions s along the axis: [1, .., S, .., 1]
+  std::vector<int64_t> seqShape(d.rank, 1), batchShape(d.rank, 1);
+  seqShape[axis] = -1;
+  batchShape[0] = -1;
+  std::string positions;
+  if (du.dims.size() == (size_t)d.rank && du.dims[axis] > 0) {  // the update's length declared: constants
+    std::vector<int64_t> p((size_t)du.dims[axis]);
+    for (size_t i = 0; i < p.size(); ++i) p[i] = (int64_t)i;
+    positions = b.constInts(p, "Positions");
+  } else {
+    const std::string zero = b.constInts({0}, "Zero", true), one = b.constInts({1}, "One", true);
+    const std::string len = b.op("Squeeze", {b.shape(update, axis, axis + 1, "SeqLen1D")}, "SeqLen");
+    positions = b.op("Range", {zero, len, one}, "Positions");
+  }
+  std::string idx = b.op("Reshape", {positions, b.constInts(seqShape, "SeqShape")}, "PositionsND");
+  if (!wi.empty())
+    idx = b.op("Add", {idx, b.op("Reshape", {wi, b.constInts(batchShape, "BatchShape")}, "WriteND")}, "CacheIndex");
+  if (mode == "circular") {
+    const std::string cap = d.dims.size() == (size_t)d.rank && d.dims[axis] > 0
+                                ? b.constInts({d.dims[axis]}, "MaxSeqLen")
+                                : b.shape(past, axis, axis + 1, "MaxSeqLen");
+    idx = b.op("Mod", {idx, cap}, "CacheIndexMod");
+  }
+  const std::string full = b.op("Expand", {idx, b.op("Shape", {update}, "UpdateShape")}, "Indices");
+  onnx::NodeProto& sc = b.add("ScatterElements", {past, full, update}, output(n, 0));
+  Body::intAttr(sc, "axis", axis);
+}
+
 }  // namespace
 
 int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset) {
@@ -115,7 +169,11 @@ int expandSwishNodes(onnx::ModelProto* model) { return expandFunctionNodes(model
 
 int expandSwiGLUNodes(onnx::ModelProto* model) { return expandFunctionNodes(model, "SwiGLU", expandSwiGLU); }
 
-bool expandedNewerOp(const std::string& op) { return op == "Swish" || op == "SwiGLU"; }
+int expandTensorScatterNodes(onnx::ModelProto* model) {
+  return expandFunctionNodes(model, "TensorScatter", expandTensorScatter);
+}
+
+bool expandedNewerOp(const std::string& op) { return op == "Swish" || op == "SwiGLU" || op == "TensorScatter"; }
 
 }  // namespace onnxfe
 }  // namespace atc

@@ -6,6 +6,8 @@
 // - Swish (24): x * Sigmoid(alpha * x) (with alpha 1, the Sigmoid-Mul that the epilogue
 //   fusions take as SiLU).
 // - SwiGLU (28): Swish(a, alpha) * b.
+// - TensorScatter (24): ScatterElements of the update into the cache along `axis` at
+//   write_indices[b] + s (modulo the cache length in circular mode).
 #pragma once
 #include <onnx/onnx_pb.h>
 
@@ -25,6 +27,10 @@ int expandSwishNodes(onnx::ModelProto* model);
 
 // Replaces every default-domain SwiGLU node of the main graph. Returns how many.
 int expandSwiGLUNodes(onnx::ModelProto* model);
+
+// Replaces every default-domain TensorScatter node of the main graph. Throws AtcError E19999
+// for an unknown rank, the batch axis, an unknown mode or non-int64 write_indices. Returns how many.
+int expandTensorScatterNodes(onnx::ModelProto* model);
 
 // Ops of opsets after kMaxOpset that the importer builds from their definition (so a model of
 // that opset using them imports).

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "backend/om_builder.h"
 #include "frontends/onnx/onnx_importer.h"
@@ -154,6 +155,77 @@ TEST(OnnxFunctionOps, SwishWithAlpha) {
   std::vector<float> want(x.size());
   for (size_t i = 0; i < x.size(); ++i) want[i] = x[i] / (1.0f + std::exp(-0.5f * x[i]));
   expectNear(runModel(model("Swish", 24, 0, {}, {}, 0.5f, "swish"), x), want);
+}
+
+namespace {
+
+// Two float inputs a, b of `dims` -> op(a, b) -> y (SwiGLU, TensorScatter without write_indices);
+// `ints` / `strs`: attributes.
+std::string twoInputModel(const std::string& op, int64_t opset, const std::vector<int64_t>& da,
+                          const std::vector<int64_t>& db, const std::map<std::string, int64_t>& ints,
+                          const std::map<std::string, std::string>& strs, const std::string& tag) {
+  onnx::ModelProto m;
+  onnx::GraphProto* g = onnxtest::newGraph(m, opset);
+  addInput(g, "a", da);
+  addInput(g, "b", db);
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name(op + "_node");
+  n->add_input("a");
+  n->add_input("b");
+  for (auto& [k, v] : ints) {
+    auto* a = n->add_attribute();
+    a->set_name(k);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  for (auto& [k, v] : strs) {
+    auto* a = n->add_attribute();
+    a->set_name(k);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  return save(m, "atc_fnops_" + tag);
+}
+
+std::vector<float> steps(size_t n, float k) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = k * (float)i - 1.0f;
+  return v;
+}
+
+}  // namespace
+
+TEST(OnnxFunctionOps, SwiGLU) {
+  const std::vector<float> a = input(), b = steps(24, 0.25f);
+  std::vector<float> want(a.size());
+  for (size_t i = 0; i < a.size(); ++i) want[i] = a[i] / (1.0f + std::exp(-a[i])) * b[i];
+  expectNear(runModel2(twoInputModel("SwiGLU", 28, {2, 4, 3}, {2, 4, 3}, {}, {}, "swiglu"), a, b, 24), want);
+}
+
+// Without write_indices every sample writes from position 0: update rows [2, 2, 3] land in rows
+// 0-1 of the [2, 4, 3] cache along axis 1, the other rows keep the cache.
+TEST(OnnxFunctionOps, TensorScatterWritesTheUpdateIntoTheCache) {
+  const std::vector<float> cache = input(), upd = steps(12, 1.0f);
+  std::vector<float> want = cache;
+  for (int b = 0; b < 2; ++b)
+    for (int s = 0; s < 2; ++s)
+      for (int d = 0; d < 3; ++d) want[(b * 4 + s) * 3 + d] = upd[(b * 2 + s) * 3 + d];
+  expectNear(runModel2(twoInputModel("TensorScatter", 24, {2, 4, 3}, {2, 2, 3}, {{"axis", 1}}, {}, "tscatter"), cache,
+                       upd, 24),
+             want);
+  for (auto [axis, mode] : {std::pair<int64_t, std::string>{0, "linear"}, {1, "ring"}}) {
+    try {
+      runModel2(twoInputModel("TensorScatter", 24, {2, 4, 3}, {2, 2, 3}, {{"axis", axis}}, {{"mode", mode}}, "tsbad"),
+                cache, upd, 24);
+      FAIL() << "TensorScatter axis " << axis << " mode " << mode << " imported";
+    } catch (const AtcError& e) {
+      EXPECT_EQ(e.code(), "E19999") << e.what();
+      EXPECT_NE(std::string(e.what()).find("TensorScatter"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(OnnxFunctionOps, GroupNormalizationRefusals) {
