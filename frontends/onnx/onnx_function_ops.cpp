@@ -156,6 +156,64 @@ void expandTensorScatter(Body& b, const onnx::GraphProto& g, const onnx::NodePro
   Body::intAttr(sc, "axis", axis);
 }
 
+[[noreturn]] void refuseCausalConv(const std::string& node, const std::string& why) {
+  throw AtcError("E19999", "Op [" + node + "] of type [CausalConvWithState] is invalid: " + why,
+                 "Check the node's attributes and inputs against the ONNX CausalConvWithState specification.");
+}
+
+// CausalConvWithState-27: the input [B, C, L] left-padded with past_state (or k - 1 zeros), a
+// depthwise Conv (group C, no padding) with the weight [C, 1, k] and bias, SiLU when asked, and
+// the padded sequence's last k - 1 positions as present_state (empty for k = 1).
+void expandCausalConv(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
+  std::string act = "none";
+  for (const auto& a : n.attribute())
+    if (a.name() == "activation") act = a.s();
+  if (act != "none" && act != "silu" && act != "swish")
+    refuseCausalConv(n.name(), "activation must be none, silu or swish");
+  const std::string X = input(n, 0), W = input(n, 1), B = input(n, 2), S = input(n, 3);
+  if (X.empty() || W.empty() || output(n, 0).empty())
+    refuseCausalConv(n.name(), "input, weight and output are required");
+  const Declared dx = declared(g, X), dw = declared(g, W);
+  int64_t C = dx.dims.size() == 3 && dx.dims[1] > 0 ? dx.dims[1] : (dw.dims.size() == 3 ? dw.dims[0] : -1);
+  if (dx.rank != 3 || C <= 0) refuseCausalConv(n.name(), "input must be 3-D with a declared channel count");
+  b.qElemType = dx.elemType;
+  // Declared dims give the pad and slice bounds as constants; else they come from Shape.
+  const int64_t K = dw.dims.size() == 3 ? dw.dims[2] : -1;
+  const bool known = K > 0 && dx.dims[0] > 0 && dx.dims[2] > 0;
+  const std::string km1 = known ? b.constInts({K - 1}, "Km1")
+                                : b.op("Sub", {b.shape(W, 2, 3, "KernelSize"), b.constInts({1}, "One1D")}, "Km1");
+  std::string padded;
+  if (!S.empty()) {
+    const Declared ds = declared(g, S);
+    if (K > 0 && ds.dims.size() == 3 && ds.dims[2] >= 0 && ds.dims[2] != K - 1)
+      refuseCausalConv(n.name(), "past_state must hold k - 1 = " + std::to_string(K - 1) + " positions, not " +
+                                     std::to_string(ds.dims[2]));
+    padded = b.concat({S, X}, "PaddedInput", 2);
+  } else {
+    const std::string zshape =
+        known ? b.constInts({dx.dims[0], C, K - 1}, "ZeroPadShape")
+              : b.concat({b.shape(X, 0, 1, "BatchDim"), b.shape(X, 1, 2, "ChannelDim"), km1}, "ZeroPadShape");
+    const std::string zeros = b.op("CastLike", {b.op("ConstantOfShape", {zshape}, "ZeroPad"), X}, "ZeroPadCast");
+    padded = b.concat({zeros, X}, "PaddedInput", 2);
+  }
+  std::vector<std::string> convIn = {padded, W};
+  if (!B.empty()) convIn.push_back(B);
+  const std::string conv = b.v("ConvOut");
+  Body::intAttr(b.add("Conv", convIn, conv), "group", C);
+  if (act == "none") {
+    b.add("Identity", {conv}, output(n, 0));
+  } else {
+    onnx::NodeProto& c = b.add("Cast", {conv}, b.v("ConvOutFloat"));
+    Body::intAttr(c, "to", onnx::TensorProto::FLOAT);
+    const std::string f = b.v("ConvOutFloat");
+    b.add("CastLike", {b.op("Mul", {f, b.op("Sigmoid", {f}, "ConvSigmoid")}, "MulOutFloat"), conv}, output(n, 0));
+  }
+  if (output(n, 1).empty()) return;
+  const std::string len = known ? b.constInts({dx.dims[2] + K - 1}, "PadLen") : b.shape(padded, 2, 3, "PadLen");
+  const std::string start = known ? b.constInts({dx.dims[2]}, "StartIdx") : b.op("Sub", {len, km1}, "StartIdx");
+  b.add("Slice", {padded, start, len, b.constInts({2}, "SliceAxes")}, output(n, 1));
+}
+
 }  // namespace
 
 int expandGroupNormalizationNodes(onnx::ModelProto* model, int64_t opset) {
@@ -173,7 +231,13 @@ int expandTensorScatterNodes(onnx::ModelProto* model) {
   return expandFunctionNodes(model, "TensorScatter", expandTensorScatter);
 }
 
-bool expandedNewerOp(const std::string& op) { return op == "Swish" || op == "SwiGLU" || op == "TensorScatter"; }
+int expandCausalConvWithStateNodes(onnx::ModelProto* model) {
+  return expandFunctionNodes(model, "CausalConvWithState", expandCausalConv);
+}
+
+bool expandedNewerOp(const std::string& op) {
+  return op == "Swish" || op == "SwiGLU" || op == "TensorScatter" || op == "CausalConvWithState";
+}
 
 }  // namespace onnxfe
 }  // namespace atc

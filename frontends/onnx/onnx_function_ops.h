@@ -6,6 +6,8 @@
 // - Swish (24): x * Sigmoid(alpha * x) (with alpha 1, the Sigmoid-Mul that the epilogue
 //   fusions take as SiLU).
 // - SwiGLU (28): Swish(a, alpha) * b.
+// - CausalConvWithState (27): Concat(past_state or zeros, input) -> depthwise Conv (group C,
+//   no padding) [-> SiLU]; present_state: the last k - 1 positions of the concatenation.
 // - TensorScatter (24): ScatterElements of the update into the cache along `axis` at
 //   write_indices[b] + s (modulo the cache length in circular mode).
 #pragma once
@@ -31,6 +33,10 @@ int expandSwiGLUNodes(onnx::ModelProto* model);
 // Replaces every default-domain TensorScatter node of the main graph. Throws AtcError E19999
 // for an unknown rank, the batch axis, an unknown mode or non-int64 write_indices. Returns how many.
 int expandTensorScatterNodes(onnx::ModelProto* model);
+
+// Replaces every default-domain CausalConvWithState node of the main graph. Throws AtcError
+// E19999 for an unknown activation or an input that is not 3-D with known channels. Returns how many.
+int expandCausalConvWithStateNodes(onnx::ModelProto* model);
 
 // Ops of opsets after kMaxOpset that the importer builds from their definition (so a model of
 // that opset using them imports).

@@ -61,6 +61,7 @@ class OnnxImporter {
     onnxfe::expandSwishNodes(&model_);  // opset 24
     onnxfe::expandSwiGLUNodes(&model_);  // opset 28
     onnxfe::expandTensorScatterNodes(&model_);  // opset 24
+    onnxfe::expandCausalConvWithStateNodes(&model_);  // opset 27
     onnxfe::expandEinsumNodes(&model_, onnxfe::defaultOpset(model_));  // opset 12
     g_ = std::make_unique<Graph>();
     eval_ = std::make_unique<frontend::ImportEval>(*g_);

@@ -228,6 +228,30 @@ TEST(OnnxFunctionOps, TensorScatterWritesTheUpdateIntoTheCache) {
   }
 }
 
+// Depthwise causal conv of x [2, 4, 3] with w [4, 1, 3] and no past state: two zeros padded
+// on the left of each row.
+TEST(OnnxFunctionOps, CausalConvWithState) {
+  const std::vector<float> x = input(), w = steps(12, 0.2f);
+  std::vector<float> want(24, 0.0f);
+  for (int b = 0; b < 2; ++b)
+    for (int c = 0; c < 4; ++c)
+      for (int l = 0; l < 3; ++l)
+        for (int j = 0; j < 3; ++j) {
+          const int src = l + j - 2;  // position in x of padded position l + j
+          if (src >= 0) want[(b * 4 + c) * 3 + l] += w[c * 3 + j] * x[(b * 4 + c) * 3 + src];
+        }
+  expectNear(runModel2(twoInputModel("CausalConvWithState", 27, {2, 4, 3}, {4, 1, 3}, {}, {}, "causalconv"), x, w, 24),
+             want);
+  try {
+    runModel2(twoInputModel("CausalConvWithState", 27, {2, 4, 3}, {4, 1, 3}, {}, {{"activation", "gelu"}}, "ccbad"), x,
+              w, 24);
+    FAIL() << "activation gelu imported";
+  } catch (const AtcError& e) {
+    EXPECT_EQ(e.code(), "E19999");
+    EXPECT_NE(std::string(e.what()).find("activation must be none, silu or swish"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OnnxFunctionOps, GroupNormalizationRefusals) {
   try {
     runModel(model("GroupNormalization", 21, 3, {1, 1, 1, 1}, {0, 0, 0, 0}, 1e-5f, "gn_bad"), input());
