@@ -30,26 +30,21 @@ int64_t winoPanel(int64_t OC, const PassContext& ctx) {
   return ctx.target && ctx.target->cubeRows() == 16 ? wino_panel(OC) : 16;
 }
 
-std::string winogradShapeRefusal(const Node& n, const PassContext& ctx, bool forced);
-
-// Why n does not take Winograd ("" when it does).
-std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced) {
-  if (n.attrString("_impl_mode", "") == "high_precision") return "implementation mode high_precision";
-  if (!n.inputs[1]->isConstant()) return "not 2-D";
-  if (n.input(2) && (!n.input(2)->isConstant() || n.input(2)->type.dtype != DType::F32)) return "bias";
-  return winogradShapeRefusal(n, ctx, forced);
-}
-
-// The rules of winogradRefusal that read only shapes, dtypes and the target.
-std::string winogradShapeRefusal(const Node& n, const PassContext& ctx, bool forced) {
+// Why n does not take Winograd ("" when it does). operands: also require constant weights
+// and a constant float32 bias (off: the rules that read only shapes, dtypes and the target).
+std::string winogradRefusal(const Node& n, const PassContext& ctx, bool forced, bool operands = true) {
+  if (operands && n.attrString("_impl_mode", "") == "high_precision") return "implementation mode high_precision";
   if (!ctx.target) return "no target";
   const Value* x = n.inputs[0];
   const Value* w = n.inputs[1];
-  if (!x->type.isStatic() || x->type.rank() != 4 || !w->type.shapeKnown || w->type.rank() != 4) return "not 2-D";
+  if (!x->type.isStatic() || x->type.rank() != 4 || (operands && !w->isConstant()) || !w->type.shapeKnown ||
+      w->type.rank() != 4)
+    return "not 2-D";
   if (w->type.shape[2] != 3 || w->type.shape[3] != 3) return "kernel not 3x3";
   if (n.attrInt("group", 1) != 1) return "grouped";
   const DType xd = x->type.dtype;
   if (xd != DType::F32 && xd != DType::F16 && xd != DType::BF16) return "input dtype";
+  if (operands && n.input(2) && (!n.input(2)->isConstant() || n.input(2)->type.dtype != DType::F32)) return "bias";
   WindowGeom g = windowGeometry(n, {x->type.shape[2], x->type.shape[3]}, {3, 3}, false);
   if (g.stride != std::vector<int64_t>{1, 1} || g.dil != std::vector<int64_t>{1, 1}) return "strided or dilated";
   if (g.in[1] > WINO_MAX_W || g.out[1] > WINO_MAX_W) return "rows wider than " + std::to_string(WINO_MAX_W);
@@ -82,7 +77,7 @@ bool convWouldTakeWinograd(const Node& conv, const PassContext& ctx) {
   if (env && std::string(env) == "0") return false;
   const auto& off = ctx.opts.disabledPasses;
   if (std::find(off.begin(), off.end(), "ConvWinogradPass") != off.end()) return false;
-  return winogradShapeRefusal(conv, ctx, env && std::string(env) == "1").empty();
+  return winogradRefusal(conv, ctx, env && std::string(env) == "1", false).empty();
 }
 
 bool runConvWinogradPass(Graph& g, PassContext& ctx) {
