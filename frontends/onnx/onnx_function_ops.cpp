@@ -236,7 +236,8 @@ int expandCausalConvWithStateNodes(onnx::ModelProto* model) {
 }
 
 bool expandedNewerOp(const std::string& op) {
-  return op == "Swish" || op == "SwiGLU" || op == "TensorScatter" || op == "CausalConvWithState";
+  return op == "Swish" || op == "SwiGLU" || op == "TensorScatter" || op == "CausalConvWithState" ||
+         op == "LinearAttention";  // onnx_linear_attention.cpp
 }
 
 }  // namespace onnxfe

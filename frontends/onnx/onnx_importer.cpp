@@ -15,6 +15,7 @@
 #include "frontends/onnx/onnx_model_loader.h"
 #include "frontends/onnx/onnx_einsum.h"
 #include "frontends/onnx/onnx_function_ops.h"
+#include "frontends/onnx/onnx_linear_attention.h"
 #include "frontends/onnx/onnx_opset_changes.h"
 #include "frontends/onnx/onnx_tensor.h"
 #include "support/diagnostics.h"
@@ -62,6 +63,7 @@ class OnnxImporter {
     onnxfe::expandSwiGLUNodes(&model_);  // opset 28
     onnxfe::expandTensorScatterNodes(&model_);  // opset 24
     onnxfe::expandCausalConvWithStateNodes(&model_);  // opset 27
+    onnxfe::expandLinearAttentionNodes(&model_);  // opset 27
     onnxfe::expandEinsumNodes(&model_, onnxfe::defaultOpset(model_));  // opset 12
     g_ = std::make_unique<Graph>();
     eval_ = std::make_unique<frontend::ImportEval>(*g_);

@@ -252,6 +252,51 @@ TEST(OnnxFunctionOps, CausalConvWithState) {
   }
 }
 
+// LinearAttention refusals: an unknown update rule, a gated rule without decay, head counts that
+// do not divide, an undeclared sequence length (the recurrence is unrolled over it).
+TEST(OnnxFunctionOps, LinearAttentionRefusals) {
+  struct Case {
+    std::string rule;
+    int64_t qh, kvh, seq;
+    const char* want;
+  } cases[] = {{"bogus", 2, 2, 3, "update_rule must be"},
+               {"gated", 2, 2, 3, "needs decay"},
+               {"linear", 3, 2, 3, "multiple of kv_num_heads"},
+               {"linear", 2, 2, 0, "declared 3-D with known dims"}};
+  for (const Case& c : cases) {
+    onnx::ModelProto m;
+    onnx::GraphProto* g = onnxtest::newGraph(m, 27);
+    for (const char* in : {"q", "k", "v"}) addInput(g, in, {1, c.seq, 8});
+    auto* n = g->add_node();
+    n->set_op_type("LinearAttention");
+    n->set_name("la");
+    for (const char* in : {"q", "k", "v"}) n->add_input(in);
+    n->add_output("y");
+    auto* r = n->add_attribute();
+    r->set_name("update_rule");
+    r->set_type(onnx::AttributeProto::STRING);
+    r->set_s(c.rule);
+    for (auto [name, val] : {std::pair<const char*, int64_t>{"q_num_heads", c.qh}, {"kv_num_heads", c.kvh}}) {
+      auto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(val);
+    }
+    g->add_output()->set_name("y");
+    if (c.seq == 0) {  // a symbolic sequence length
+      auto* shape = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->mutable_dim(1)->set_dim_param("T");
+    }
+    try {
+      runModel(save(m, "atc_linattn"), input());
+      ADD_FAILURE() << c.rule << ": imported";
+    } catch (const AtcError& e) {
+      EXPECT_EQ(e.code(), "E19999") << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.want), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(OnnxFunctionOps, GroupNormalizationRefusals) {
   try {
     runModel(model("GroupNormalization", 21, 3, {1, 1, 1, 1}, {0, 0, 0, 0}, 1e-5f, "gn_bad"), input());
