@@ -14,6 +14,7 @@ namespace {
 
 struct AttentionAttrs {
   int64_t isCausal = 0, qHeads = 0, kvHeads = 0, qkMode = 0, softmaxPrecision = 0;
+  int64_t leftWindow = -1, rightWindow = -1;  // opset 25: -1 unbounded
   bool hasScale = false;
   float scale = 0, softcap = 0;
 };
@@ -29,6 +30,8 @@ AttentionAttrs readAttrs(const onnx::NodeProto& n) {
     else if (k == "softmax_precision") a.softmaxPrecision = at.i();
     else if (k == "scale") a.hasScale = true, a.scale = at.f();
     else if (k == "softcap") a.softcap = at.f();
+    else if (k == "left_window_size") a.leftWindow = at.i();
+    else if (k == "right_window_size") a.rightWindow = at.i();
   }
   return a;
 }
@@ -65,35 +68,59 @@ std::string maskBias(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& 
               "AttnBiasPadded");
 }
 
+// Adds to bias the -inf of the keys outside the window of each query (opset 25): absolute
+// position p = row + offset attends j with p - left <= j <= p + right (a bound of -1: none).
+std::string addWindow(Body& b, const AttentionAttrs& a, const std::string& bias, const std::string& absPos,
+                      const std::string& cols) {
+  const std::string diff = b.op("Sub", {absPos, cols}, "WinDiff");  // p - j
+  std::string ok;
+  if (a.leftWindow >= 0)
+    ok = b.op("LessOrEqual", {diff, b.constInts({a.leftWindow}, "LeftWindowSize", true)}, "WinLeftOk");
+  if (a.rightWindow >= 0) {
+    std::string r = b.op("LessOrEqual", {b.op("Neg", {diff}, "WinRightDiff"),
+                                        b.constInts({a.rightWindow}, "RightWindowSize", true)},
+                         "WinRightOk");
+    ok = ok.empty() ? r : b.op("And", {ok, r}, "WinOk");
+  }
+  std::string maskF = b.op("Where", {ok, b.v("ScalarZero"), b.v("FloatNegInf")}, "WinMaskFloat");
+  return b.op("Add", {bias, b.op("CastLike", {maskF, bias}, "WinMask")}, "AttnBiasCausalWindow");
+}
+
 // Bias [.., q, kv]: the mask's, or zeros; the causal triangle added (query row i sees keys
 // j <= i + offset: offset = the past length, or nonpad_kv_seqlen - q length per batch with an
-// external cache); with nonpad_kv_seqlen, keys at or past it masked per batch ([b, 1, q, kv]).
+// external cache), then the sliding window; with nonpad_kv_seqlen, keys at or past it masked per
+// batch ([b, 1, q, kv]).
 std::string attentionBias(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n, const AttentionAttrs& a,
                           const std::string& biasShape, const std::string& pastLen, int64_t totalKeys) {
   const std::string nonpad = input(n, 6);
+  const bool window = a.leftWindow >= 0 || a.rightWindow >= 0;
   std::string bias = maskBias(b, g, n, totalKeys);
   if (bias.empty()) bias = b.op("ConstantOfShape", {biasShape}, "AttnBias");
-  if (!a.isCausal && nonpad.empty()) return bias;
+  if (!a.isCausal && !window && nonpad.empty()) return bias;
   std::string zero = b.constInts({0}, "ZeroNoDim", true), one = b.constInts({1}, "OneNoDim", true);
   std::string total = b.op("Gather", {biasShape, one}, "TotalSequenceLength");
   std::string cols = b.op("Range", {zero, total, one}, "RangeCol");
-  if (a.isCausal) {
+  if (a.isCausal || window) {
     std::string seq = b.op("Gather", {biasShape, zero}, "SequenceLength");
     std::string rows = b.op("Unsqueeze", {b.op("Range", {zero, seq, one}, "RangeRow"), b.v("One1D")}, "RangeRow2D");
-    std::string cols2 = b.op("Unsqueeze", {cols, b.v("Zero1D")}, "RangeCol2D");
-    std::string tri;
+    std::string colsX = b.op("Unsqueeze", {cols, b.v("Zero1D")}, "RangeCol2D");
+    std::string absPos;
     if (nonpad.empty()) {
-      tri = b.op("Less", {b.op("Add", {rows, pastLen}, "RangeRow2DPast"), cols2}, "BoolMaskTri");
+      absPos = b.op("Add", {rows, pastLen}, "RangeRow2DPast");
     } else {  // per batch: [b, 1, 1, 1] offsets against [1, 1, q, 1] rows and [1, 1, 1, kv] columns
       std::string axes01 = b.constInts({0, 1}, "Axes01");
       std::string off = b.op("Unsqueeze", {b.op("Sub", {nonpad, b.v("QSeqLen")}, "CausalOffsetPerBatch"),
                                           b.constInts({1, 2, 3}, "Axes123")},
                              "OffsetB4D");
-      std::string rowOff = b.op("Add", {b.op("Unsqueeze", {rows, axes01}, "RangeRow4D"), off}, "RowPlusOff");
-      tri = b.op("Less", {rowOff, b.op("Unsqueeze", {cols2, axes01}, "RangeCol4D")}, "BoolMaskTri");
+      absPos = b.op("Add", {b.op("Unsqueeze", {rows, axes01}, "RangeRow4D"), off}, "RowPlusOff");
+      colsX = b.op("Unsqueeze", {colsX, axes01}, "RangeCol4D");
     }
-    std::string triF = b.op("Where", {tri, b.v("FloatNegInf"), b.v("ScalarZero")}, "MaskTri");
-    bias = b.op("Add", {bias, b.op("CastLike", {triF, bias}, "MaskTriT")}, "AttnBiasCausal");
+    if (a.isCausal) {
+      std::string tri = b.op("Less", {absPos, colsX}, "BoolMaskTri");
+      std::string triF = b.op("Where", {tri, b.v("FloatNegInf"), b.v("ScalarZero")}, "MaskTri");
+      bias = b.op("Add", {bias, b.op("CastLike", {triF, bias}, "MaskTriT")}, "AttnBiasCausal");
+    }
+    if (window) bias = addWindow(b, a, bias, absPos, colsX);
   }
   if (nonpad.empty()) return bias;
   std::string valid = b.op("Less", {cols, b.op("Unsqueeze", {nonpad, b.v("One1D")}, "KVSeqLenExpanded")},
@@ -178,6 +205,7 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
   if (!input(n, 6).empty() && declared(g, input(n, 6)).elemType != onnx::TensorProto::INT64)
     refuse(n.name(), "nonpad_kv_seqlen must be int64");
   if (a.qkMode < 0 || a.qkMode > 3) refuse(n.name(), "qk_matmul_output_mode must be 0 to 3");
+  if (a.leftWindow < -1 || a.rightWindow < -1) refuse(n.name(), "left_window_size and right_window_size must be >= -1");
   int rank = declared(g, Q).rank;
   if (rank < 0) rank = a.qHeads > 0 && a.kvHeads > 0 ? 3 : 4;
   if (rank != 3 && rank != 4) refuse(n.name(), "Q must be 3-D or 4-D");
@@ -225,9 +253,10 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& n) {
   int64_t totalKeys = dk.dims.size() >= 2 ? dk.dims[dk.dims.size() - 2] : -1;
   if (rank == 3) totalKeys = dk.dims.size() == 3 ? dk.dims[1] : -1;
   if (!pastK.empty()) totalKeys = dp.dims.size() == 4 && dp.dims[2] > 0 && totalKeys > 0 ? totalKeys + dp.dims[2] : -1;
-  std::string biasT = input(n, 3).empty() && !a.isCausal && input(n, 6).empty()
-                          ? std::string()
-                          : b.like(attentionBias(b, g, n, a, biasShape, pastLen, totalKeys), q, "AttnBiasT");
+  const bool window = a.leftWindow >= 0 || a.rightWindow >= 0;
+  const bool noBias = input(n, 3).empty() && !a.isCausal && input(n, 6).empty() && !window;
+  std::string biasT =
+      noBias ? std::string() : b.like(attentionBias(b, g, n, a, biasShape, pastLen, totalKeys), q, "AttnBiasT");
   // Grouped-query heads: InterleaveDim = qh / kvh when it divides, else 1. Skipped when the
   // head counts are known equal (the Expand would copy K and V for nothing).
   if (sameHeads(g, a, rank, Q, K)) {

@@ -74,10 +74,12 @@ std::map<int64_t, std::set<std::string>> splitLists(const std::map<int64_t, cons
 
 // Ops new in an opset after 23 that atc implements (ops/), by the text of their first version
 // in onnx/docs/Changelog.md, and new versions it implements: Attention-24 (nonpad_kv_seqlen,
-// a causal mask offset per batch, a short attn_mask padded: frontends/onnx/onnx_attention.cpp).
+// a causal mask offset per batch, a short attn_mask padded) and Attention-25 (sliding windows:
+// frontends/onnx/onnx_attention.cpp).
 const std::map<int64_t, const char*>& newOpsImplemented() {
   static const std::map<int64_t, const char*> t = {
       {24, "Attention"},
+      {25, "Attention"},
       {26, "BitCast CumProd"},
   };
   return t;

@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "frontends/onnx/onnx_importer.h"
 #include "frontends/onnx/onnx_opset_changes.h"
 #include "ir/op_registry.h"
+#include "passes/pass_manager.h"
 #include "kernels/codegen/host_cpu.h"
 #include "runtime/atc_runtime.h"
 #include "support/diagnostics.h"
@@ -93,8 +95,8 @@ TEST(OnnxOpsets, ChangeTableFollowsOnnxOperatorSets) {
   EXPECT_EQ(onnxfe::opChangedIn("Abs", 23, 28), 0);      // unchanged since 13
   EXPECT_EQ(onnxfe::opChangedIn("Cast", 23, 25), 0);     // 24 and 25 add element types only
   EXPECT_EQ(onnxfe::opChangedIn("QuantizeLinear", 23, 25), 0);
-  EXPECT_EQ(onnxfe::opChangedIn("Attention", 23, 24), 0);   // Attention-24 (nonpad_kv_seqlen) implemented
-  EXPECT_EQ(onnxfe::opChangedIn("Attention", 23, 25), 25);  // sliding windows: not yet
+  EXPECT_EQ(onnxfe::opChangedIn("Attention", 23, 24), 0);  // Attention-24 (nonpad_kv_seqlen) implemented
+  EXPECT_EQ(onnxfe::opChangedIn("Attention", 23, 25), 0);   // Attention-25 (sliding windows) implemented
   EXPECT_EQ(onnxfe::opChangedIn("Loop", 23, 25), 0);        // 24 and 25: wider type lists only
   EXPECT_EQ(onnxfe::opChangedIn("Scan", 23, 25), 0);
   EXPECT_EQ(onnxfe::opChangedIn("If", 23, 25), 0);
@@ -115,6 +117,77 @@ TEST(OnnxOpsets, NewerOpsetsImportWhenTheirOpsAreUnchanged) {
   EXPECT_NE(e.find("Range_node (Range changed in opset 27)"), std::string::npos) << e;
   e = importError(oneNodeModel("Abs", 29, onnx::TensorProto::FLOAT, false, "abs29"));
   EXPECT_NE(e.find("E10041"), std::string::npos) << e;
+}
+
+// Attention-25's sliding window: Q, K, V [1, 1, 4, 2]; query i attends keys j with
+// i - left <= j <= i + right (-1: unbounded), composed with is_causal.
+TEST(OnnxOpsets, AttentionSlidingWindow) {
+  const int S = 4, D = 2;
+  std::vector<float> q(S * D), k(S * D), v(S * D);
+  for (int i = 0; i < S * D; ++i) {
+    q[i] = std::sin(0.9f * (float)i);
+    k[i] = std::cos(0.4f * (float)i);
+    v[i] = 0.5f * (float)i - 1.0f;
+  }
+  struct Case {
+    int64_t left, right, causal;
+  } cases[] = {{1, 0, 0}, {-1, 1, 0}, {2, 1, 1}};
+  for (const Case& c : cases) {
+    onnx::ModelProto m;
+    auto* g = onnxtest::newGraph(m, 25);
+    for (const char* name : {"Q", "K", "V"}) {
+      auto* tt = g->add_input();
+      tt->set_name(name);
+      auto* t = tt->mutable_type()->mutable_tensor_type();
+      t->set_elem_type(onnx::TensorProto::FLOAT);
+      for (int64_t d : {1, 1, S, D}) t->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    auto* n = g->add_node();
+    n->set_op_type("Attention");
+    n->set_name("attn");
+    for (const char* name : {"Q", "K", "V"}) n->add_input(name);
+    n->add_output("Y");
+    for (auto [name, val] : {std::pair<const char*, int64_t>{"left_window_size", c.left},
+                             {"right_window_size", c.right}, {"is_causal", c.causal}}) {
+      auto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(val);
+    }
+    g->add_output()->set_name("Y");
+    fs::path p = fs::temp_directory_path() / ("atc_opsets_" + std::to_string(::getpid()) + "_attn25.onnx");
+    std::ofstream(p, std::ios::binary) << m.SerializeAsString();
+    ImportOptions o;
+    o.model = p.string();
+    auto gr = importOnnx(o);
+    fs::remove(p);
+    PassOptions po;
+    PassManager pm(po);  // the driver's pipeline: the bias's shape arithmetic folds to constants
+    pm.addDefaultPipeline();
+    pm.run(*gr);
+    std::vector<float> y = run<float>(*gr, {q, k, v});
+    for (int i = 0; i < S; ++i) {
+      std::vector<float> w(S, 0.0f);
+      float mx = -INFINITY, sum = 0;
+      for (int j = 0; j < S; ++j) {
+        const bool ok = (c.left < 0 || i - j <= c.left) && (c.right < 0 || j - i <= c.right) && (!c.causal || j <= i);
+        if (!ok) continue;
+        w[j] = (q[i * D] * k[j * D] + q[i * D + 1] * k[j * D + 1]) / std::sqrt((float)D);
+        mx = std::max(mx, w[j]);
+      }
+      for (int j = 0; j < S; ++j) {
+        const bool ok = (c.left < 0 || i - j <= c.left) && (c.right < 0 || j - i <= c.right) && (!c.causal || j <= i);
+        w[j] = ok ? std::exp(w[j] - mx) : 0.0f;
+        sum += w[j];
+      }
+      for (int d = 0; d < D; ++d) {
+        float want = 0;
+        for (int j = 0; j < S; ++j) want += w[j] / sum * v[j * D + d];
+        EXPECT_NEAR(y[i * D + d], want, 1e-5f) << "left " << c.left << " right " << c.right << " causal " << c.causal
+                                                << " row " << i;
+      }
+    }
+  }
 }
 
 TEST(OnnxOpsets, BitwiseOpsOnIntegers) {
