@@ -105,7 +105,11 @@ qkv3 = [helper.make_tensor_value_info(x, TP.FLOAT, [1, 16, 96]) for x in "QKV"]
 save("attn_3d_noheads.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y"], name="attn3d"), qkv3)
 qkv4 = [helper.make_tensor_value_info(x, TP.FLOAT, [1, 2, 4, 8]) for x in "QKV"]
 save("attn_nonpad.onnx", helper.make_node("Attention", ["Q", "K", "V", "", "", "", "n"], ["Y"], name="attnpad"),
+     qkv4 + [helper.make_tensor_value_info("n", TP.INT32, [1])])
+save("attn_nonpad_past.onnx", helper.make_node("Attention", ["Q", "K", "V", "", "K", "V", "n"], ["Y"], name="attnpp"),
      qkv4 + [helper.make_tensor_value_info("n", TP.INT64, [1])])
+save("attn_badwindow.onnx", helper.make_node("Attention", ["Q", "K", "V"], ["Y"], name="attnwin", left_window_size=-2),
+     qkv4)
 g = helper.make_graph([helper.make_node("Attention", ["Q", "K", "V"], ["Y1"], name="a"),
                        helper.make_node("Attention", ["Y1", "K", "V"], ["Y"], name="a")], "a", qkv4,
                       [helper.make_tensor_value_info("Y", TP.FLOAT, None)])
@@ -127,7 +131,9 @@ expect_error "RotaryEmbedding with a 3-D input and no num_heads" E19999 -- --mod
 expect_error "RotaryEmbedding with an odd rotary_embedding_dim" E19999 -- --model="$T/rope_odd.onnx" --framework=5
 expect_error "RotaryEmbedding with a 5-D input" E19999 -- --model="$T/rope_5d.onnx" --framework=5
 expect_error "Attention with 3-D inputs and no head counts" E19999 -- --model="$T/attn_3d_noheads.onnx" --framework=5
-expect_error "Attention with nonpad_kv_seqlen" E19999 -- --model="$T/attn_nonpad.onnx" --framework=5
+expect_error "Attention with an int32 nonpad_kv_seqlen" E19999 -- --model="$T/attn_nonpad.onnx" --framework=5
+expect_error "Attention with nonpad_kv_seqlen and a past key" E19999 -- --model="$T/attn_nonpad_past.onnx" --framework=5
+expect_error "Attention with left_window_size -2" E19999 -- --model="$T/attn_badwindow.onnx" --framework=5
 expect_error "Attention with qk_matmul_output_mode 7" E19999 -- --model="$T/attn_badmode.onnx" --framework=5
 rm -rf "$T/ad"; mkdir -p "$T/ad"
 (cd "$T/ad" && timeout 120 "$BIN/atc" --model="$T/attn_dup_names.onnx" --framework=5 --output="$T/ad/m" --soc_version=native > "$T/log" 2>&1) \
