@@ -241,11 +241,11 @@ Q8_AVX2_TARGET static void q8_tile_avx2(const uint32_t* band, const int32_t* off
       const __m256i x0 = _mm256_loadu_si256((const __m256i*)x), x1 = _mm256_loadu_si256((const __m256i*)(x + 8));
       const __m256i x0e = _mm256_and_si256(x0, lo), x0o = _mm256_srli_epi16(x0, 8);
       const __m256i x1e = _mm256_and_si256(x1, lo), x1o = _mm256_srli_epi16(x1, 8);
-#define Q8_AVX2_CH(j, A, B)                                                                              \
-  {                                                                                                      \
-    const __m256i we = _mm256_set1_epi32(w[j]), wo = _mm256_set1_epi32(w[16 + j]);                      \
-    A = _mm256_add_epi32(A, _mm256_add_epi32(_mm256_madd_epi16(x0e, we), _mm256_madd_epi16(x0o, wo))); \
-    B = _mm256_add_epi32(B, _mm256_add_epi32(_mm256_madd_epi16(x1e, we), _mm256_madd_epi16(x1o, wo))); \
+#define Q8_AVX2_CH(j, A, B)                                                                 \
+  {                                                                                         \
+    const __m256i we = _mm256_set1_epi32(w[j]), wo = _mm256_set1_epi32(w[16 + j]);         \
+    A = q8_madd4_avx2(A, x0e, x0o, we, wo);                                                 \
+    B = q8_madd4_avx2(B, x1e, x1o, we, wo);                                                 \
   }
       Q8_AVX2_CH(0, a0, a1)
       Q8_AVX2_CH(1, a2, a3)

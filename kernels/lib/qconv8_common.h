@@ -37,6 +37,18 @@ static Q8_AI q8_i32 q8_splati(int32_t f) {
   return v;
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+// The AVX2 int8 path (Q8_WIDE_PATH, qconv8.cpp q8_tile_avx2): acc plus, per int32 lane, the exact
+// sum of four u8 x s8 products: xe / xo hold the lane's bytes 0, 2 / 1, 3 zero-extended to int16,
+// we / wo the matching weights as int16 pairs.
+__attribute__((target("avx2"), always_inline)) static inline __m256i q8_madd4_avx2(__m256i acc, __m256i xe,
+                                                                                   __m256i xo, __m256i we,
+                                                                                   __m256i wo) {
+  return _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(xe, we), _mm256_madd_epi16(xo, wo)));
+}
+#endif
+
 // Quantization of the band fill: byte = saturate(rint(x / scale) + zp) (+128 for int8, the
 // flip to uint8). x / scale is clamped first to a range that saturates the same way, so that
 // rint can be the add-and-subtract of 1.5 * 2^23 (ties to even); NaN gives the zero point.

@@ -177,12 +177,12 @@ QM_AVX2_TARGET static void qm_tile_avx2(const uint32_t* xr, int64_t KQ, const in
         const __m256i e0 = _mm256_loadu_si256((const __m256i*)w), e1 = _mm256_loadu_si256((const __m256i*)(w + 8));
         const __m256i o0 = _mm256_loadu_si256((const __m256i*)(w + 16));
         const __m256i o1 = _mm256_loadu_si256((const __m256i*)(w + 24));
-#define QM_AVX2_ROW(r, A, B)                                                                           \
-  {                                                                                                    \
-    const __m256i xb = _mm256_set1_epi32((int32_t)x[(r) * KQ + kq]);                                  \
-    const __m256i xe = _mm256_and_si256(xb, lo), xo = _mm256_srli_epi16(xb, 8);                        \
-    A = _mm256_add_epi32(A, _mm256_add_epi32(_mm256_madd_epi16(xe, e0), _mm256_madd_epi16(xo, o0))); \
-    B = _mm256_add_epi32(B, _mm256_add_epi32(_mm256_madd_epi16(xe, e1), _mm256_madd_epi16(xo, o1))); \
+#define QM_AVX2_ROW(r, A, B)                                                                \
+  {                                                                                         \
+    const __m256i xb = _mm256_set1_epi32((int32_t)x[(r) * KQ + kq]);                       \
+    const __m256i xe = _mm256_and_si256(xb, lo), xo = _mm256_srli_epi16(xb, 8);             \
+    A = q8_madd4_avx2(A, xe, xo, e0, o0);                                                   \
+    B = q8_madd4_avx2(B, xe, xo, e1, o1);                                                   \
   }
         QM_AVX2_ROW(0, a0, a1)
         QM_AVX2_ROW(1, a2, a3)

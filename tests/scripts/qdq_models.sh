@@ -100,51 +100,37 @@ print(sum('(depthwise,' in x['decision'] for x in d), sum('output quantized to u
     check "$m x86-64-v4-vnni compiles" false; tail -3 "$m.vnni.log"
   fi
 done
-# x86-64-v3-vnni: the 256-bit vpdpbusd path (AVX-VNNI) for targets without AVX-512; depthwise
-# convs stay float32 there (their int8 kernel is 512-bit only). Runs where the host has AVX-VNNI.
-for m in resnet18 encoder mobilenet_v2; do
-  if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_v3vnni" --soc_version=x86-64-v3-vnni \
-       --precision_mode=must_keep_origin_dtype > "$m.v3vnni.log" 2>&1; then
-    read -r i8 f32 <<< "$(decisions "${m}_v3vnni.om")"
-    case $m in
-      resnet18) check "resnet18 x86-64-v3-vnni: 21 int8 ops" '[ "${i8:-0}" = 21 ]' ;;
-      encoder) check "encoder x86-64-v3-vnni: 8 int8 ops" '[ "${i8:-0}" = 8 ]' ;;
-      mobilenet_v2) check "mobilenet_v2 x86-64-v3-vnni: 36 int8 convs, 17 depthwise float32 ($i8, $f32)" \
-                      '[ "${i8:-0}" = 36 ] && [ "${f32:-0}" = 17 ]' ;;
-    esac
-    if grep -qw avx_vnni /proc/cpuinfo; then
-      "$BIN/omrun" --model="${m}_v3vnni.om" --input="$m.in.npy" --output="$m.v3vnni.res" > /dev/null 2>&1 &&
-        line=$(/usr/bin/python3 steps.py "$m.v3vnni.res/output_0.npy" "$m.out.npy" "$m.json") &&
-        check "$m x86-64-v3-vnni runs: $line" true || check "$m x86-64-v3-vnni runs" false
+# x86-64-v3-vnni: the 256-bit vpdpbusd path (AVX-VNNI) for targets without AVX-512; runs where the
+# host has AVX-VNNI. x86-64-v3: the AVX2 path without VNNI (int8_path avx2: operands widened to
+# int16, vpmaddwd, weights packed widened), where 3x3 stride-1 convs that take Winograd stay
+# float32; runs where the host has AVX2. Depthwise convs stay float32 on both (their int8 kernel
+# is 512-bit only).
+for soc in x86-64-v3-vnni x86-64-v3; do
+  tag=${soc#x86-64-}
+  flag=avx_vnni; [ "$soc" = x86-64-v3 ] && flag=avx2
+  for m in resnet18 encoder mobilenet_v2; do
+    if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_$tag" --soc_version=$soc \
+         --precision_mode=must_keep_origin_dtype > "$m.$tag.log" 2>&1; then
+      read -r i8 f32 <<< "$(decisions "${m}_$tag.om")"
+      wino=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
+print(sum('Winograd conv than on the AVX2 int8 path' in x['decision'] for x in d))" "${m}_$tag.om.json")
+      case $soc/$m in
+        x86-64-v3-vnni/resnet18) check "resnet18 $soc: 21 int8 ops" '[ "${i8:-0}" = 21 ]' ;;
+        x86-64-v3/resnet18) check "resnet18 $soc: 11 int8 ops, 10 Winograd convs float32 ($i8, $f32, $wino)" \
+                              '[ "${i8:-0}" = 11 ] && [ "${f32:-0}" = 10 ] && [ "$wino" = 10 ]' ;;
+        */encoder) check "encoder $soc: 8 int8 ops" '[ "${i8:-0}" = 8 ]' ;;
+        */mobilenet_v2) check "mobilenet_v2 $soc: 36 int8 convs, 17 depthwise float32 ($i8, $f32)" \
+                          '[ "${i8:-0}" = 36 ] && [ "${f32:-0}" = 17 ]' ;;
+      esac
+      if grep -qw $flag /proc/cpuinfo; then
+        "$BIN/omrun" --model="${m}_$tag.om" --input="$m.in.npy" --output="$m.$tag.res" > /dev/null 2>&1 &&
+          line=$(/usr/bin/python3 steps.py "$m.$tag.res/output_0.npy" "$m.out.npy" "$m.json") &&
+          check "$m $soc runs: $line" true || check "$m $soc runs" false
+      fi
+    else
+      check "$m $soc compiles" false; tail -3 "$m.$tag.log"
     fi
-  else
-    check "$m x86-64-v3-vnni compiles" false; tail -3 "$m.v3vnni.log"
-  fi
-done
-# x86-64-v3: the AVX2 path without VNNI (int8_path avx2: operands widened to int16, vpmaddwd,
-# weights packed widened); 3x3 stride-1 convs that take Winograd stay float32, depthwise convs
-# too. Runs where the host has AVX2 (the same bound as the other builds).
-for m in resnet18 encoder mobilenet_v2; do
-  if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_v3" --soc_version=x86-64-v3 \
-       --precision_mode=must_keep_origin_dtype > "$m.v3.log" 2>&1; then
-    read -r i8 f32 <<< "$(decisions "${m}_v3.om")"
-    wino=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
-print(sum('Winograd conv than on the AVX2 int8 path' in x['decision'] for x in d))" "${m}_v3.om.json")
-    case $m in
-      resnet18) check "resnet18 x86-64-v3: 11 int8 ops, 10 Winograd convs float32 ($i8, $f32, $wino)" \
-                  '[ "${i8:-0}" = 11 ] && [ "${f32:-0}" = 10 ] && [ "$wino" = 10 ]' ;;
-      encoder) check "encoder x86-64-v3: 8 int8 ops" '[ "${i8:-0}" = 8 ]' ;;
-      mobilenet_v2) check "mobilenet_v2 x86-64-v3: 36 int8 convs, 17 depthwise float32 ($i8, $f32)" \
-                      '[ "${i8:-0}" = 36 ] && [ "${f32:-0}" = 17 ]' ;;
-    esac
-    if grep -qw avx2 /proc/cpuinfo; then
-      "$BIN/omrun" --model="${m}_v3.om" --input="$m.in.npy" --output="$m.v3.res" > /dev/null 2>&1 &&
-        line=$(/usr/bin/python3 steps.py "$m.v3.res/output_0.npy" "$m.out.npy" "$m.json") &&
-        check "$m x86-64-v3 runs: $line" true || check "$m x86-64-v3 runs" false
-    fi
-  else
-    check "$m x86-64-v3 compiles" false; tail -3 "$m.v3.log"
-  fi
+  done
 done
 # sapphirerapids: the encoder's int8 matrix products on AMX tiles (tdpbusd in their kernels);
 # runs where the host has AMX-INT8, to the same bound as the other builds.

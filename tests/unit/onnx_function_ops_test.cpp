@@ -39,6 +39,20 @@ void addInit(onnx::GraphProto* g, const std::string& name, const std::vector<flo
   for (float x : v) t->add_float_data(x);
 }
 
+void addIntAttr(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void addStrAttr(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
 // Writes m to a temporary file named after `tag`; returns its path.
 std::string save(const onnx::ModelProto& m, const std::string& tag) {
   fs::path p = fs::temp_directory_path() / (tag + "_" + std::to_string(::getpid()) + ".onnx");
@@ -173,18 +187,8 @@ std::string twoInputModel(const std::string& op, int64_t opset, const std::vecto
   n->set_name(op + "_node");
   n->add_input("a");
   n->add_input("b");
-  for (auto& [k, v] : ints) {
-    auto* a = n->add_attribute();
-    a->set_name(k);
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(v);
-  }
-  for (auto& [k, v] : strs) {
-    auto* a = n->add_attribute();
-    a->set_name(k);
-    a->set_type(onnx::AttributeProto::STRING);
-    a->set_s(v);
-  }
+  for (auto& [k, v] : ints) addIntAttr(n, k, v);
+  for (auto& [k, v] : strs) addStrAttr(n, k, v);
   n->add_output("y");
   g->add_output()->set_name("y");
   return save(m, "atc_fnops_" + tag);
@@ -272,16 +276,9 @@ TEST(OnnxFunctionOps, LinearAttentionRefusals) {
     n->set_name("la");
     for (const char* in : {"q", "k", "v"}) n->add_input(in);
     n->add_output("y");
-    auto* r = n->add_attribute();
-    r->set_name("update_rule");
-    r->set_type(onnx::AttributeProto::STRING);
-    r->set_s(c.rule);
-    for (auto [name, val] : {std::pair<const char*, int64_t>{"q_num_heads", c.qh}, {"kv_num_heads", c.kvh}}) {
-      auto* a = n->add_attribute();
-      a->set_name(name);
-      a->set_type(onnx::AttributeProto::INT);
-      a->set_i(val);
-    }
+    addStrAttr(n, "update_rule", c.rule);
+    addIntAttr(n, "q_num_heads", c.qh);
+    addIntAttr(n, "kv_num_heads", c.kvh);
     g->add_output()->set_name("y");
     if (c.seq == 0) {  // a symbolic sequence length
       auto* shape = g->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
@@ -322,10 +319,7 @@ std::string einsumModel(const std::string& eq, const std::vector<int64_t>& da, c
     addInput(g, "b", db);
     n->add_input("b");
   }
-  auto* at = n->add_attribute();
-  at->set_name("equation");
-  at->set_type(onnx::AttributeProto::STRING);
-  at->set_s(eq);
+  addStrAttr(n, "equation", eq);
   n->add_output("y");
   g->add_output()->set_name("y");
   return save(m, "atc_einsum_" + tag);
