@@ -11,8 +11,10 @@
 // epilogue ((acc - comp) * mult + bias, ReLU / Clip, the output stage) writes float32 or the
 // quantized bytes an int8 reader takes.
 //
-// The accumulation has two implementations with identical results: vpdpbusd (QD_VNNI, and in
-// the native build only when the host has it) and portable int32 vector code.
+// The accumulation has four implementations with identical results, chosen by QD_VNNI (and in
+// the native build only when the host has the instructions): vpdpbusd on 512-bit vectors (1,
+// AVX512-VNNI) or 256-bit ones (2, AVX-VNNI), vpmaddwd on the words' bytes zero-extended to
+// int16 pairs (4, AVX2: exact, unlike vpmaddubsw, which saturates), and portable int32 code.
 #include "kernels/lib/qconv8_common.h"
 
 #if defined(__x86_64__)
@@ -185,11 +187,88 @@ QD_VNNI_TARGET static void qd_tiles_vnni(const uint32_t* words, const int64_t* o
   for (int v = 0; v < QD_NT; ++v)
     if (v < nt) _mm512_storeu_si512((void*)(acc + 16 * v), a[v]);
 }
+
+// 256-bit vpdpbusd: each tile of 16 outputs in two accumulators. The body is shared by the
+// VEX form (AVX-VNNI, the vnni256 path) and the EVEX form (AVX512-VL + VNNI), which runs the
+// same code on an AVX-512 host (the kernel tests' stand-in where the host has no AVX-VNNI).
+#define QD_TILES256(DPBUSD)                                                            \
+  __m256i a[2 * QD_NT];                                                                \
+  for (int v = 0; v < 2 * QD_NT; ++v) a[v] = _mm256_setzero_si256();                   \
+  for (int64_t k = 0; k < ntap; ++k) {                                                 \
+    const __m256i w = _mm256_set1_epi32(wq[k]);                                        \
+    const uint32_t* b = words + off[k];                                                \
+    for (int v = 0; v < QD_NT; ++v)                                                    \
+      if (v < nt) {                                                                    \
+        a[2 * v] = DPBUSD(a[2 * v], _mm256_loadu_si256((const __m256i*)(b + t[v])), w); \
+        a[2 * v + 1] = DPBUSD(a[2 * v + 1], _mm256_loadu_si256((const __m256i*)(b + t[v] + 8)), w); \
+      }                                                                                \
+  }                                                                                    \
+  for (int v = 0; v < 2 * QD_NT; ++v)                                                  \
+    if (v / 2 < nt) _mm256_storeu_si256((__m256i*)(acc + 8 * v), a[v]);
+
+__attribute__((target("avx2,avxvnni"))) static void qd_tiles_vnni256(const uint32_t* words, const int64_t* off,
+                                                                      int64_t ntap, const int32_t* wq,
+                                                                      const int64_t* t, int nt, int32_t* acc) {
+  QD_TILES256(_mm256_dpbusd_avx_epi32)
+}
+__attribute__((target("avx512f,avx512vl,avx512vnni"))) static void qd_tiles_vnni256_evex(
+    const uint32_t* words, const int64_t* off, int64_t ntap, const int32_t* wq, const int64_t* t, int nt,
+    int32_t* acc) {
+  QD_TILES256(_mm256_dpbusd_epi32)
+}
+#undef QD_TILES256
+
+// AVX2 without VNNI: a tap word's bytes 0, 2 and 1, 3 zero-extended to int16 (and, vpsrlw),
+// times the weight word's bytes as int16 pairs (w0, w2) and (w1, w3), summed by vpmaddwd. One
+// tile at a time, its two accumulators over all taps: with the four tiles of the VNNI paths, the
+// 8 accumulators and the hoisted weight pairs of a 3x3 kernel spill out of the 16 ymm registers.
+__attribute__((target("avx2"))) static void qd_tiles_avx2(const uint32_t* words, const int64_t* off, int64_t ntap,
+                                                          const int32_t* wq, const int64_t* t, int nt,
+                                                          int32_t* acc) {
+  int32_t wp[2 * 64];  // (w0, w2), (w1, w3) of tap word k (ntap <= 64: the lowering's bound)
+  for (int64_t k = 0; k < ntap; ++k) {
+    const uint32_t wk = (uint32_t)wq[k];
+    const int32_t w0 = (int8_t)wk, w1 = (int8_t)(wk >> 8), w2 = (int8_t)(wk >> 16), w3 = (int8_t)(wk >> 24);
+    wp[2 * k] = (int32_t)(((uint32_t)w2 << 16) | ((uint32_t)w0 & 0xFFFFu));
+    wp[2 * k + 1] = (int32_t)(((uint32_t)w3 << 16) | ((uint32_t)w1 & 0xFFFFu));
+  }
+  const __m256i lo = _mm256_set1_epi32(0x00FF00FF);
+  for (int v = 0; v < nt; ++v) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+    for (int64_t k = 0; k < ntap; ++k) {
+      const __m256i we = _mm256_set1_epi32(wp[2 * k]), wo = _mm256_set1_epi32(wp[2 * k + 1]);
+      const uint32_t* b = words + off[k] + t[v];
+      const __m256i x0 = _mm256_loadu_si256((const __m256i*)b), x1 = _mm256_loadu_si256((const __m256i*)(b + 8));
+      a0 = q8_madd4_avx2(a0, _mm256_and_si256(x0, lo), _mm256_srli_epi16(x0, 8), we, wo);
+      a1 = q8_madd4_avx2(a1, _mm256_and_si256(x1, lo), _mm256_srli_epi16(x1, 8), we, wo);
+    }
+    _mm256_storeu_si256((__m256i*)(acc + 16 * v), a0);
+    _mm256_storeu_si256((__m256i*)(acc + 16 * v + 8), a1);
+  }
+}
 #endif
+
+// The accumulation paths of QD_VNNI (the host checked in the native build).
+enum QdPath { QD_PORTABLE = 0, QD_V512 = 1, QD_V256 = 2, QD_V256_EVEX = 3, QD_AVX2 = 4 };
+
+static QdPath qd_path(int64_t param) {
+#if !defined(__x86_64__)
+  (void)param;
+  return QD_PORTABLE;
+#elif defined(ATC_BITCODE)
+  return param == 1 || param == 2 || param == 4 ? (QdPath)param : QD_PORTABLE;
+#else
+  if (param == 1 && __builtin_cpu_supports("avx512vnni")) return QD_V512;
+  if (param == 2 && __builtin_cpu_supports("avxvnni")) return QD_V256;
+  if (param == 2 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")) return QD_V256_EVEX;
+  if (param == 4 && __builtin_cpu_supports("avx2")) return QD_AVX2;
+  return QD_PORTABLE;
+#endif
+}
 
 // The outputs of one band: flat tiles of 16 (the last one overlapping the one before it, or
 // partial when the band has fewer than 16 outputs), QD_NT at a time, then the epilogue.
-static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t* off, const int32_t* wq, bool vnni,
+static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t* off, const int32_t* wq, QdPath path,
                           int32_t* acc, float mult, float bias, int32_t comp, void* Y, int64_t y0, int64_t total) {
   const int64_t ntap = P[QD_KH] * P[QD_NQ];
   const float lo = (float)atck_d(P[QD_ACTLO]), hi = (float)atck_d(P[QD_ACTHI]);
@@ -205,12 +284,15 @@ static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t
       t[nt] = (ti + nt) * 16;
       if (t[nt] + 16 > total && total >= 16) t[nt] = total - 16;
     }
+    switch (path) {
 #if defined(__x86_64__)
-    if (vnni)
-      qd_tiles_vnni(words, off, ntap, wq, t, nt, acc);
-    else
+      case QD_V512: qd_tiles_vnni(words, off, ntap, wq, t, nt, acc); break;
+      case QD_V256: qd_tiles_vnni256(words, off, ntap, wq, t, nt, acc); break;
+      case QD_V256_EVEX: qd_tiles_vnni256_evex(words, off, ntap, wq, t, nt, acc); break;
+      case QD_AVX2: qd_tiles_avx2(words, off, ntap, wq, t, nt, acc); break;
 #endif
-      qd_tiles_portable(words, off, ntap, wq, t, nt, acc);
+      default: qd_tiles_portable(words, off, ntap, wq, t, nt, acc); break;
+    }
     for (int v = 0; v < nt; ++v) {
       Q8Seg seg;
       seg.lane = 0;
@@ -230,12 +312,7 @@ static void qd_band_tiles(const int64_t* P, const uint32_t* words, const int64_t
 void atck_qdwconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t C = P[QD_C], OH = P[QD_OH], OW = P[QD_OW], KH = P[QD_KH], NQ = P[QD_NQ];
   const int64_t SH = P[QD_SH], DH = P[QD_DH], NC = P[QD_N] * C, PPT = P[QD_PPT], RG = qd_region(P);
-  bool vnni = P[QD_VNNI] != 0;
-#if !defined(__x86_64__)
-  vnni = false;
-#elif !defined(ATC_BITCODE)
-  vnni = vnni && __builtin_cpu_supports("avx512vnni");
-#endif
+  const QdPath path = qd_path(P[QD_VNNI]);
   const Q8Quant q = q8_in_quant(P[QD_XSCALE], P[QD_XZP], P[QD_QDT]);
   const uint8_t zpb = (uint8_t)((P[QD_XZP] + q.flip) & 0xFF);
   const int32_t* W = (const int32_t*)bufs[P[QD_WBUF]];
@@ -256,7 +333,7 @@ void atck_qdwconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t en
     for (int64_t oh0 = 0; oh0 < OH; oh0 += P[QD_MB]) {
       const int64_t ohn = OH - oh0 < P[QD_MB] ? OH - oh0 : P[QD_MB];
       qd_band(P, bufs, plane, oh0, ohn, q, zpb, words, prows);
-      qd_band_tiles(P, words, off, W + c * KH * NQ, vnni, acc, aux[c], aux[C + c], comp[c], Y,
+      qd_band_tiles(P, words, off, W + c * KH * NQ, path, acc, aux[c], aux[C + c], comp[c], Y,
                     plane * OH * OW + oh0 * OW, ohn * OW);
     }
   }

@@ -155,7 +155,7 @@ enum QDw8Param {
   QD_XDT, QD_XSCALE, QD_XZP, QD_QDT,   // as Q8_XDT, Q8_XSCALE, Q8_XZP, Q8_QDT
   QD_ACT, QD_ACTLO, QD_ACTHI,          // as Q8_ACT, Q8_ACTLO, Q8_ACTHI
   QD_OQ, QD_OSCALE, QD_OZP, QD_OQLO, QD_OQHI,  // as Q8_OQ...
-  QD_VNNI,                             // 1: vpdpbusd (AVX512-VNNI); 0: portable int32 code
+  QD_VNNI,                             // 1: vpdpbusd 512-bit; 2: 256-bit (AVX-VNNI); 4: vpmaddwd (AVX2); 0: portable
   QD_NQ,                               // tap quads per kernel row: ceil(KW / 4)
   QD_MB, QD_WROWS,                     // output rows per band; word rows per phase (MB + (KH-1)*DH/SH)
   QD_PADW,                             // bytes of the padded-row scratch

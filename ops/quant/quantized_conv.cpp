@@ -179,7 +179,9 @@ KernelCall lowerQuantizedDwConv(LowerCtx& c, const QcDims& d) {
   P[QD_XSCALE] = paramFromDouble(n.inputs[1]->constant->floatAt(0));
   P[QD_XZP] = n.inputs[2]->constant->intAt(0);
   epilogueParams(n, P, {QD_ACT, QD_ACTLO, QD_ACTHI, QD_OQ, QD_OSCALE, QD_OZP, QD_OQLO, QD_OQHI});
-  P[QD_VNNI] = c.int8Path == 1 ? 1 : 0;  // 512-bit only: portable code on other targets
+  // vpdpbusd on 512 / 256 bits or vpmaddwd (AVX2), over the same tap words and weight words;
+  // portable code otherwise (the test-only path 5 included: depthwise weights are never widened).
+  P[QD_VNNI] = c.int8Path == 1 || c.int8Path == 2 || c.int8Path == Q8_WIDE_PATH ? c.int8Path : 0;
   P[QD_NQ] = NQ;
   // The tap-word build reads 64 bytes from column ow * SW + 4g * DW, ow < OW rounded down to 16.
   P[QD_PADW] = SW * OW + (KW - 1) * DW + 64;

@@ -372,8 +372,6 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
     if (!dx) continue;  // a float conv
     ctx.stats.matchTimes++;
     std::string why = !wanted ? "the target has no int8 conv path (int8_path none)" : convBlocker(c);
-    if (why.empty() && c->attrInt("group", 1) != 1 && !ctx.target->int8Vnni())
-      why = "depthwise conv on a target without AVX512-VNNI (the int8 depthwise kernel needs int8_path vnni512)";
     // Without VNNI the int8 product runs at about the float32 FMA rate; a Winograd F(4x4, 3x3)
     // conv does a quarter of the multiplications (ResNet-18, x86-64-v3: 2.1 against 2.8 ms per 56x56 layer).
     if (why.empty() && ctx.target->int8Path == "avx2" && convWouldTakeWinograd(*c, ctx))

@@ -216,7 +216,8 @@ TEST(KernelQConv8, VnniMatchesReference) {
 }
 
 // Weights widened to int16 pairs (int8_path avx2): vpmaddwd where the host has AVX2, and the
-// portable code over the same layout (path 5).
+// portable code over the same layout (path 5). Depthwise convs (qdwconv8) keep their tap-word
+// weights and widen each word in the tiles (path 4), or run the portable code (path 5).
 TEST(KernelQConv8, WideMatchesReference) {
   for (const Q8Case& c : cases()) check(c, 5);
 #if defined(__x86_64__)
@@ -227,14 +228,19 @@ TEST(KernelQConv8, WideMatchesReference) {
   for (const Q8Case& c : cases()) check(c, 4);
 }
 
-// The 256-bit vpdpbusd tiles (AVX-VNNI, int8_path vnni256).
+// The 256-bit vpdpbusd tiles (AVX-VNNI, int8_path vnni256). On a host with AVX512-VNNI but no
+// AVX-VNNI the depthwise kernel runs the same tiles with the EVEX form of the instruction (and
+// qconv8 its portable code): the depthwise cases still test the 256-bit tile logic there.
 TEST(KernelQConv8, Vnni256MatchesReference) {
 #if defined(__x86_64__)
-  if (!__builtin_cpu_supports("avxvnni")) GTEST_SKIP() << "the host has no AVX-VNNI";
+  const bool vex = __builtin_cpu_supports("avxvnni");
+  if (!vex && !(__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")))
+    GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX512-VNNI";
+  for (const Q8Case& c : cases())
+    if (vex || c.dw) check(c, 2);
 #else
   GTEST_SKIP() << "not x86-64";
 #endif
-  for (const Q8Case& c : cases()) check(c, 2);
 }
 
 // The lowering packs w and mult in place and records the original weight shape: inference
