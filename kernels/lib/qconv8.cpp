@@ -294,16 +294,33 @@ static Q8_AI q8_f32 q8_gather_segs(const float* r, const Q8Seg* seg, int nseg) {
   return *(const q8_f32u*)t;
 }
 
+// The residual's 16 values of a tile from channel plane r: float32 as they are, or uint8 / int8
+// bytes dequantized, (r - zp) * scale (the float values a Q/DQ output stage would have written).
+static Q8_AI q8_f32 q8_residual(const int64_t* P, const void* r, const Q8Seg* seg, int nseg) {
+  if (P[Q8_RDT] == ATCK_F32) return q8_gather_segs((const float*)r, seg, nseg);
+  const uint8_t* b = (const uint8_t*)r;
+  uint8_t t[16] = {0};
+  const uint8_t* src = b + seg[0].dst;
+  if (!(nseg == 1 && seg[0].len == 16)) {
+    for (int s = 0; s < nseg; ++s) q8_put_bytes(t + seg[s].lane, b + seg[s].dst, seg[s].len);
+    src = t;
+  }
+  const q8_u8x16 u = *(const q8_u8x16*)src;
+  const q8_i32 v = P[Q8_RDT] == ATCK_U8 ? __builtin_convertvector(u, q8_i32)
+                                        : __builtin_convertvector((q8_s8x16)u, q8_i32);
+  return __builtin_convertvector(v - q8_splati((int32_t)P[Q8_RZP]), q8_f32) * q8_splatf((float)atck_d(P[Q8_RSCALE]));
+}
+
 // Epilogue of one tile: channels [oc0, oc0 + noc) of acc (row i: channel oc0 + i); R: the
-// residual's planes of this image (nullptr: none).
+// residual's planes of this image (nullptr: none; elements of 4 bytes, or 1 when quantized).
 static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, int64_t oc0, int64_t noc,
-                                        const float* aux, void* Y, const float* R, const Q8Seg* seg, int nseg) {
+                                        const float* aux, void* Y, const char* R, const Q8Seg* seg, int nseg) {
   const int64_t OCP = P[Q8_OCP], plane = P[Q8_OH] * P[Q8_OW];
   const int32_t* comp = (const int32_t*)(aux + 2 * OCP);
   const float lo = (float)atck_d(P[Q8_ACTLO]), hi = (float)atck_d(P[Q8_ACTHI]);
   const float plo = (float)atck_d(P[Q8_PACTLO]), phi = (float)atck_d(P[Q8_PACTHI]);
   const Q8Out o = q8_out_params(P[Q8_OQ], P[Q8_OSCALE], P[Q8_OZP], P[Q8_OQLO], P[Q8_OQHI]);
-  const int64_t esz = o.mode == 2 ? 1 : 4;
+  const int64_t esz = o.mode == 2 ? 1 : 4, rsz = P[Q8_RDT] == ATCK_F32 ? 4 : 1;
   Q8Req req = q8_req_bounds(o, P[Q8_ACT], lo, hi);
   for (int64_t i = 0; i < noc; ++i) {
     const int64_t oc = oc0 + i;
@@ -317,7 +334,7 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
                    q8_splatf(aux[oc]) +
                q8_splatf(aux[OCP + oc]);
     y = q8_act(P[Q8_ACT], y, lo, hi);
-    if (R) y = q8_act(P[Q8_PACT], y + q8_gather_segs(R + oc * plane, seg, nseg), plo, phi);
+    if (R) y = q8_act(P[Q8_PACT], y + q8_residual(P, R + oc * plane * rsz, seg, nseg), plo, phi);
     q8_out_store(o, (char*)Y + oc * plane * esz, y, seg, nseg);
   }
 }
@@ -406,7 +423,8 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
         for (int64_t kw = 0; kw < KW; ++kw, ++kq)
           off[kq] = (int32_t)(cq * PLANE + kh * DH * WPP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
     void* Y = (char*)bufs[P[Q8_YBUF]] + n * OC * OH * OW * (P[Q8_OQ] == 2 ? 1 : 4);
-    const float* R = P[Q8_RBUF] >= 0 ? (const float*)bufs[P[Q8_RBUF]] + n * OC * OH * OW : nullptr;
+    const char* R = P[Q8_RBUF] >= 0 ? (const char*)bufs[P[Q8_RBUF]] + n * OC * OH * OW * (P[Q8_RDT] == ATCK_F32 ? 4 : 1)
+                                     : nullptr;
     // Tiles: flat runs of 16 band words (stride 1), else 16 columns of one output row. With
     // vpdpbusd, two or three neighbouring tiles (of one output row when strided) run as the
     // 8 x 32 / 8 x 48 tiles, each panel in two halves of 8 channels, when there are at least

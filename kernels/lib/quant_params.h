@@ -130,6 +130,8 @@ enum QConv8Param {
   Q8_OSCALE, Q8_OZP, Q8_OQLO, Q8_OQHI,  // their scale (atck_f), zero point, saturation range
   Q8_RBUF,                              // residual R added after the activation (-1: none)
   Q8_PACT, Q8_PACTLO, Q8_PACTHI,        // the activation after R: as Q8_ACT / ACTLO / ACTHI
+  Q8_RDT, Q8_RSCALE, Q8_RZP,            // R's dtype: float32, or uint8 / int8 read as
+                                        // (r - RZP) * RSCALE (atck_f): a quantized block output
   Q8_COUNT
 };
 

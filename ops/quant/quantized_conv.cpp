@@ -5,7 +5,8 @@
 //           does; or uint8 / int8, already quantized), x_scale (float32 scalar),
 //           x_zero_point (uint8 / int8 scalar, constant), w (int8 [OC, C, KH, KW], constant),
 //           mult (float32 [OC], constant), B (float32 [OC], constant, optional),
-//           R (float32, y's shape, optional: a residual)
+//           R (float32, y's shape, optional: a residual; or uint8 / int8, a quantized block
+//           output, read as (R - r_zero_point) * r_scale: attributes r_scale, r_zero_point)
 //   y[oc] = float(sum (xq - x_zero_point) * w[oc]) * mult[oc] + B[oc], then the activation
 //   (attribute activation: "Relu", or "Clip" to [clip_min, clip_max]), then + R and the
 //   activation after it (post_activation, post_clip_min/max: a ResNet block's Add and Relu),
@@ -61,9 +62,11 @@ QcDims quantizedConvDims(const Node& n) {
   if (d.group != 1 && n.input(6)) opError(n, "a depthwise QuantizedConv takes no residual input R");
   if (const Value* r = n.input(6)) {
     const Shape want = {d.N, d.OC, d.g.out[0], d.g.out[1]};
-    if (r->type.dtype != DType::F32 || !r->type.shapeKnown || r->type.shape != want)
-      opError(n, "R must be float32 of y's shape [" + joinInts(want) + "], not " + dtypeName(r->type.dtype) + " [" +
-                     joinInts(r->type.shape) + "]");
+    if ((r->type.dtype != DType::F32 && !isQuant8(r->type.dtype)) || !r->type.shapeKnown || r->type.shape != want)
+      opError(n, "R must be float32, uint8 or int8 of y's shape [" + joinInts(want) + "], not " +
+                     dtypeName(r->type.dtype) + " [" + joinInts(r->type.shape) + "]");
+    if (isQuant8(r->type.dtype) && !(n.hasAttr("r_scale") && n.hasAttr("r_zero_point")))
+      opError(n, "a uint8 / int8 R needs the attributes r_scale and r_zero_point");
   }
   if (n.hasAttr("out_scale")) {
     const std::string qdt = n.attrString("out_dtype", "");
@@ -233,6 +236,9 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_PACT] = post == "Relu" ? 1 : post == "Clip" ? 2 : 0;
   P[Q8_PACTLO] = paramFromDouble(n.attrFloat("post_clip_min", -INFINITY));
   P[Q8_PACTHI] = paramFromDouble(n.attrFloat("post_clip_max", INFINITY));
+  P[Q8_RDT] = n.input(6) ? (int64_t)n.input(6)->type.dtype : (int64_t)DType::F32;
+  P[Q8_RSCALE] = paramFromDouble(n.attrFloat("r_scale", 1.0));
+  P[Q8_RZP] = n.attrInt("r_zero_point", 0);
   P[Q8_VNNI] = c.int8Path;
   P[Q8_C4] = C4; P[Q8_KQ] = KQ; P[Q8_OCP] = OCP;
   // Band: padded input columns as SW phases; rows of the largest row block; slack words so

@@ -186,15 +186,50 @@ bool perTensorParams(const Node* n, double* scale, int64_t* zp, DType* qdt, DTyp
   return true;
 }
 
+// The readers of a QuantizedConv's output v for an output stage: one QuantizeLinear (*q), and
+// any QuantizedConvs reading v as their x with that QuantizeLinear's scale, zero point and
+// dtype (they quantize the stage's values to the same bytes: the folds took their own Q/DQ pair
+// as their input quantization, while the pair's DequantizeLinear fed a float reader too).
+bool stageReaders(const Graph& g, const std::map<const Value*, std::vector<Node*>>& readers, const Value* v,
+                  Node** q, std::vector<Node*>* convs) {
+  *q = nullptr;
+  convs->clear();
+  auto it = readers.find(v);
+  if (it == readers.end() || g.isGraphOutput(v)) return false;
+  for (Node* r : it->second) {
+    if (r->type == "QuantizeLinear" && !*q && r->inputs[0] == v) *q = r;
+    else if (r->type == "QuantizedConv" && r->inputs[0] == v) convs->push_back(r);
+    else return false;
+  }
+  if (!*q) return false;
+  for (Node* c : *convs) {
+    int uses = 0;
+    for (const Value* in : c->inputs) uses += in == v;
+    if (uses != 1 || !c->inputs[1]->isConstant() || !c->inputs[2]->isConstant() || !(*q)->input(2) ||
+        c->inputs[2]->type.dtype != (*q)->input(2)->type.dtype ||
+        (float)c->inputs[1]->constant->floatAt(0) != (float)(*q)->input(1)->constant->floatAt(0) ||
+        c->inputs[2]->constant->intAt(0) != (*q)->input(2)->constant->intAt(0))
+      return false;
+  }
+  return true;
+}
+
 // QuantizedConv -> QuantizeLinear -> DequantizeLinear (a float reader such as a depthwise
-// conv after it): the pair becomes the conv's output stage (out_scale...). Runs after the
-// folds, so the pairs that fed a folded conv are gone already.
+// conv or a residual Add after it; other readers may be int8 convs quantizing the output the
+// same way, stageReaders): the pair becomes the conv's output stage (out_scale...), and every
+// reader reads the stage's output. Runs after the folds, so the pairs that fed a folded conv
+// alone are gone already.
 int absorbOutputFakeQuant(Graph& g, PassContext& ctx, std::set<Node*>* removed) {
   int n = 0;
+  std::map<const Value*, std::vector<Node*>> readers;
+  for (const auto& u : g.nodes())
+    for (Value* in : u->inputs)
+      if (in) readers[in].push_back(u.get());
   for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
     if (qc->hasAttr("out_scale")) continue;
-    Node* q = fu::soleUser(g, qc->outputs[0]);
-    if (!q || q->type != "QuantizeLinear" || q->inputs[0] != qc->outputs[0]) continue;
+    Node* q = nullptr;
+    std::vector<Node*> convs;
+    if (!stageReaders(g, readers, qc->outputs[0], &q, &convs)) continue;
     Node* dq = fu::soleUser(g, q->outputs[0]);
     if (!dq || dq->type != "DequantizeLinear" || dq->inputs[0] != q->outputs[0]) continue;
     double s1, s2;
@@ -210,6 +245,7 @@ int absorbOutputFakeQuant(Graph& g, PassContext& ctx, std::set<Node*>* removed) 
                                   " + DequantizeLinear " + dq->name + " (output stage)";
     for (Node* x : {q, dq}) qc->originalNames.push_back(x->name);
     fu::adoptOutput(qc, dq->outputs[0]);
+    for (Node* c : convs) c->inputs[0] = dq->outputs[0];
     removed->insert(q);
     removed->insert(dq);
     g.removeNode(q);
@@ -262,8 +298,55 @@ int absorbResidualAdd(Graph& g, PassContext& ctx) {
   return n;
 }
 
+// Whether the readers `rs` of v can take v quantized: each a QuantizedConv reading v once,
+// either as its input x (all such readers quantizing it with one scale and zero point) or as
+// its residual R (only when v went through a Q/DQ output stage, `staged`: the residual then
+// reads the same values, dequantized in its epilogue). *x0: the first x reader (or nullptr).
+bool quantizableReaders(const Value* v, const std::vector<Node*>& rs, bool staged, const Node** x0) {
+  *x0 = nullptr;
+  for (const Node* r : rs) {
+    if (r->type != "QuantizedConv") return false;
+    int uses = 0;
+    for (const Value* in : r->inputs) uses += in == v;
+    if (uses != 1) return false;
+    if (r->input(6) == v) {
+      if (!staged) return false;
+      continue;
+    }
+    if (r->inputs[0] != v) return false;
+    if (!*x0) *x0 = r;
+    for (size_t i : {(size_t)1, (size_t)2})
+      if (!r->inputs[i]->isConstant() || r->inputs[i]->type.dtype != (*x0)->inputs[i]->type.dtype ||
+          r->inputs[i]->constant->data != (*x0)->inputs[i]->constant->data)
+        return false;
+  }
+  return true;
+}
+
+// The output quantization of a QuantizedConv whose readers take it quantized: from its x
+// readers, or from its own Q/DQ output stage; false when they disagree.
+bool betweenConvsQuant(const Node* qc, const Node* x0, DType* qdt, double* scale, int64_t* zp) {
+  const bool staged = qc->hasAttr("out_scale");
+  DType own = DType::Undefined;
+  if (staged && (!dtypeFromName(qc->attrString("out_dtype", ""), &own) || (own != DType::U8 && own != DType::I8)))
+    return false;
+  if (!x0) {
+    *qdt = own;
+    *scale = qc->attrFloat("out_scale", 0.0);
+    *zp = qc->attrInt("out_zero_point", 0);
+    return staged;
+  }
+  *qdt = x0->inputs[2]->type.dtype;
+  *scale = x0->inputs[1]->constant->floatAt(0);
+  *zp = x0->inputs[2]->constant->intAt(0);
+  return !staged || (*qdt == own && (float)*scale == (float)qc->attrFloat("out_scale", 0.0) &&
+                     *zp == qc->attrInt("out_zero_point", 0));
+}
+
 // A QuantizedConv whose every reader is a QuantizedConv quantizing it as its input x (the
-// Q/DQ pair between them gone with the folds) with the same scale and zero point: it writes
+// Q/DQ pair between them gone with the folds) with the same scale and zero point, or, when its
+// output goes through a Q/DQ output stage, one adding it as its residual R (a block output that
+// an exporter quantized for all its readers, ONNX Runtime's quantizer among them): it writes
 // its output quantized (out_quantize; the kernels fold the requantization into one
 // multiply-add, which can move a value within float rounding of a tie by one step, inside
 // the one step the int8 path promises) and the readers take the uint8 / int8 tensor, a
@@ -276,28 +359,30 @@ int quantizeBetweenConvs(Graph& g, PassContext& ctx) {
       if (in) readers[in].push_back(u.get());
   for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
     Value* v = qc->outputs[0];
-    if (qc->hasAttr("out_scale") || v->type.dtype != DType::F32 || g.isGraphOutput(v) || !readers.count(v)) continue;
+    if (qc->hasAttr("out_quantize") || v->type.dtype != DType::F32 || g.isGraphOutput(v) || !readers.count(v))
+      continue;
     const std::vector<Node*>& rs = readers[v];
-    const Node* r0 = rs[0];
-    bool ok = true;
-    for (const Node* r : rs) {
-      ok = ok && r->type == "QuantizedConv" && r->inputs[0] == v;
-      for (size_t i = 1; ok && i < r->inputs.size(); ++i) ok = r->inputs[i] != v;
-      for (size_t i : {(size_t)1, (size_t)2})
-        ok = ok && r->inputs[i]->isConstant() && r->inputs[i]->type.dtype == r0->inputs[i]->type.dtype &&
-             r->inputs[i]->constant->data == r0->inputs[i]->constant->data;
-    }
-    if (!ok) continue;
-    const DType qdt = r0->inputs[2]->type.dtype;
-    qc->attrs["out_scale"] = r0->inputs[1]->constant->floatAt(0);
-    qc->attrs["out_zero_point"] = r0->inputs[2]->constant->intAt(0);
+    const Node* x0 = nullptr;
+    DType qdt = DType::Undefined;
+    double scale = 0;
+    int64_t zp = 0;
+    if (!quantizableReaders(v, rs, qc->hasAttr("out_scale"), &x0) || !betweenConvsQuant(qc, x0, &qdt, &scale, &zp))
+      continue;
+    qc->attrs["out_scale"] = scale;
+    qc->attrs["out_zero_point"] = zp;
     qc->attrs["out_dtype"] = std::string(dtypeName(qdt));
     qc->attrs["out_quantize"] = (int64_t)1;
     v->type.dtype = qdt;
     std::string names;
     for (Node* r : rs) {
+      const bool asR = r->input(6) == v;
+      if (asR) {
+        r->attrs["r_scale"] = scale;
+        r->attrs["r_zero_point"] = zp;
+      }
       names += (names.empty() ? "" : ", ") + r->name;
-      r->attrs["_quant_decision"] = r->attrString("_quant_decision", "") + ", input quantized by QuantizedConv " + qc->name;
+      r->attrs["_quant_decision"] = r->attrString("_quant_decision", "") + (asR ? ", residual" : ", input") +
+                                    " quantized by QuantizedConv " + qc->name;
     }
     qc->attrs["_quant_decision"] = qc->attrString("_quant_decision", "") + ", output quantized to " +
                                   dtypeName(qdt) + " for QuantizedConv " + names;
@@ -400,6 +485,8 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
   if (absorbResidualAdd(g, ctx) > 0) changed = true;
   if (quantizeBetweenConvs(g, ctx) > 0) changed = true;
   if (absorbOutputFakeQuant(g, ctx, &removed) > 0) changed = true;
+  // Outputs whose Q/DQ pair also fed a residual Add (absorbed above into a conv) are staged now.
+  if (quantizeBetweenConvs(g, ctx) > 0) changed = true;
   if (foldKeptDequantize(g, ctx) > 0) changed = true;
   return fu::finishRewrite(g, changed);
 }

@@ -2,7 +2,7 @@
 """Makes QDQ (QuantizeLinear/DequantizeLinear) ONNX models from fp32 PyTorch models, with a
 simple min/max calibration on random inputs, and their fake-quant references.
 
-    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base]
+    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base staged_residual]
 
 Every Conv2d and Linear is wrapped so that its input activation is fake-quantized per tensor
 (uint8, asymmetric, range from min/max over the calibration inputs) and its weight per output
@@ -140,6 +140,31 @@ class SmallCnn(torch.nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class StagedResidual(torch.nn.Module):
+    """Two residual blocks whose outputs are quantized once for all their readers (the next
+    conv and the residual Add), as ONNX Runtime's quantizer writes them: the form in which a
+    block output can stay uint8 (QdqConvFoldPass's residual read as uint8). Its weights are
+    parameters, not Conv2d modules, so that QModel adds no per-conv input observer."""
+
+    def __init__(self, c=16):
+        super().__init__()
+        shapes = [(c, 3, 3, 3)] + [(c, c, 3, 3)] * 4
+        self.w = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(s) * 0.2) for s in shapes])
+        self.b = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(c) * 0.1) for _ in shapes])
+        self.obs = torch.nn.ModuleList([Observer() for _ in range(5)])
+
+    def conv(self, i, x):
+        return torch.nn.functional.conv2d(x, weight_fq(self.w[i]), self.b[i], 1, 1)
+
+    def forward(self, x):
+        x = self.obs[0](x)
+        t = self.obs[1](torch.relu(self.conv(0, x)))
+        a = self.obs[2](torch.relu(self.conv(1, t)))
+        t2 = self.obs[3](torch.relu(self.conv(2, a) + t))
+        a2 = self.obs[4](torch.relu(self.conv(3, t2)))
+        return torch.relu(self.conv(4, a2) + t2)
+
+
 def build(name):
     if name == "resnet18":
         return torchvision.models.resnet18(), (1, 3, 224, 224)
@@ -151,6 +176,8 @@ def build(name):
         return Encoder(d=768, heads=12, layers=12), (1, 128, 768)
     if name == "cnn":
         return SmallCnn(), (1, 3, 20, 20)
+    if name == "staged_residual":
+        return StagedResidual(), (1, 3, 20, 24)
     raise SystemExit("unknown model " + name)
 
 

@@ -11,7 +11,7 @@ BIN=$1
 SRC=$2
 . "$SRC/tests/scripts/lib/torch_e2e.sh"
 torch_e2e_setup "torch, torchvision"
-MODELS="cnn encoder resnet18 mobilenet_v2"
+MODELS="cnn encoder resnet18 mobilenet_v2 staged_residual"
 /usr/bin/python3 "$SRC/tests/e2e/make_qdq_models.py" "$TMP" $MODELS > "$TMP/make.log" 2>&1 || {
   echo "FAIL: make_qdq_models.py"; tail -20 "$TMP/make.log"; exit 1; }
 cat > "$TMP/steps.py" <<'EOF'
@@ -131,6 +131,28 @@ print(sum('Winograd conv than on the AVX2 int8 path' in x['decision'] for x in d
       check "$m $soc compiles" false; tail -3 "$m.$tag.log"
     fi
   done
+done
+# Block outputs quantized once for all their readers (staged_residual: Q/DQ after each block's
+# Add, as ONNX Runtime's quantizer writes them): each stays uint8, read by the next conv as its
+# input and by the next block's conv epilogue as its residual, dequantized there.
+for soc in x86-64-v4-vnni x86-64-v3; do
+  flag=avx512_vnni; [ "$soc" = x86-64-v3 ] && flag=avx2
+  if "$BIN/atc" --model=staged_residual.onnx --framework=5 --output="sr_$soc" --soc_version=$soc \
+       --precision_mode=must_keep_origin_dtype > "sr_$soc.log" 2>&1 && decisions "sr_$soc.om" > /dev/null; then
+    read -r rq u8out <<< "$(/usr/bin/python3 -c "import json,sys
+d = [x['decision'] for x in json.load(open(sys.argv[1]))['quantization_decisions']]
+print(sum('residual quantized by' in x for x in d), sum('output quantized to uint8' in x for x in d))" \
+      "sr_$soc.om.json")"
+    check "staged_residual $soc: both residuals read as uint8, 4 outputs uint8 ($rq, $u8out)" \
+      '[ "${rq:-0}" = 2 ] && [ "${u8out:-0}" = 4 ]'
+    if grep -qw $flag /proc/cpuinfo; then
+      "$BIN/omrun" --model="sr_$soc.om" --input=staged_residual.in.npy --output="sr_$soc.res" > /dev/null 2>&1 &&
+        line=$(/usr/bin/python3 steps.py "sr_$soc.res/output_0.npy" staged_residual.out.npy staged_residual.json) &&
+        check "staged_residual $soc runs: $line" true || check "staged_residual $soc runs" false
+    fi
+  else
+    check "staged_residual $soc compiles" false; tail -3 "sr_$soc.log"
+  fi
 done
 # sapphirerapids: the encoder's int8 matrix products on AMX tiles (tdpbusd in their kernels);
 # runs where the host has AMX-INT8, to the same bound as the other builds.

@@ -29,6 +29,7 @@ struct Q8Case {
   bool resid = false;  // residual input R added after the activation, then ReLU (post_activation)
   bool dw = false;     // depthwise: group == C == OC, weights [C, 1, KH, KW] (kernel qdwconv8)
   bool outu8 = false;  // output quantized to uint8 (out_quantize; scale 0.011, zero point 3)
+  DType rdt = DType::F32;  // R quantized (uint8 / int8 bytes read as (r - 9) * 0.031): a staged block output
 };
 
 struct Built {
@@ -82,14 +83,23 @@ void build(const Q8Case& c, Built& b, uint32_t seed) {
   if (c.resid) {
     const int64_t OH = (c.H + c.pads[0] + c.pads[2] - c.dil[0] * (c.KH - 1) - 1) / c.strides[0] + 1;
     const int64_t OW = (c.W + c.pads[1] + c.pads[3] - c.dil[1] * (c.KW - 1) - 1) / c.strides[1] + 1;
-    auto r = std::make_shared<Tensor>(TensorType(DType::F32, {c.N, c.OC, OH, OW}));
-    for (int64_t i = 0; i < r->type.numel(); ++i) r->as<float>()[i] = uf(rng);
-    res.assign(r->as<float>(), r->as<float>() + r->type.numel());
+    auto r = std::make_shared<Tensor>(TensorType(c.rdt, {c.N, c.OC, OH, OW}));
+    for (int64_t i = 0; i < r->type.numel(); ++i) {
+      if (c.rdt == DType::F32) r->as<float>()[i] = uf(rng);
+      else if (c.rdt == DType::U8) r->as<uint8_t>()[i] = (uint8_t)u8(rng);
+      else r->as<int8_t>()[i] = (int8_t)s8(rng);
+      const int32_t q = c.rdt == DType::U8 ? r->as<uint8_t>()[i] : c.rdt == DType::I8 ? r->as<int8_t>()[i] : 0;
+      res.push_back(c.rdt == DType::F32 ? r->as<float>()[i] : (float)(q - 9) * 0.031f);
+    }
     ins.push_back(b.g.newConstant("r", r));
   }
   if (!c.resid && !c.bias) ins.pop_back();
   b.n = b.g.addNode("QuantizedConv", "qc", ins, {b.g.newValue("y")});
   if (c.resid) b.n->attrs["post_activation"] = std::string("Relu");
+  if (c.rdt != DType::F32) {
+    b.n->attrs["r_scale"] = 0.031;
+    b.n->attrs["r_zero_point"] = (int64_t)9;
+  }
   b.n->attrs["strides"] = c.strides;
   b.n->attrs["pads"] = c.pads;
   b.n->attrs["dilations"] = c.dil;
@@ -183,6 +193,13 @@ const std::vector<Q8Case>& cases() {
       {"residual, 3x3 s1 7x7 map", DType::F32, DType::U8, 1, 8, 7, 7, 24, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, false, true},
       {"residual, wide map, no bias", DType::F32, DType::U8, 1, 8, 5, 50, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, false, false, true, true},
       {"residual, 1x1 s2", DType::U8, DType::U8, 1, 12, 8, 70, 20, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, false, false, true},
+      // The residual quantized (a staged block output written as uint8 / int8 for all its readers).
+      {"uint8 residual, 3x3 s1 7x7 map", DType::F32, DType::U8, 1, 8, 7, 7, 24, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1},
+       false, true, false, false, true, false, false, DType::U8},
+      {"int8 residual, wide map, uint8 out", DType::U8, DType::U8, 1, 8, 5, 50, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1},
+       true, true, false, false, true, false, true, DType::I8},
+      {"uint8 residual, 1x1 s2, Q/DQ out", DType::U8, DType::U8, 1, 12, 8, 70, 20, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1},
+       false, true, false, true, true, false, false, DType::U8},
       // Output quantized to uint8 (the bytes an int8 reader takes; rows ending mid-tile).
       {"uint8 output, 3x3 s1", DType::F32, DType::U8, 1, 8, 7, 23, 20, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, true, true, false, false, false, false, true},
       {"uint8 output, 1x1 s2 int8 input", DType::I8, DType::I8, 1, 12, 8, 38, 40, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, false, false, false, false, true},
