@@ -98,8 +98,9 @@ struct OpDef {
   // dtype (-1: every float input); later ones keep theirs (BatchNormalization's statistics).
   std::vector<DType> reducedFloats;
   int reducedInputs = -1;
-  // When set, a node takes reducedFloats only where this returns true (FusedEltwise: when every
-  // fused op type declares narrow storage itself).
+  // When set, a node takes reducedFloats (or, for an op the op-info lists, its float16 and
+  // bfloat16) only where this returns true (FusedEltwise: when every fused op type declares
+  // narrow storage itself; Conv: when its weights are constant).
   std::function<bool(const Node&)> narrowIf;
   // reducedFloats = float16 and bfloat16 (usable inside ATC_REGISTER_OP, which a braced list breaks).
   void storesF16AndBf16(int inputs = -1) {

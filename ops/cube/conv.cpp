@@ -477,6 +477,9 @@ ATC_REGISTER_OP([] {
   d.maxInputs = 4;  // input 3: residual of a fused epilogue (TbeCommonRules0FusionPass)
   d.infer = inferConv;
   d.lower = lowerConv;
+  // The float16 / bfloat16 kernels read weights packed at compile time: weights computed at
+  // run time (an input, or an op's output) keep the conv in float32.
+  d.narrowIf = [](const Node& n) { return n.inputs.size() < 2 || !n.inputs[1] || n.inputs[1]->isConstant(); };
   return d;
 }());
 

@@ -194,11 +194,20 @@ class PrecisionPass {
     const OpDef* def = OpRegistry::instance().find(n.type);
     const bool narrow = !listed && narrowCapable(def, n, O);
     if (!listed) S = SI = narrow ? kernelFloats(def) : std::set<DType>{O};
+    // A listed op whose kernels store narrow floats only for some nodes (OpDef::narrowIf: a
+    // Conv with weights computed at run time) keeps the others in float32.
+    const bool wide = listed && def && def->narrowIf && !def->narrowIf(n);
+    if (wide) {
+      for (std::set<DType>* d : {&S, &SI})
+        for (DType t : {DType::F16, DType::BF16}) d->erase(t);
+    }
     const bool cube = def && def->category == OpCategory::Cube;
     auto has = [&](DType t) { return S.count(t) != 0 && SI.count(t) != 0; };
     auto same = [&](DType t, const std::string& why) { return Decision{t, t, why}; };
-    std::string unl = listed ? "" : narrow ? " (not in the op-info: its kernels' " + listDtypes(S) + ")"
-                                           : " (not in the op-info: origin dtype only)";
+    std::string unl = wide     ? " (float16 / bfloat16 kernels need constant weights)"
+                      : listed ? ""
+                      : narrow ? " (not in the op-info: its kernels' " + listDtypes(S) + ")"
+                               : " (not in the op-info: origin dtype only)";
     if (mode_ != PrecMode::Origin) {
       // customize_dtypes: op-name line beats OpType:: line.
       const PrecLine* c = nullptr;
@@ -230,7 +239,7 @@ class PrecisionPass {
     switch (mode_) {
       case PrecMode::Origin:
         if (has(O)) return same(O, "origin dtype" + unl);
-        if (O != DType::F32 && has(DType::F32)) return same(DType::F32, dn(O) + " unsupported so float32");
+        if (O != DType::F32 && has(DType::F32)) return same(DType::F32, dn(O) + " unsupported so float32" + unl);
         noDtype(n, dn(O), SI.count(O) ? S : SI);  // name the slot that lacks O
       case PrecMode::ForceFp16:
         if (has(R)) return same(R, "force_fp16");

@@ -117,5 +117,38 @@ if command -v objdump > /dev/null; then
     grep -q "max_abs_diff 0 " "$T/cmp.log"
   [ $? -eq 0 ] && ok "software float16 conversions match F16C: $(cat "$T/cmp.log")" || bad "no-F16C outputs" "$(cat "$T/cmp.log")"
 fi
+# A Conv whose weights are a run-time input: float32 under every mode (its float16 / bfloat16
+# kernels need weights packed at compile time), float16 models included; outputs against numpy.
+/usr/bin/python3 - "$T" <<'PY'
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto
+rng = np.random.default_rng(3)
+x, w = rng.standard_normal((1, 4, 9)).astype(np.float32), rng.standard_normal((4, 2, 3)).astype(np.float32)
+ref = np.zeros((1, 4, 7), np.float32)
+for o in range(4):
+    for i in range(7):
+        ref[0, o, i] = sum(x[0, (o // 2) * 2 + c, i + k] * w[o, c, k] for c in range(2) for k in range(3))
+for name, dt, npdt in [("rtw32", TensorProto.FLOAT, np.float32), ("rtw16", TensorProto.FLOAT16, np.float16)]:
+    ins = [helper.make_tensor_value_info("x", dt, [1, 4, 9]), helper.make_tensor_value_info("w", dt, [4, 2, 3])]
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], group=2)], name, ins,
+                          [helper.make_tensor_value_info("y", dt, [1, 4, 7])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), "%s/%s.onnx" % (sys.argv[1], name))
+    np.save("%s/%s.x.npy" % (sys.argv[1], name), x.astype(npdt))
+    np.save("%s/%s.w.npy" % (sys.argv[1], name), w.astype(npdt))
+np.save("%s/rtw.ref.npy" % sys.argv[1], ref)
+PY
+for m in rtw32 rtw16; do
+  for mode in must_keep_origin_dtype force_fp16 allow_mix_precision allow_fp32_to_bf16; do
+    build "$m $mode" "$T/$m.onnx" "${m}_$mode" --precision_mode=$mode || continue
+    "$BIN/omrun" --model="$T/${m}_$mode.om" --input="$T/$m.x.npy,$T/$m.w.npy" --output="$T/${m}_$mode.out" \
+      > "$T/${m}_$mode.run.log" 2>&1 || { bad "$m $mode omrun" "$(cat "$T/${m}_$mode.run.log")"; continue; }
+    tol=1e-5; [ $m = rtw16 ] && tol=1e-2
+    /usr/bin/python3 -c "import sys, numpy as np
+d = np.abs(np.load(sys.argv[1]).astype(np.float32) - np.load(sys.argv[2])).max()
+sys.exit(0 if d <= float(sys.argv[3]) else 'max abs diff %g' % d)" \
+      "$T/${m}_$mode.out/output_0.npy" "$T/rtw.ref.npy" $tol &&
+      ok "Conv with run-time weights ($m) under $mode" || bad "Conv with run-time weights ($m) under $mode"
+  done
+done
 echo "precision_cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
