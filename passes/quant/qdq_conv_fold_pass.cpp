@@ -186,6 +186,18 @@ bool perTensorParams(const Node* n, double* scale, int64_t* zp, DType* qdt, DTyp
   return true;
 }
 
+// The nodes reading each value (a node reading a value twice is listed twice).
+std::map<const Value*, std::vector<Node*>> valueReaders(const Graph& g) {
+  std::map<const Value*, std::vector<Node*>> readers;
+  for (const auto& u : g.nodes())
+    for (Value* in : u->inputs)
+      if (in) readers[in].push_back(u.get());
+  return readers;
+}
+
+// How many of n's inputs are v.
+int inputUses(const Node* n, const Value* v) { return (int)std::count(n->inputs.begin(), n->inputs.end(), v); }
+
 // The readers of a QuantizedConv's output v for an output stage: one QuantizeLinear (*q), and
 // any QuantizedConvs reading v as their x with that QuantizeLinear's scale, zero point and
 // dtype (they quantize the stage's values to the same bytes: the folds took their own Q/DQ pair
@@ -203,9 +215,7 @@ bool stageReaders(const Graph& g, const std::map<const Value*, std::vector<Node*
   }
   if (!*q) return false;
   for (Node* c : *convs) {
-    int uses = 0;
-    for (const Value* in : c->inputs) uses += in == v;
-    if (uses != 1 || !c->inputs[1]->isConstant() || !c->inputs[2]->isConstant() || !(*q)->input(2) ||
+    if (inputUses(c, v) != 1 || !c->inputs[1]->isConstant() || !c->inputs[2]->isConstant() || !(*q)->input(2) ||
         c->inputs[2]->type.dtype != (*q)->input(2)->type.dtype ||
         (float)c->inputs[1]->constant->floatAt(0) != (float)(*q)->input(1)->constant->floatAt(0) ||
         c->inputs[2]->constant->intAt(0) != (*q)->input(2)->constant->intAt(0))
@@ -221,10 +231,7 @@ bool stageReaders(const Graph& g, const std::map<const Value*, std::vector<Node*
 // alone are gone already.
 int absorbOutputFakeQuant(Graph& g, PassContext& ctx, std::set<Node*>* removed) {
   int n = 0;
-  std::map<const Value*, std::vector<Node*>> readers;
-  for (const auto& u : g.nodes())
-    for (Value* in : u->inputs)
-      if (in) readers[in].push_back(u.get());
+  const std::map<const Value*, std::vector<Node*>> readers = valueReaders(g);
   for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
     if (qc->hasAttr("out_scale")) continue;
     Node* q = nullptr;
@@ -306,9 +313,7 @@ bool quantizableReaders(const Value* v, const std::vector<Node*>& rs, bool stage
   *x0 = nullptr;
   for (const Node* r : rs) {
     if (r->type != "QuantizedConv") return false;
-    int uses = 0;
-    for (const Value* in : r->inputs) uses += in == v;
-    if (uses != 1) return false;
+    if (inputUses(r, v) != 1) return false;
     if (r->input(6) == v) {
       if (!staged) return false;
       continue;
@@ -353,15 +358,12 @@ bool betweenConvsQuant(const Node* qc, const Node* x0, DType* qdt, double* scale
 // quarter of the float32 traffic (MobileNet's expand -> depthwise -> project chains).
 int quantizeBetweenConvs(Graph& g, PassContext& ctx) {
   int n = 0;
-  std::map<const Value*, std::vector<Node*>> readers;
-  for (const auto& u : g.nodes())
-    for (Value* in : u->inputs)
-      if (in) readers[in].push_back(u.get());
+  const std::map<const Value*, std::vector<Node*>> readers = valueReaders(g);
   for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
     Value* v = qc->outputs[0];
     if (qc->hasAttr("out_quantize") || v->type.dtype != DType::F32 || g.isGraphOutput(v) || !readers.count(v))
       continue;
-    const std::vector<Node*>& rs = readers[v];
+    const std::vector<Node*>& rs = readers.at(v);
     const Node* x0 = nullptr;
     DType qdt = DType::Undefined;
     double scale = 0;

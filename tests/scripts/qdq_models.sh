@@ -63,6 +63,16 @@ print(sum(x['decision'].startswith('int8') for x in d), sum(x['decision'].starts
 check() {  # NAME CONDITION
   if eval "$2"; then echo "PASS $1"; pass=$((pass + 1)); else echo "FAIL $1 ($2)"; fail=$((fail + 1)); fi
 }
+count_decisions() {  # OM_JSON TEXT... -> how many quantization decisions contain each TEXT
+  /usr/bin/python3 -c "import json, sys
+d = [x['decision'] for x in json.load(open(sys.argv[1]))['quantization_decisions']]
+print(*[sum(t in x for x in d) for t in sys.argv[2:]])" "$@"
+}
+runs() {  # NAME OM MODEL: run OM on MODEL's input, within one step of MODEL's reference
+  "$BIN/omrun" --model="$2" --input="$3.in.npy" --output="$2.res" > /dev/null 2>&1 &&
+    line=$(/usr/bin/python3 steps.py "$2.res/output_0.npy" "$3.out.npy" "$3.json") &&
+    check "$1: $line" true || check "$1" false
+}
 read -r i8 f32 <<< "$(decisions resnet18_must_keep_origin_dtype.om)"
 if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
   check "resnet18 native: 20 int8 convs and the classifier Gemm int8" '[ "${i8:-0}" = 21 ] && [ "${f32:-0}" = 0 ]'
@@ -86,15 +96,12 @@ for m in resnet18 mobilenet_v2 encoder; do
     if [ "$m" = mobilenet_v2 ]; then
       # 13 of its 17 depthwise convs int8 (the four on 7x7 planes float32); int8 convs that
       # feed only int8 convs write uint8 (expand -> depthwise -> project).
-      read -r dw8 u8out <<< "$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
-print(sum('(depthwise,' in x['decision'] for x in d), sum('output quantized to uint8' in x['decision'] for x in d))" "${m}_vnni.om.json")"
+      read -r dw8 u8out <<< "$(count_decisions "${m}_vnni.om.json" '(depthwise,' 'output quantized to uint8')"
       check "mobilenet_v2: 13 int8 depthwise convs, uint8 between int8 convs ($dw8, $u8out)" \
         '[ "${dw8:-0}" = 13 ] && [ "${u8out:-0}" -ge 26 ]'
     fi
     if grep -qw avx512_vnni /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
-      "$BIN/omrun" --model="${m}_vnni.om" --input="$m.in.npy" --output="$m.vnni.res" > /dev/null 2>&1 &&
-        line=$(/usr/bin/python3 steps.py "$m.vnni.res/output_0.npy" "$m.out.npy" "$m.json") &&
-        check "$m x86-64-v4-vnni runs: $line" true || check "$m x86-64-v4-vnni runs" false
+      runs "$m x86-64-v4-vnni runs" "${m}_vnni.om" "$m"
     fi
   else
     check "$m x86-64-v4-vnni compiles" false; tail -3 "$m.vnni.log"
@@ -112,8 +119,7 @@ for soc in x86-64-v3-vnni x86-64-v3; do
     if "$BIN/atc" --model="$m.onnx" --framework=5 --output="${m}_$tag" --soc_version=$soc \
          --precision_mode=must_keep_origin_dtype > "$m.$tag.log" 2>&1; then
       read -r i8 f32 <<< "$(decisions "${m}_$tag.om")"
-      wino=$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['quantization_decisions']; \
-print(sum('Winograd conv than on the AVX2 int8 path' in x['decision'] for x in d))" "${m}_$tag.om.json")
+      wino=$(count_decisions "${m}_$tag.om.json" 'Winograd conv than on the AVX2 int8 path')
       case $soc/$m in
         x86-64-v3-vnni/resnet18) check "resnet18 $soc: 21 int8 ops" '[ "${i8:-0}" = 21 ]' ;;
         x86-64-v3/resnet18) check "resnet18 $soc: 11 int8 ops, 10 Winograd convs float32 ($i8, $f32, $wino)" \
@@ -123,9 +129,7 @@ print(sum('Winograd conv than on the AVX2 int8 path' in x['decision'] for x in d
                           '[ "${i8:-0}" = 49 ] && [ "${f32:-0}" = 4 ]' ;;
       esac
       if grep -qw $flag /proc/cpuinfo; then
-        "$BIN/omrun" --model="${m}_$tag.om" --input="$m.in.npy" --output="$m.$tag.res" > /dev/null 2>&1 &&
-          line=$(/usr/bin/python3 steps.py "$m.$tag.res/output_0.npy" "$m.out.npy" "$m.json") &&
-          check "$m $soc runs: $line" true || check "$m $soc runs" false
+        runs "$m $soc runs" "${m}_$tag.om" "$m"
       fi
     else
       check "$m $soc compiles" false; tail -3 "$m.$tag.log"
@@ -139,16 +143,11 @@ for soc in x86-64-v4-vnni x86-64-v3; do
   flag=avx512_vnni; [ "$soc" = x86-64-v3 ] && flag=avx2
   if "$BIN/atc" --model=staged_residual.onnx --framework=5 --output="sr_$soc" --soc_version=$soc \
        --precision_mode=must_keep_origin_dtype > "sr_$soc.log" 2>&1 && decisions "sr_$soc.om" > /dev/null; then
-    read -r rq u8out <<< "$(/usr/bin/python3 -c "import json,sys
-d = [x['decision'] for x in json.load(open(sys.argv[1]))['quantization_decisions']]
-print(sum('residual quantized by' in x for x in d), sum('output quantized to uint8' in x for x in d))" \
-      "sr_$soc.om.json")"
+    read -r rq u8out <<< "$(count_decisions "sr_$soc.om.json" 'residual quantized by' 'output quantized to uint8')"
     check "staged_residual $soc: both residuals read as uint8, 4 outputs uint8 ($rq, $u8out)" \
       '[ "${rq:-0}" = 2 ] && [ "${u8out:-0}" = 4 ]'
     if grep -qw $flag /proc/cpuinfo; then
-      "$BIN/omrun" --model="sr_$soc.om" --input=staged_residual.in.npy --output="sr_$soc.res" > /dev/null 2>&1 &&
-        line=$(/usr/bin/python3 steps.py "sr_$soc.res/output_0.npy" staged_residual.out.npy staged_residual.json) &&
-        check "staged_residual $soc runs: $line" true || check "staged_residual $soc runs" false
+      runs "staged_residual $soc runs" "sr_$soc.om" staged_residual
     fi
   else
     check "staged_residual $soc compiles" false; tail -3 "sr_$soc.log"
@@ -165,9 +164,7 @@ if "$BIN/atc" --model=encoder.onnx --framework=5 --output=encoder_spr --soc_vers
   n=$(grep -l tdpbusd enc_spr.dbg/kernel_meta/*.s 2>/dev/null | wc -l)
   check "encoder sapphirerapids: $n kernels use AMX tdpbusd" '[ "$n" -gt 0 ]'
   if grep -qw amx_int8 /proc/cpuinfo; then
-    "$BIN/omrun" --model=encoder_spr.om --input=encoder.in.npy --output=encoder.spr.res > /dev/null 2>&1 &&
-      line=$(/usr/bin/python3 steps.py encoder.spr.res/output_0.npy encoder.out.npy encoder.json) &&
-      check "encoder sapphirerapids runs (AMX): $line" true || check "encoder sapphirerapids runs (AMX)" false
+    runs "encoder sapphirerapids runs (AMX)" encoder_spr.om encoder
   else
     echo "SKIP encoder sapphirerapids run: the host has no AMX-INT8"
   fi
@@ -180,9 +177,7 @@ if "$BIN/atc" --model=resnet18.onnx --framework=5 --output=r18_off --soc_version
   read -r i8 f32 <<< "$(decisions r18_off.om)"
   check "QdqConvFoldPass:off: no int8 conv" '[ "${i8:-x}" = 0 ]'
   if grep -qw avx2 /proc/cpuinfo && grep -qw avx512f /proc/cpuinfo; then
-    "$BIN/omrun" --model=r18_off.om --input=resnet18.in.npy --output=r18_off.res > /dev/null 2>&1 &&
-      line=$(/usr/bin/python3 steps.py r18_off.res/output_0.npy resnet18.out.npy resnet18.json) &&
-      check "QdqConvFoldPass:off runs: $line" true || check "QdqConvFoldPass:off runs" false
+    runs "QdqConvFoldPass:off runs" r18_off.om resnet18
   fi
 else
   check "QdqConvFoldPass:off compiles" false; tail -3 off.log
