@@ -19,6 +19,13 @@ BufferPlan::BufferPlan(Graph& g, std::vector<LoweredNode>& lowered, bool reuse, 
   arenaSize_ = planArena(groups_, reuse);
   for (auto& pb : groups_) pb.offset += redzone, pb.size -= 2 * redzone;
   for (auto& pb : groups_) regions_.push_back({false, pb.offset, pb.size});
+  for (auto& kv : groupOf_)
+    if (isRunSized(kv.first)) {
+      PlanRegion& r = regions_[kv.second];
+      r.run = true;
+      r.rank = kv.first->type.rank();
+      r.esize = (int64_t)dtypeSize(kv.first->type.dtype);
+    }
   for (const Slice& sl : slices_) regions_[sl.group] = {false, groups_[sl.concatGroup].offset + sl.offset, sl.size};
 }
 
@@ -45,7 +52,9 @@ void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered,
   std::set<const Value*> graphIn(g.inputs.begin(), g.inputs.end()), graphOut(g.outputs.begin(), g.outputs.end());
   auto newGroup = [&](const Value* v) {
     PlanBuffer pb;
-    pb.size = v->shapeFromData ? dataShapeBufferBytes(v->type) : std::max<int64_t>(v->type.byteSize(), 0);
+    pb.size = isRunSized(v)       ? kRunSizedDimsBytes
+              : v->shapeFromData ? dataShapeBufferBytes(v->type)
+                                 : std::max<int64_t>(v->type.byteSize(), 0);
     pb.first = defAt_[v];
     pb.last = lastUse_[v];
     groups_.push_back(pb);
@@ -146,6 +155,15 @@ void BufferPlan::releaseConstants(Graph& g) {
   for (auto& v : g.values())
     if (v->constant && weightRegion_.count(v->constant.get())) v->constant.reset();
   weightRegion_.clear();  // names tensors that may be freed now
+}
+
+int BufferPlan::dimsRegionOf(const Value* v) {
+  const int g = regionOf(v);
+  if (!regions_[(size_t)g].run) internalError("value " + v->name + " is not run-sized");
+  auto it = dimsRegion_.find(g);
+  if (it != dimsRegion_.end()) return it->second;
+  regions_.push_back({false, regions_[(size_t)g].offset, regions_[(size_t)g].size});
+  return dimsRegion_[g] = (int)regions_.size() - 1;
 }
 
 int BufferPlan::regionOf(const Value* v, bool nodeInput) {

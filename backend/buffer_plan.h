@@ -13,10 +13,14 @@
 
 namespace atc {
 
-// A memory region of the plan: an arena group or a weight.
+// A memory region of the plan: an arena group or a weight. A run-sized value's region
+// (run = true) is its dims slot in the arena (offset, size); its data lives in memory the
+// runtime allocates per run (docs/dynamic-shapes.md, "Run-sized values").
 struct PlanRegion {
   bool weights = false;
   int64_t offset = 0, size = 0;
+  bool run = false;
+  int64_t rank = 0, esize = 0;  // run: the value's rank and element size
 };
 
 class BufferPlan {
@@ -30,6 +34,9 @@ class BufferPlan {
   // The region index of v: node inputs that are constants read the weights, the rest the arena.
   int regionOf(const Value* v, bool nodeInput = false);
   int workspaceOf(int step) const { return workspace_[step]; }
+  // A run-sized value's dims slot as a plain arena region (the argument its kernel's size pass
+  // writes the dims to).
+  int dimsRegionOf(const Value* v);
   int64_t arenaSize() const { return arenaSize_; }
   const std::vector<PlanRegion>& regions() const { return regions_; }
   // The values of g whose constant the weight store holds drop it (they are no longer
@@ -57,6 +64,7 @@ class BufferPlan {
   std::vector<int> workspace_;
   int64_t arenaSize_ = 0;
   std::vector<PlanRegion> regions_;
+  std::map<int, int> dimsRegion_;  // run-sized value's group -> its dims slot's plain region
   WeightStore& weights_;
   std::map<const Tensor*, int> weightRegion_;  // this graph's constants -> their region
   // (weight offset, size) -> region (equal bytes: one region; an empty constant shares its

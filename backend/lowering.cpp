@@ -17,6 +17,13 @@ const Value* dataShapedInput(const Node& n) {
 }
 
 [[noreturn]] void refuseDataShapedInput(const Node& n, const Value* in) {
+  if (isRunSized(in))
+    throw AtcError("E19010",
+                   "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose size each run decides (Op [" +
+                       (in->producer ? in->producer->name + "] (" + in->producer->type : std::string("?] (?")) +
+                       ") computes its shape from input values); such a value can only be a graph output yet.",
+                   "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
+                   "OneHot's depth...), or end the graph at this value.");
   const Node* p = in->producer;  // the op that decides the shape, before element-wise ops over it
   for (const Value* up = p ? dataShapedInput(*p) : nullptr; up && up->producer; up = dataShapedInput(*p))
     p = up->producer;
@@ -40,11 +47,17 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto& np : g.nodes()) {
     Node& n = *np;
     const Value* dsIn = dataShapedInput(n);
-    if (dsIn && !n.outputs.empty() && !n.outputs[0]->shapeFromData) refuseDataShapedInput(n, dsIn);
+    if (dsIn && ((!n.outputs.empty() && !n.outputs[0]->shapeFromData) || isRunSized(dsIn))) refuseDataShapedInput(n, dsIn);
     LoweredNode L;
     L.node = &n;
     bool allConst = !n.outputs.empty();
+    bool runSized = false;
     for (auto* o : n.outputs) {
+      if (isRunSized(o) && o->type.shapeKnown && o->type.rank() <= kRunSizedMaxRank) {
+        runSized = true;
+        allConst = false;
+        continue;
+      }
       if (!o->type.isStatic())
         throw AtcError("E19999", "Output " + o->name + " of node " + n.name + " (" + n.type + ") has no static shape.",
                        "Give static shapes with --input_shape.");
@@ -67,6 +80,10 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     ctx.bf16Amx = target.bf16Amx();
     L.call = d->lower(ctx);
     if (dsIn && !eltwiseOverDataShape(n, L.call)) refuseDataShapedInput(n, dsIn);
+    if (runSized != L.call.sizesOutputs)
+      internalError("node " + n.name + " (" + n.type + "): its outputs are " + (runSized ? "" : "not ") +
+                    "run-sized, its kernel " + L.call.kernel + (L.call.sizesOutputs ? " sizes" : " does not size") +
+                    " them");
     if (L.call.workspaceBytes < 0) internalError("negative workspace for node " + n.name);
     lowered.push_back(std::move(L));
   }

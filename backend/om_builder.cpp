@@ -86,8 +86,16 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     for (auto* in : L.node->inputs) args.push_back(in ? json(bp.regionOf(in, true)) : json(nullptr));
     for (auto* o : L.node->outputs) args.push_back(bp.regionOf(o));
     if (bp.workspaceOf(i) >= 0) args.push_back(bp.workspaceOf(i));
+    json sizes = json::array();  // run-sized outputs: their argument positions; their dims slots follow
+    for (size_t k = 0; k < L.node->outputs.size(); ++k)
+      if (isRunSized(L.node->outputs[k])) {
+        sizes.push_back(L.node->inputs.size() + k);
+        args.push_back(bp.dimsRegionOf(L.node->outputs[k]));
+      }
     const std::vector<std::string>& list = opts.kernelCache.recompile;
-    bool boundsCheck = opts.oomBoundsCheck && (list.empty() || cache::debugListMatches(list, L.node->name, L.node->type));
+    // A run-sized output has no size to check its accesses against when the kernel is compiled.
+    bool boundsCheck = opts.oomBoundsCheck && sizes.empty() &&
+                       (list.empty() || cache::debugListMatches(list, L.node->name, L.node->type));
     std::vector<int64_t> bufBytes;
     if (boundsCheck)
       for (auto& a : args) bufBytes.push_back(a.is_null() ? 0 : bp.regions()[a.get<size_t>()].size);
@@ -112,6 +120,7 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     s["kernel"] = L.call.kernel;
     s["node"] = L.node->name;
     s["args"] = args;
+    if (!sizes.empty()) s["sizes"] = sizes;
     // What the data dump and the profiler name (docs/debugging.md): the op type, the source
     // nodes a fused kernel absorbed, and each input's and output's name, dtype and shape in
     // argument order (inputs first; an absent input is null).
@@ -149,7 +158,8 @@ json graphPlan(Graph& g, json steps, BufferPlan& bp) {
     j["dtype_code"] = (int)v->type.dtype;
     j["bytes"] = std::max<int64_t>(v->type.byteSize(), 0);
     j["buffer"] = bp.regionOf(v);
-    if (v->shapeFromData) j["shape_at"] = dataShapeOffset(v->type);  // the actual dims (int64) there
+    if (isRunSized(v)) j["run_sized"] = true;  // its dims: the slot of its "run" buffer
+    else if (v->shapeFromData) j["shape_at"] = dataShapeOffset(v->type);  // the actual dims (int64) there
     return j;
   };
   json plan;
@@ -163,9 +173,10 @@ json graphPlan(Graph& g, json steps, BufferPlan& bp) {
   json bj = json::array();
   for (auto& b : bp.regions()) {
     json x;
-    x["mem"] = b.weights ? "weights" : "arena";
+    x["mem"] = b.weights ? "weights" : b.run ? "run" : "arena";
     x["offset"] = b.offset;
     x["size"] = b.size;
+    if (b.run) x["rank"] = b.rank, x["esize"] = b.esize;
     bj.push_back(x);
   }
   plan["buffers"] = bj;

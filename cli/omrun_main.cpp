@@ -152,18 +152,18 @@ Debugging setUpDebugging(const CLI::App& app, Model& m, int warmup, const DebugF
 }
 
 // DIR/output_<i>.npy (or .bin), the folder created when missing.
-void writeOutputs(const std::string& outDir, const std::string& outfmt, const std::vector<TensorDesc>& outs,
-                  const std::vector<std::vector<uint8_t>>& outData) {
+void writeOutputs(const std::string& outDir, const std::string& outfmt, const Model& m) {
+  const std::vector<TensorDesc>& outs = m.lastOutputs();
   std::string err = atc::makeDirs(outDir);
   if (!err.empty()) throw RuntimeError("cannot create output folder " + outDir + ": " + err);
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string base = outDir + "/output_" + std::to_string(i);
     if (outfmt == "BIN") {
       std::ofstream f(base + ".bin", std::ios::binary);
-      f.write((const char*)outData[i].data(), (std::streamsize)outs[i].bytes);
+      f.write((const char*)m.outputData(i), (std::streamsize)outs[i].bytes);
       if (!f) throw RuntimeError("cannot write " + base + ".bin");
     } else {
-      atc::rt::writeNpy(base + ".npy", outs[i].dtype, outs[i].shape, outData[i].data(), outs[i].bytes);
+      atc::rt::writeNpy(base + ".npy", outs[i].dtype, outs[i].shape, m.outputData(i), outs[i].bytes);
     }
   }
 }
@@ -326,12 +326,9 @@ int main(int argc, char** argv) {
     std::mt19937 rng(1234);
     for (size_t i = 0; i < ins.size(); ++i)
       inData.push_back(files.empty() ? randomInput(ins[i], rng) : loadInput(files[i], ins[i], i, pre[i].get()));
-    std::vector<std::vector<uint8_t>> outData;
-    for (auto& o : outs) outData.emplace_back(std::max<uint64_t>(o.bytes, 1));
     std::vector<const void*> inPtr;
-    std::vector<void*> outPtr;
+    std::vector<void*> outPtr(outs.size(), nullptr);  // the outputs are read where the model keeps them
     for (auto& d : inData) inPtr.push_back(d.data());
-    for (auto& d : outData) outPtr.push_back(d.data());
 
     Debugging dbg = setUpDebugging(app, *m, warmup, dbgFlags);
     std::unique_ptr<atc::rt::DataDump>& dump = dbg.dump;
@@ -355,7 +352,7 @@ int main(int argc, char** argv) {
       std::string map = dump->finish();
       std::printf("[omrun] dump: %zu file(s), index %s\n", dump->filesWritten(), map.c_str());
     }
-    if (!outDir.empty()) writeOutputs(outDir, outfmt, m->lastOutputs(), outData);
+    if (!outDir.empty()) writeOutputs(outDir, outfmt, *m);
     double mn = *std::min_element(lat.begin(), lat.end());
     double mean = 0;
     for (double x : lat) mean += x;

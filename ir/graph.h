@@ -31,6 +31,9 @@ class Value {
   // producing kernel writes the actual dims (int64, one per dim) after the bound's bytes
   // (dataShapeOffset). Printed as `bound` after the type. Such values are graph outputs only
   // (docs/dynamic-shapes.md, "Outputs whose shape depends on data").
+  // With -1 dims in type.shape (no static bound: Expand or Resize with a run-time shape) the
+  // value is run-sized (isRunSized): its kernel writes the dims into a slot of their own in a
+  // size pass and the runtime allocates the data per run (docs/dynamic-shapes.md, "Run-sized").
   bool shapeFromData = false;
   bool isConstant() const { return constant != nullptr; }
 };
@@ -39,6 +42,11 @@ class Value {
 // up to 8), and the buffer size that holds both.
 int64_t dataShapeOffset(const TensorType& t);
 int64_t dataShapeBufferBytes(const TensorType& t);
+// A shapeFromData value with no static bound: its size is decided by each run.
+inline bool isRunSized(const Value* v) { return v && v->shapeFromData && !v->type.isStatic(); }
+// Bytes of a run-sized value's dims slot in the arena (int64 per dim, at most kRunSizedMaxRank).
+constexpr int64_t kRunSizedMaxRank = 8;
+constexpr int64_t kRunSizedDimsBytes = 8 * kRunSizedMaxRank;
 
 class Node {
  public:

@@ -29,6 +29,11 @@ struct KernelCall {
   std::string kernel;            // library kernel name, e.g. "conv2d" (symbols atck_conv2d_*)
   std::vector<int64_t> params;   // flat int64 parameters (floats via paramFromDouble)
   int64_t workspaceBytes = 0;    // scratch memory for the call (0 = none)
+  // The kernel sizes its run-sized outputs (isRunSized) itself: called with such an output's
+  // pointer null, it writes that output's dims into its dims slot (bufs after the outputs and
+  // the workspace, one per run-sized output) and nothing else; the runtime then allocates the
+  // output and calls it again (docs/dynamic-shapes.md, "Run-sized values").
+  bool sizesOutputs = false;
   // Inputs indices the kernel actually reads (default: all). Lowering may rewrite constant
   // inputs (e.g. pack weights) with replaceConstInput.
 };

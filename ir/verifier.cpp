@@ -107,7 +107,7 @@ std::vector<std::string> verifyGraphProblems(const Graph& g, const VerifyOptions
       // A node output may carry a known value (Shape, Size): not an error.
       if (!valueNames.insert(o->name).second && !defined.count(o))
         p.push_back(where + ": value name %" + o->name + " is used twice");
-      if (opts.requireStaticShapes && !o->type.isStatic())
+      if (opts.requireStaticShapes && !o->type.isStatic() && !(isRunSized(o) && o->type.shapeKnown))
         p.push_back(where + ": output %" + o->name + " has no static type (" + o->type.str() + ")");
       defined.insert(o);
     }
@@ -117,7 +117,7 @@ std::vector<std::string> verifyGraphProblems(const Graph& g, const VerifyOptions
     if (!o) { p.push_back("graph output " + std::to_string(i) + " is null"); continue; }
     if (!defined.count(o) && !o->isConstant())
       p.push_back("graph output %" + o->name + " is not defined");
-    if (opts.requireStaticShapes && !o->type.isStatic())
+    if (opts.requireStaticShapes && !o->type.isStatic() && !(isRunSized(o) && o->type.shapeKnown))
       p.push_back("graph output %" + o->name + " has no static type (" + o->type.str() + ")");
   }
   if (g.outputs.empty()) p.push_back("the graph has no outputs");

@@ -36,6 +36,11 @@ struct TensorDesc {
   // and bytes are its upper bound (what a caller provides); Model::lastOutputs() has the shape
   // each run gave (docs/dynamic-shapes.md, "Outputs whose shape depends on data").
   bool shapeFromData = false;
+  // An output whose size each run decides, with no static bound (Expand, Resize, OneHot... with a
+  // run-time shape; docs/dynamic-shapes.md, "Run-sized values"): shape has -1 for the dims
+  // not known before a run and bytes is 0. It lives in the runtime's memory: run() takes a null
+  // pointer for it, outputData() gives its data and lastOutputs() its shape after each run.
+  bool runSized = false;
   std::string shapeString() const;  // "[1,3,224,224]"
 };
 
@@ -120,8 +125,12 @@ class Model {
   int threads() const;
   uint64_t arenaBytes() const;
 
-  // inputs[i] points to inputs()[i].bytes bytes; outputs[i] to outputs()[i].bytes bytes.
+  // inputs[i] points to inputs()[i].bytes bytes; outputs[i] to outputs()[i].bytes bytes, or is
+  // null (not copied; read it with outputData). A runSized output's pointer must be null.
   void run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  // Output i of the current gear's last run where the model keeps it (its lastOutputs()[i].bytes
+  // bytes), valid until the next run, setGear or unload.
+  const void* outputData(size_t i) const;
   // The outputs of the current gear's last run: outputs() with the actual shape and bytes of
   // each shapeFromData output (its data fills the first `bytes` of the caller's buffer).
   // Before a run, outputs() itself.

@@ -40,6 +40,13 @@ size_t atc_model_output_bytes(const atc_model* m, size_t i);
 int atc_model_output_shape_from_data(const atc_model* m, size_t i);
 const int64_t* atc_model_output_last_dims(const atc_model* m, size_t i);
 size_t atc_model_output_last_bytes(const atc_model* m, size_t i);
+/* Outputs sized by each run, with no bound (Expand, Resize, OneHot... with a run-time shape):
+ * 1 when output i is one; its dims above hold -1 where a run decides and its bytes are 0. Pass
+ * NULL as its pointer to atc_model_run and read it with atc_model_output_data (the last run's
+ * data, last_dims / last_bytes above, valid until the next run). atc_model_output_data works
+ * for every output (NULL when i is out of range). */
+int atc_model_output_run_sized(const atc_model* m, size_t i);
+const void* atc_model_output_data(const atc_model* m, size_t i);
 
 /* Gears of a dynamic model (atc --dynamic_batch_size / --dynamic_image_size / --dynamic_dims,
  * docs/dynamic-shapes.md). A static model has one gear with no dims. The input and output
@@ -59,7 +66,8 @@ int atc_model_set_gear(atc_model* m, size_t g);
 int atc_model_select_gear(atc_model* m, const int64_t* dims, size_t count);
 int atc_model_set_input_shapes(atc_model* m, const size_t* ranks, const int64_t* const* shapes);
 
-/* inputs[i]: atc_model_input_bytes(m, i) bytes; outputs[i]: atc_model_output_bytes(m, i) bytes. */
+/* inputs[i]: atc_model_input_bytes(m, i) bytes; outputs[i]: atc_model_output_bytes(m, i) bytes,
+ * or NULL (not copied: atc_model_output_data); NULL for a run-sized output. */
 int atc_model_run(atc_model* m, const void* const* inputs, void* const* outputs);
 
 #ifdef __cplusplus

@@ -92,6 +92,14 @@ int atc_model_output_shape_from_data(const atc_model* m, size_t i) {
   auto* d = desc(m, i, false);
   return d && d->shapeFromData ? 1 : 0;
 }
+int atc_model_output_run_sized(const atc_model* m, size_t i) {
+  auto* d = desc(m, i, false);
+  return d && d->runSized ? 1 : 0;
+}
+const void* atc_model_output_data(const atc_model* m, size_t i) {
+  if (!m || i >= m->m->outputs().size()) return nullptr;
+  return m->m->outputData(i);
+}
 const int64_t* atc_model_output_last_dims(const atc_model* m, size_t i) {
   if (!m || i >= m->m->lastOutputs().size()) return nullptr;
   return m->m->lastOutputs()[i].shape.data();

@@ -20,6 +20,7 @@
 #include "runtime/file_image.h"
 #include "runtime/om_format.h"
 #include "runtime/om_signature.h"
+#include "runtime/run_sized.h"
 #include "runtime/so_loader.h"
 #include "runtime/step_checks.h"
 #include "runtime/thread_pool.h"
@@ -108,6 +109,8 @@ struct Model::Impl {
     std::string label;   // "symbol kernel node" for ATC_PROFILE
     std::vector<StepSpan> spans;  // per argument: its arena buffer (null: absent or in the weights)
     StepSpan workspace;           // the workspace argument, when the step is described
+    // Run-sized outputs (run_sized.h): (position in Gear::args, index in Gear::runBufs).
+    std::vector<std::pair<size_t, size_t>> sizes;
     double seconds = 0;  // ATC_PROFILE: total time in this step
   };
   // One plan per gear (a static model: one), over the shared arena, weights and kernels.
@@ -118,6 +121,8 @@ struct Model::Impl {
     std::vector<Step> steps;
     std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors)
     std::vector<void*> args;      // all steps' argument arrays, back to back
+    std::vector<RunBuffer> runBufs;  // run-sized values
+    std::vector<int64_t> outRun;     // per output: its index in runBufs, -1: in the arena
     int64_t runs = 0;             // ATC_PROFILE: runs of this gear
   };
   std::vector<Gear> gears;
@@ -133,6 +138,13 @@ struct Model::Impl {
   FaultRecord fault;
   bool checked() const { return statusCheck || redzone || boundsCheck || !exceptionDumpDir.empty(); }
   void runSteps(Gear& G, const AtcRt* rt);
+  // A step that sizes run-sized outputs: its size pass, then the memory, then the step.
+  void sizeAndRun(Gear& G, const Step& s, const AtcRt* rt) {
+    for (auto& sz : s.sizes) G.args[sz.first] = nullptr;
+    s.fn(G.args.data() + s.argBegin, rt);
+    for (auto& sz : s.sizes) G.runBufs[sz.second].size((const uint8_t*)arena->p, G.args);
+    s.fn(G.args.data() + s.argBegin, rt);
+  }
   [[noreturn]] void stepFailed(const Step& s, const StepInfo& info, const std::string& reason);
   std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
   void printProfile() const;
@@ -173,6 +185,9 @@ namespace {
 struct PlanBuffer {
   bool weights = false;
   uint64_t offset = 0, size = 0;
+  bool run = false;  // a run-sized value: offset / size is its dims slot in the arena
+  int64_t rank = 0;
+  size_t esize = 0;
 };
 
 RuntimeError badPlan(const std::string& what, const std::string& msg) {
@@ -204,8 +219,17 @@ std::vector<PlanBuffer> readPlanBuffers(const nlohmann::json& plan, uint64_t are
   std::vector<PlanBuffer> out;
   for (auto& b : plan.at("buffers")) {
     std::string mem = b.at("mem").get<std::string>();
-    if (mem != "arena" && mem != "weights") throw badPlan(what, "unknown memory kind " + mem);
+    if (mem != "arena" && mem != "weights" && mem != "run") throw badPlan(what, "unknown memory kind " + mem);
     PlanBuffer pb{mem == "weights", b.at("offset").get<uint64_t>(), b.at("size").get<uint64_t>()};
+    if (mem == "run") {
+      pb.run = true;
+      pb.rank = b.at("rank").get<int64_t>();
+      pb.esize = b.at("esize").get<size_t>();
+      if (pb.rank < 0 || pb.rank > 8 || pb.size < 8 * (uint64_t)pb.rank || pb.offset % 8 ||
+          (pb.esize != 1 && pb.esize != 2 && pb.esize != 4 && pb.esize != 8))
+        throw badPlan(what, "a run-sized buffer of rank " + std::to_string(pb.rank) + ", element size " +
+                                std::to_string(pb.esize) + " and a dims slot of " + std::to_string(pb.size) + " bytes");
+    }
     uint64_t cap = pb.weights ? weightSize : arenaSize;
     if (pb.offset > cap || pb.size > cap - pb.offset) throw badPlan(what, "buffer outside its memory");
     out.push_back(pb);
@@ -232,6 +256,17 @@ std::vector<size_t> readTensorDescs(const nlohmann::json& arr, const std::vector
     d.shape = t.at("shape").get<std::vector<int64_t>>();
     d.bytes = t.at("bytes").get<uint64_t>();
     size_t id = planBufferId(t.at("buffer"), bufs, what);
+    if (t.value("run_sized", false) || bufs[id].run) {  // an output sized by each run
+      bool dimsOk = (int64_t)d.shape.size() == bufs[id].rank;
+      for (int64_t x : d.shape) dimsOk = dimsOk && x >= -1;
+      if (!t.value("run_sized", false) || !bufs[id].run || !dimsOk || d.bytes != 0 ||
+          dtypeSizeByName(d.dtype) != bufs[id].esize)
+        throw badPlan(what, d.name + ": a run-sized tensor needs a run buffer of its rank and element size");
+      d.runSized = true;
+      out.push_back(d);
+      ids.push_back(id);
+      continue;
+    }
     int64_t want = -1;
     size_t es = dtypeSizeByName(d.dtype);
     if (!es || !shapeSize(d.shape, es, nullptr, &want) || (uint64_t)want != d.bytes)
@@ -251,7 +286,7 @@ std::vector<int64_t> readShapeAt(const nlohmann::json& arr, const std::vector<Pl
   std::vector<int64_t> at;
   for (size_t i = 0; i < descs.size(); ++i) {
     const auto& t = arr[i];
-    if (!t.contains("shape_at")) {
+    if (!t.contains("shape_at") || descs[i].runSized) {
       at.push_back(-1);
       continue;
     }
@@ -294,7 +329,7 @@ StepInfo describeStep(const nlohmann::json& s, size_t index, const std::vector<i
         // size its buffer holds what earlier steps left, which the dump and the checks must not read.
         st.desc.shapeFromData = t.value("shape_from_data", false);
         if (!st.desc.shapeFromData && es && shapeSize(st.desc.shape, es, nullptr, &bytes) && a < argIds.size() &&
-            argIds[a] >= 0 && (uint64_t)bytes <= bufs[(size_t)argIds[a]].size) {
+            argIds[a] >= 0 && !bufs[(size_t)argIds[a]].run && (uint64_t)bytes <= bufs[(size_t)argIds[a]].size) {
           st.desc.bytes = (uint64_t)bytes;
           st.data = ptr((size_t)argIds[a]);
         }
@@ -327,8 +362,30 @@ struct CheckedPlan {
   std::vector<size_t> inIds, outIds;
   std::vector<int64_t> outShapeAt;             // per output: "shape_at", -1 when absent
   std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
+  std::vector<std::vector<size_t>> stepSizes;  // per step: argument positions of the run-sized outputs it sizes
   GearDesc desc;
 };
+
+// A run-sized buffer is sized by one step, before any step reads it, and a graph output in
+// one is sized by some step: otherwise a kernel would get a null pointer.
+void checkRunSized(CheckedPlan& c, const std::string& what) {
+  std::vector<bool> sized(c.bufs.size(), false);
+  for (size_t i = 0; i < c.stepArgs.size(); ++i) {
+    const auto& args = c.stepArgs[i];
+    for (size_t pos : c.stepSizes[i]) {
+      if (pos >= args.size() || args[pos] < 0 || !c.bufs[(size_t)args[pos]].run || sized[(size_t)args[pos]])
+        throw badPlan(what, "step " + std::to_string(i) + " sizes an argument that is no run-sized buffer, or one sized before");
+      sized[(size_t)args[pos]] = true;
+    }
+    for (int64_t a : args)
+      if (a >= 0 && c.bufs[(size_t)a].run && !sized[(size_t)a])
+        throw badPlan(what, "step " + std::to_string(i) + " uses a run-sized buffer no earlier step sized");
+  }
+  for (size_t id : c.outIds)
+    if (c.bufs[id].run && !sized[id]) throw badPlan(what, "a run-sized output no step sizes");
+  for (size_t id : c.inIds)
+    if (c.bufs[id].run) throw badPlan(what, "an input in a run-sized buffer");
+}
 
 CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsize, const std::string& what) {
   CheckedPlan c;
@@ -343,7 +400,9 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
     s.at("symbol").get<std::string>();
     c.stepArgs.emplace_back();
     for (auto& a : s.at("args")) c.stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, c.bufs, what));
+    c.stepSizes.push_back(s.contains("sizes") ? s.at("sizes").get<std::vector<size_t>>() : std::vector<size_t>());
   }
+  checkRunSized(c, what);
   if (p.contains("dims")) c.desc.dims = p.at("dims").get<std::vector<int64_t>>();
   return c;
 }
@@ -445,9 +504,21 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     if (anySteps) so.reset(new SharedObject(k, ksize));
     for (CheckedPlan& c : checked) {
       auto ptr = [&](size_t id) {
+        if (c.bufs[id].run) return (uint8_t*)nullptr;  // allocated when a run sizes it
         return c.bufs[id].weights ? (uint8_t*)wbase + c.bufs[id].offset : (uint8_t*)arena->p + c.bufs[id].offset;
       };
       Gear G;
+      std::map<size_t, size_t> runIndex;  // buffer id -> G.runBufs
+      for (size_t id = 0; id < c.bufs.size(); ++id)
+        if (c.bufs[id].run) {
+          runIndex[id] = G.runBufs.size();
+          G.runBufs.emplace_back("buffer " + std::to_string(id), c.bufs[id].offset, c.bufs[id].rank, c.bufs[id].esize);
+        }
+      for (size_t k = 0; k < c.outIds.size(); ++k) {
+        auto it = runIndex.find(c.outIds[k]);
+        G.outRun.push_back(it == runIndex.end() ? -1 : (int64_t)it->second);
+        if (it != runIndex.end()) G.runBufs[it->second].setName(c.desc.outputs[k].name);
+      }
       for (size_t id : c.inIds) G.inPtr.push_back(ptr(id));
       for (size_t id : c.outIds) G.outPtr.push_back(ptr(id));
       G.outShapeAt = c.outShapeAt;
@@ -461,11 +532,13 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
         st.argBegin = G.args.size();
         for (int64_t a : c.stepArgs[i]) {
+          if (a >= 0 && c.bufs[(size_t)a].run) G.runBufs[runIndex[(size_t)a]].argSlots.push_back(G.args.size());
           G.args.push_back(a < 0 ? nullptr : (void*)ptr((size_t)a));
-          bool arena = a >= 0 && !c.bufs[(size_t)a].weights;
+          bool arena = a >= 0 && !c.bufs[(size_t)a].weights && !c.bufs[(size_t)a].run;
           st.spans.push_back(arena ? StepSpan{ptr((size_t)a), c.bufs[(size_t)a].size} : StepSpan{});
         }
         st.argCount = G.args.size() - st.argBegin;
+        for (size_t pos : c.stepSizes[i]) st.sizes.push_back({st.argBegin + pos, runIndex[(size_t)c.stepArgs[i][pos]]});
         G.infos.push_back(describeStep(s, i, c.stepArgs[i], c.bufs, ptr));
         size_t described = G.infos.back().inputs.size() + G.infos.back().outputs.size();
         if (described && described < st.spans.size()) st.workspace = st.spans.back();
@@ -615,6 +688,10 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   if (outputs.size() != D.outputs.size())
     throw RuntimeError("the model has " + std::to_string(D.outputs.size()) + " outputs, got " +
                        std::to_string(outputs.size()));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (D.outputs[i].runSized && outputs[i])
+      throw RuntimeError("output " + D.outputs[i].name + " is sized by each run: pass a null pointer for it and read "
+                         "Model::outputData(" + std::to_string(i) + ") and lastOutputs() after the run");
   for (size_t i = 0; i < inputs.size(); ++i)
     if (D.inputs[i].bytes && inputs[i] != G.inPtr[i]) std::memcpy(G.inPtr[i], inputs[i], D.inputs[i].bytes);
   const AtcRt* rt = I.pool->rt();
@@ -623,17 +700,33 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   } else if (I.profile) {
     for (auto& s : G.steps) {
       auto t0 = std::chrono::steady_clock::now();
-      s.fn(G.args.data() + s.argBegin, rt);
+      if (s.sizes.empty()) s.fn(G.args.data() + s.argBegin, rt);
+      else I.sizeAndRun(G, s, rt);
       s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     G.runs++;
   } else {
-    for (auto& s : G.steps) s.fn(G.args.data() + s.argBegin, rt);
+    for (auto& s : G.steps) {
+      if (s.sizes.empty()) s.fn(G.args.data() + s.argBegin, rt);
+      else I.sizeAndRun(G, s, rt);
+    }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
+    if (G.outRun[i] >= 0) {  // in the runtime's memory: Model::outputData
+      const RunBuffer& b = G.runBufs[(size_t)G.outRun[i]];
+      G.lastOut[i].shape = b.dims();
+      G.lastOut[i].bytes = b.bytes();
+      continue;
+    }
     if (G.outShapeAt[i] >= 0) G.lastOut[i] = dataShapedOutput(D.outputs[i], G.outPtr[i], G.outShapeAt[i]);
-    if (G.lastOut[i].bytes) std::memcpy(outputs[i], G.outPtr[i], G.lastOut[i].bytes);
+    if (G.lastOut[i].bytes && outputs[i]) std::memcpy(outputs[i], G.outPtr[i], G.lastOut[i].bytes);
   }
+}
+
+const void* Model::outputData(size_t i) const {
+  const Impl::Gear& G = impl_->gears[impl_->cur];
+  if (i >= G.outPtr.size()) throw RuntimeError("output " + std::to_string(i) + " is out of range");
+  return G.outRun[i] >= 0 ? G.runBufs[(size_t)G.outRun[i]].data() : G.outPtr[i];
 }
 
 const std::vector<TensorDesc>& Model::lastOutputs() const { return impl_->gears[impl_->cur].lastOut; }
@@ -666,7 +759,8 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
     if (redzone) fillRedzones(s.spans, redzone);
     if (observer) observer->beforeStep(run, info);
     auto t0 = std::chrono::steady_clock::now();
-    if (guard) {
+    auto invoke = [&]() {
+      if (!guard) return s.fn(G.args.data() + s.argBegin, rt);
       fault.clear();
       pool->setFaultGuard(&fault);
       EntryCall call{s.fn, G.args.data() + s.argBegin, rt};
@@ -680,9 +774,13 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
         std::snprintf(addr, sizeof addr, "%#llx", (unsigned long long)fault.addr.load());
         stepFailed(s, info, std::string("the kernel raised ") + faultSignalName(sig) + " at address " + addr);
       }
-    } else {
-      s.fn(G.args.data() + s.argBegin, rt);
+    };
+    if (!s.sizes.empty()) {  // the size pass (Impl::sizeAndRun)
+      for (auto& sz : s.sizes) G.args[sz.first] = nullptr;
+      invoke();
+      for (auto& sz : s.sizes) G.runBufs[sz.second].size((const uint8_t*)arena->p, G.args);
     }
+    invoke();
     double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.seconds += sec;
     if (redzone) {

@@ -14,6 +14,31 @@ std::vector<int64_t> constInts(const Node& n, size_t i, const char* what) {
   return v->constant->toInts();
 }
 
+bool runTimeShapeInput(const Node& n, size_t i, const char* what, std::initializer_list<DType> dtypes,
+                       int64_t* len, int64_t maxLen) {
+  Value* v = n.input(i);
+  if (!v) opError(n, std::string("input '") + what + "' is missing");
+  if (v->isConstant()) return false;
+  bool ok = false;
+  for (DType d : dtypes) ok = ok || v->type.dtype == d;
+  if (!ok) opError(n, std::string("input '") + what + "' has dtype " + dtypeName(v->type.dtype));
+  if (!v->type.isStatic() || v->type.rank() > 1 || v->shapeFromData)
+    opError(n, std::string("input '") + what + "' fed at run time needs a static shape of rank 0 or 1");
+  *len = v->type.numel();
+  if (*len > maxLen)
+    opError(n, std::string("input '") + what + "' fed at run time has " + std::to_string(*len) +
+                   " values; at most " + std::to_string(maxLen) + " are supported");
+  return true;
+}
+
+void setRunSized(Node& n, size_t o, DType dt, const Shape& dims) {
+  if ((int64_t)dims.size() > kRunSizedMaxRank)
+    opError(n, "an output whose shape is decided at run time may have at most " + std::to_string(kRunSizedMaxRank) +
+                   " dims, not " + std::to_string(dims.size()));
+  n.outputs[o]->type = TensorType(dt, dims);
+  n.outputs[o]->shapeFromData = true;
+}
+
 std::vector<double> constFloats(const Node& n, size_t i, const char* what) {
   Value* v = n.input(i);
   if (!v) opError(n, std::string("input '") + what + "' is missing");

@@ -1,5 +1,6 @@
 // Helpers shared by the data-movement and shape op definitions (ops/datamove, ops/shape).
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,14 @@ inline bool hasInput(const Node& n, size_t i) { return n.input(i) != nullptr; }
 std::vector<int64_t> constInts(const Node& n, size_t i, const char* what);
 // The float values of input i (constant).
 std::vector<double> constFloats(const Node& n, size_t i, const char* what);
+
+// Run-sized outputs (docs/dynamic-shapes.md, "Run-sized values"): whether input i, which decides
+// the output's shape, is fed at run time (not a constant). Its length (number of elements, which
+// must be static; at most maxLen) in *len; its dtype must be one of `dtypes`.
+bool runTimeShapeInput(const Node& n, size_t i, const char* what, std::initializer_list<DType> dtypes,
+                       int64_t* len, int64_t maxLen = 8);
+// Types output o as run-sized: dtype dt, dims (-1 where a run decides; rank at most 8).
+void setRunSized(Node& n, size_t o, DType dt, const Shape& dims);
 
 // Static shape of input i (opError when unknown: dynamic shapes are out of scope).
 const Shape& staticShape(const Node& n, size_t i);

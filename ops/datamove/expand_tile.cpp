@@ -1,18 +1,37 @@
 // Expand (numpy broadcast to a constant shape) and Tile (constant repeats): both are
-// strided views of the input (stride 0 for repeated dims), lowered to strided_copy.
+// strided views of the input (stride 0 for repeated dims), lowered to strided_copy. With the
+// shape or repeats fed at run time the output is run-sized (expand_rt, tile_rt).
 #include "ops/datamove/datamove_util.h"
 
 namespace atc {
 namespace {
 
+// A shape or repeats fed at run time: the output is run-sized (kernels/lib/expand_rt.cpp).
+bool runTimeShape(const Node& n, int64_t* len) {
+  return dm::runTimeShapeInput(n, 1, n.type == "Expand" ? "shape" : "repeats", {DType::I64}, len);
+}
+
 void inferExpand(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
+  int64_t L = 0;
+  if (runTimeShape(n, &L)) {
+    dm::setRunSized(n, 0, n.inputs[0]->type.dtype, Shape((size_t)std::max<int64_t>(L, (int64_t)in.size()), -1));
+    return;
+  }
   auto shape = dm::constInts(n, 1, "shape");
   n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, broadcastShapes({in, shape}, n));
 }
 
 KernelCall lowerExpand(LowerCtx& c) {
   const Shape& in = c.node.inputs[0]->type.shape;
+  int64_t L = 0;
+  if (runTimeShape(c.node, &L)) {
+    KernelCall k{"expand_rt", {(int64_t)dtypeSize(c.node.inputs[0]->type.dtype), (int64_t)in.size(), L,
+                               (int64_t)c.node.inputs[1]->type.dtype}};
+    k.params.insert(k.params.end(), in.begin(), in.end());
+    k.sizesOutputs = true;
+    return k;
+  }
   const Shape& out = c.node.outputs[0]->type.shape;
   auto st = dm::stridesOf(in);
   std::vector<int64_t> strides(out.size(), 0);
@@ -23,6 +42,12 @@ KernelCall lowerExpand(LowerCtx& c) {
 
 void inferTile(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
+  int64_t L = 0;
+  if (runTimeShape(n, &L)) {
+    if (L != (int64_t)in.size()) opError(n, "repeats length differs from the input rank");
+    dm::setRunSized(n, 0, n.inputs[0]->type.dtype, Shape(in.size(), -1));
+    return;
+  }
   auto reps = dm::constInts(n, 1, "repeats");
   if (reps.size() != in.size()) opError(n, "repeats length differs from the input rank");
   Shape out = in;
@@ -35,6 +60,14 @@ void inferTile(Graph&, Node& n) {
 
 KernelCall lowerTile(LowerCtx& c) {
   const Shape& in = c.node.inputs[0]->type.shape;
+  int64_t L = 0;
+  if (runTimeShape(c.node, &L)) {
+    KernelCall k{"tile_rt", {(int64_t)dtypeSize(c.node.inputs[0]->type.dtype), (int64_t)in.size(),
+                             (int64_t)c.node.inputs[1]->type.dtype}};
+    k.params.insert(k.params.end(), in.begin(), in.end());
+    k.sizesOutputs = true;
+    return k;
+  }
   auto reps = dm::constInts(c.node, 1, "repeats");
   auto st = dm::stridesOf(in);
   Shape dims;

@@ -188,6 +188,9 @@ class PrecisionPass {
   }
 
   Decision decide(const Node& n, DType O) {
+    // A run-sized output (docs/dynamic-shapes.md) can only be a graph output yet: no Cast may read it.
+    for (const Value* o : n.outputs)
+      if (isRunSized(o)) return Decision{O, O, "keeps its dtype (its output's size is decided at run time)"};
     const bool listed = opInfo_.contains(n.type);
     const json info = listed ? opInfo_[n.type] : json::object();
     std::set<DType> S = slotDtypes(info, "outputs", 0), SI = slotDtypes(info, "inputs", 0);
