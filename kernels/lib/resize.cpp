@@ -7,49 +7,13 @@
 // An index of -1 means outside the crop box: the output element is the extrapolation value.
 // Items: output rows (all dims but the last).
 #include "kernels/lib/index_elem.h"
+#include "kernels/lib/resize_coords.h"
 
 ATC_KERNEL(resize)
 
 namespace {
 
 const int64_t kMaxCombos = ATCK_RESIZE_MAX_COMBOS;
-
-ATCK_INLINE float loadF(const char* p, int64_t dt) {
-  switch (dt) {
-    case ATCK_F32: { float v; memcpy(&v, p, 4); return v; }
-    case ATCK_F64: { double v; memcpy(&v, p, 8); return (float)v; }
-    case ATCK_F16: { uint16_t v; memcpy(&v, p, 2); return atck_h2f(v); }
-    case ATCK_BF16: { uint16_t v; memcpy(&v, p, 2); return atck_bf2f(v); }
-    case ATCK_I64: { int64_t v; memcpy(&v, p, 8); return (float)v; }
-    case ATCK_I32: { int32_t v; memcpy(&v, p, 4); return (float)v; }
-    case ATCK_I16: { int16_t v; memcpy(&v, p, 2); return (float)v; }
-    case ATCK_I8: return (float)*(const int8_t*)p;
-    case ATCK_U8: return (float)*(const uint8_t*)p;
-    default: return 0.f;
-  }
-}
-
-ATCK_INLINE int64_t roundSat(float v, double lo, double hi) {
-  double r = __builtin_nearbyint((double)v);
-  if (r < lo) r = lo;
-  if (r > hi) r = hi;
-  return (int64_t)r;
-}
-
-ATCK_INLINE void storeF(char* p, int64_t dt, float v) {
-  switch (dt) {
-    case ATCK_F32: memcpy(p, &v, 4); return;
-    case ATCK_F64: { double d = v; memcpy(p, &d, 8); return; }
-    case ATCK_F16: { uint16_t h = atck_f2h(v); memcpy(p, &h, 2); return; }
-    case ATCK_BF16: { uint16_t h = atck_f2bf(v); memcpy(p, &h, 2); return; }
-    case ATCK_I64: { int64_t x = roundSat(v, -9.2e18, 9.2e18); memcpy(p, &x, 8); return; }
-    case ATCK_I32: { int32_t x = (int32_t)roundSat(v, -2147483648.0, 2147483647.0); memcpy(p, &x, 4); return; }
-    case ATCK_I16: { int16_t x = (int16_t)roundSat(v, -32768.0, 32767.0); memcpy(p, &x, 2); return; }
-    case ATCK_I8: *(int8_t*)p = (int8_t)roundSat(v, -128.0, 127.0); return;
-    case ATCK_U8: *(uint8_t*)p = (uint8_t)roundSat(v, 0.0, 255.0); return;
-    default: return;
-  }
-}
 
 struct ResizeView {
   int64_t dt, es, rank, nearest, outBuf;
@@ -140,7 +104,7 @@ void atck_resize_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     }
     atck_odometer_next(idx, v.od, last);
     if (outside) {
-      for (int64_t x = 0; x < len; ++x) storeF(orow + x * es, v.dt, (float)v.extrap);
+      for (int64_t x = 0; x < len; ++x) atck_store_f(orow + x * es, v.dt, (float)v.extrap);
       continue;
     }
     if (v.nearest) {
@@ -148,7 +112,7 @@ void atck_resize_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
       if (lt == 0) { memcpy(orow, irow, (size_t)(len * es)); continue; }
       const int64_t* ti = v.tabIdx[last];
       for (int64_t x = 0; x < len; ++x) {
-        if (ti[x] < 0) storeF(orow + x * es, v.dt, (float)v.extrap);
+        if (ti[x] < 0) atck_store_f(orow + x * es, v.dt, (float)v.extrap);
         else atck_move_one(orow + x * es, irow + ti[x] * es, es);
       }
       continue;
@@ -156,20 +120,20 @@ void atck_resize_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     for (int64_t x = 0; x < len; ++x) {
       float acc = 0.f;
       if (lt == 0) {
-        for (int64_t c = 0; c < nc; ++c) acc += comboW[c] * loadF(in + (comboOff[c] + x) * es, v.dt);
+        for (int64_t c = 0; c < nc; ++c) acc += comboW[c] * atck_load_f(in + (comboOff[c] + x) * es, v.dt);
       } else {
         const int64_t* ti = v.tabIdx[last] + x * lt;
         const int64_t* tw = v.tabW[last] + x * lt;
-        if (ti[0] < 0) { storeF(orow + x * es, v.dt, (float)v.extrap); continue; }
+        if (ti[0] < 0) { atck_store_f(orow + x * es, v.dt, (float)v.extrap); continue; }
         for (int64_t k = 0; k < lt; ++k) {
           float wk = (float)atck_d(tw[k]);
           float part = 0.f;
           for (int64_t c = 0; c < nc; ++c)
-            part += comboW[c] * loadF(in + (comboOff[c] + ti[k]) * es, v.dt);
+            part += comboW[c] * atck_load_f(in + (comboOff[c] + ti[k]) * es, v.dt);
           acc += wk * part;
         }
       }
-      storeF(orow + x * es, v.dt, acc);
+      atck_store_f(orow + x * es, v.dt, acc);
     }
   }
 }

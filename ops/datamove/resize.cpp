@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kernels/lib/index_elem.h"
+#include "kernels/lib/resize_coords.h"
 #include "ops/datamove/datamove_util.h"
 
 namespace atc {
@@ -63,15 +64,42 @@ void applySizes(const Node& n, const std::vector<int64_t>& axes, const std::vect
   }
 }
 
+// Scales or sizes (or tf_crop_and_resize's roi) fed at run time make the output run-sized
+// (kernels/lib/resize_rt.cpp): the input that decides the output's dims, whether they are sizes.
+struct RunTimeSource {
+  bool runTime = false, sizes = false;
+  size_t input = 0;
+};
+
+bool isModern(const Graph& g, const Node& n) { return n.type == "Resize" && (n.inputs.size() >= 3 || g.opsetVersion >= 11); }
+
+RunTimeSource runTimeSource(const Graph& g, const Node& n) {
+  RunTimeSource r;
+  auto fed = [&](size_t i) { return n.input(i) && !n.input(i)->isConstant(); };
+  if (!isModern(g, n)) {
+    r.input = 1;
+    r.runTime = !n.hasAttr("scales") && fed(1);
+    return r;
+  }
+  const Value* sc = n.input(2);
+  bool useScales = sc && (sc->isConstant() ? sc->constant->type.numel() > 0 : sc->type.numel() != 0);
+  r.sizes = !useScales;
+  r.input = useScales ? 2 : 3;
+  r.runTime = fed(r.input) ||
+              (n.attrString("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize" && fed(1));
+  return r;
+}
+
 ResizeSpec resizeSpec(const Graph& g, const Node& n) {
   ResizeSpec s;
+  const RunTimeSource rts = runTimeSource(g, n);
   s.in = dm::staticShape(n, 0);
   size_t r = s.in.size();
   s.mode = n.attrString("mode", "nearest");
   if (s.mode == "bilinear" || s.mode == "trilinear") s.mode = "linear";
   if (s.mode != "nearest" && s.mode != "linear" && s.mode != "cubic")
     opError(n, "unsupported mode '" + s.mode + "'");
-  bool modern = n.type == "Resize" && (n.inputs.size() >= 3 || g.opsetVersion >= 11);
+  bool modern = isModern(g, n);
   std::vector<double> scales;
   std::vector<int64_t> sizes;
   if (!modern) {
@@ -80,7 +108,7 @@ ResizeSpec resizeSpec(const Graph& g, const Node& n) {
     s.nearestMode = "floor";
     if (s.mode == "cubic") opError(n, "cubic needs Resize opset 11+");
     if (n.hasAttr("scales")) scales = n.attrFloats("scales");
-    else scales = dm::constFloats(n, 1, "scales");
+    else if (!rts.runTime) scales = dm::constFloats(n, 1, "scales");
   } else {
     s.ctm = n.attrString("coordinate_transformation_mode", "half_pixel");
     s.nearestMode = n.attrString("nearest_mode", "round_prefer_floor");
@@ -88,10 +116,10 @@ ResizeSpec resizeSpec(const Graph& g, const Node& n) {
     s.excludeOutside = n.attrInt("exclude_outside", 0) != 0;
     s.extrap = n.attrFloat("extrapolation_value", 0.0);
     s.antialias = n.attrInt("antialias", 0) != 0;
-    if (n.input(2) && (!n.input(2)->isConstant() || n.input(2)->constant->type.numel() > 0))
+    if (!rts.runTime && n.input(2) && (!n.input(2)->isConstant() || n.input(2)->constant->type.numel() > 0))
       scales = dm::constFloats(n, 2, "scales");
-    if (n.input(3)) sizes = dm::constInts(n, 3, "sizes");
-    if (s.ctm == "tf_crop_and_resize") {
+    if (!rts.runTime && n.input(3)) sizes = dm::constInts(n, 3, "sizes");
+    if (s.ctm == "tf_crop_and_resize" && !rts.runTime) {
       std::vector<int64_t> axes = resizeAxes(n, r);
       std::vector<double> roi;
       if (n.input(1)) roi = dm::constFloats(n, 1, "roi");
@@ -119,7 +147,19 @@ ResizeSpec resizeSpec(const Graph& g, const Node& n) {
   if (modern) axes = resizeAxes(n, r);
   else
     for (size_t d = 0; d < r; ++d) axes.push_back((int64_t)d);
-  if (!sizes.empty()) {
+  if (rts.runTime) {
+    const Value* v = n.input(rts.input);
+    if (!v || !v->type.isStatic() || v->type.rank() != 1 || v->type.numel() != (int64_t)axes.size())
+      opError(n, std::string(rts.sizes ? "sizes" : "scales") + " fed at run time must hold one value per axis (" +
+                     std::to_string(axes.size()) + ")");
+    for (int64_t d : axes) s.out[(size_t)d] = -1;
+    std::string pol = n.attrString("keep_aspect_ratio_policy", "stretch");
+    if (pol != "stretch" && pol != "not_larger" && pol != "not_smaller")
+      opError(n, "unsupported keep_aspect_ratio_policy '" + pol + "'");
+    const Value* roi = n.input(1);
+    if (s.ctm == "tf_crop_and_resize" && (!roi || roi->type.numel() != 2 * (int64_t)axes.size()))
+      opError(n, "tf_crop_and_resize needs an roi of 2 values per axis");
+  } else if (!sizes.empty()) {
     applySizes(n, axes, sizes, s);
   } else {
     if (scales.size() != axes.size())
@@ -133,120 +173,41 @@ ResizeSpec resizeSpec(const Graph& g, const Node& n) {
     }
   }
   for (auto d : s.out)
-    if (d < 0) opError(n, "negative output size");
+    if (d < 0 && !rts.runTime) opError(n, "negative output size");
   return s;
 }
 
-// Input coordinate of output coordinate x along dim d; sets *outside for crop extrapolation.
-double sourceCoord(const ResizeSpec& s, size_t d, int64_t x, bool* outside) {
-  double scale = s.scales[d];
-  double inLen = (double)s.in[d];
-  double outLen = scale * inLen;  // as the ONNX reference (not the rounded size)
-  double xf = (double)x, r = 0;
-  *outside = false;
-  if (s.ctm == "half_pixel") r = (xf + 0.5) / scale - 0.5;
-  else if (s.ctm == "half_pixel_symmetric") {  // opset 19: the output grid centred on the input's
-    double adj = outLen > 0 ? (double)s.out[d] / outLen : 1.0;
-    r = inLen / 2 * (1 - adj) + (xf + 0.5) / scale - 0.5;
-  }
-  else if (s.ctm == "pytorch_half_pixel") r = s.out[d] > 1 ? (xf + 0.5) / scale - 0.5 : 0.0;
-  else if (s.ctm == "align_corners") r = outLen <= 1 ? 0.0 : xf * (inLen - 1) / (outLen - 1);
-  else if (s.ctm == "asymmetric") r = xf / scale;
-  else if (s.ctm == "tf_half_pixel_for_nn") r = (xf + 0.5) / scale;
-  else {  // tf_crop_and_resize
-    double b = s.roi[d], e = s.roi[d + s.in.size()];
-    if (outLen <= 1) r = (e - b) * (inLen - 1) / 2;
-    else r = xf * (e - b) * (inLen - 1) / (outLen - 1);
-    r += b * (inLen - 1);
-    if (r < 0 || r > inLen - 1) *outside = true;
-  }
-  return r;
+// The filter of dim d in the codes of kernels/lib/resize_coords.h.
+AtckRzDim rzDim(const ResizeSpec& s, size_t d) {
+  static const char* ctms[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                               "tf_half_pixel_for_nn", "tf_crop_and_resize", "half_pixel_symmetric"};
+  static const char* nms[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  AtckRzDim z{};
+  z.mode = s.mode == "nearest" ? ATCK_RZ_NEAREST : s.mode == "linear" ? ATCK_RZ_LINEAR : ATCK_RZ_CUBIC;
+  for (int64_t i = 0; i < 7; ++i)
+    if (s.ctm == ctms[i]) z.ctm = i;
+  for (int64_t i = 0; i < 4; ++i)
+    if (s.nearestMode == nms[i]) z.nearestMode = i;
+  z.antialias = s.antialias ? 1 : 0;
+  z.excludeOutside = s.excludeOutside ? 1 : 0;
+  z.cubicA = s.cubicA;
+  z.scale = s.scales[d];
+  z.inLen = s.in[d];
+  z.outLen = s.out[d];
+  if (!s.roi.empty()) z.roiB = s.roi[d], z.roiE = s.roi[d + s.in.size()];
+  return z;
 }
 
-int64_t nearestIndex(const std::string& m, double x) {
-  double f = std::floor(x);
-  if (m == "floor") return (int64_t)f;
-  if (m == "ceil") return (int64_t)std::ceil(x);
-  if (x - f == 0.5) return m == "round_prefer_floor" ? (int64_t)f : (int64_t)f + 1;
-  return (int64_t)std::round(x);
-}
-
-void cubicCoeffs(double r, double A, double c[4]) {
-  double t = r + 1, u = 1 - r, v = 2 - r;
-  c[0] = ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
-  c[1] = ((A + 2) * r - (A + 3)) * r * r + 1;
-  c[2] = ((A + 2) * u - (A + 3)) * u * u + 1;
-  c[3] = ((A * v - 5 * A) * v + 8 * A) * v - 4 * A;
-}
-
-int64_t clampI(int64_t i, int64_t n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
-
-// Taps per output coordinate along dim d: 1 (nearest), 2 (linear), 4 (cubic), or with
-// antialias when downsampling the filter's footprint widened by 1/scale.
-int64_t tapsOf(const ResizeSpec& s, size_t d) {
-  if (s.mode == "nearest") return 1;
-  bool lin = s.mode == "linear";
-  if (!s.antialias || s.scales[d] >= 1.0) return lin ? 2 : 4;
-  int64_t start = (int64_t)std::floor((lin ? -1.0 : -2.0) / s.scales[d]) + 1;
-  return 2 - 2 * start;
-}
-
-// Opset 18 antialias (ONNX reference): around x0 = ceil(src) - 1 with ratio = src - x0 in
-// (0, 1], point x0 + i (edge-clamped) gets the filter value at scale * (i - ratio): a
-// triangle (linear) or the cubic kernel, normalised to sum 1.
-void antialiasTaps(const ResizeSpec& s, size_t d, double src, int64_t taps, int64_t* ii, double* ww) {
-  const double scale = s.scales[d], A = s.cubicA;
-  const int64_t start = 1 - taps / 2;
-  double x0 = std::ceil(src) - 1, ratio = src - x0, sum = 0;
-  for (int64_t k = 0; k < taps; ++k) {
-    double x = std::fabs(scale * ((double)(start + k) - ratio)), c;
-    if (s.mode == "linear") c = std::max(0.0, 1.0 - x);
-    else if (x <= 1) c = (A + 2) * x * x * x - (A + 3) * x * x + 1;
-    else if (x < 2) c = A * x * x * x - 5 * A * x * x + 8 * A * x - 4 * A;
-    else c = 0;
-    ii[k] = clampI((int64_t)x0 + start + k, s.in[d]);
-    ww[k] = c;
-    sum += c;
-  }
-  for (int64_t k = 0; k < taps; ++k) ww[k] = sum != 0 ? ww[k] / sum : 0;
-}
+int64_t tapsOf(const ResizeSpec& s, size_t d) { return atck_rz_taps(rzDim(s, d)); }
 
 // Tap table of one dim: taps per output coordinate, idx (-1: outside) and weights.
 void dimTable(const ResizeSpec& s, size_t d, int64_t taps, std::vector<int64_t>* idx,
               std::vector<double>* w) {
-  int64_t inN = s.in[d];
+  const AtckRzDim z = rzDim(s, d);
+  std::vector<int64_t> ii((size_t)taps);
+  std::vector<double> ww((size_t)taps);
   for (int64_t x = 0; x < s.out[d]; ++x) {
-    bool outside = false;
-    double src = sourceCoord(s, d, x, &outside);
-    std::vector<int64_t> ii((size_t)taps, 0);
-    std::vector<double> ww((size_t)taps, 0.0);
-    if (outside || inN == 0) {
-      ii.assign((size_t)taps, -1);
-    } else if (s.mode == "nearest") {
-      ii[0] = clampI(nearestIndex(s.nearestMode, src), inN);
-      ww[0] = 1.0;
-    } else if (s.antialias && s.mode != "nearest" && s.scales[d] < 1.0) {
-      antialiasTaps(s, d, src, taps, ii.data(), ww.data());
-    } else if (s.mode == "linear") {
-      double f = std::floor(src);
-      double r = src - f;
-      ii[0] = clampI((int64_t)f, inN);
-      ii[1] = clampI((int64_t)f + 1, inN);
-      ww[0] = 1 - r;
-      ww[1] = r;
-    } else {
-      double f = std::floor(src);
-      double c[4];
-      cubicCoeffs(src - f, s.cubicA, c);
-      double sum = 0;
-      for (int k = 0; k < 4; ++k) {
-        int64_t raw = (int64_t)f - 1 + k;
-        if (s.excludeOutside && (raw < 0 || raw >= inN)) c[k] = 0;
-        sum += c[k];
-        ii[(size_t)k] = clampI(raw, inN);
-      }
-      for (int k = 0; k < 4; ++k) ww[(size_t)k] = s.excludeOutside && sum != 0 ? c[k] / sum : c[k];
-    }
+    atck_rz_tap_row(z, x, taps, ii.data(), ww.data());
     idx->insert(idx->end(), ii.begin(), ii.end());
     w->insert(w->end(), ww.begin(), ww.end());
   }
@@ -270,11 +231,37 @@ void inferResize(Graph& g, Node& n) {
   DType dt = n.inputs[0]->type.dtype;
   if (s.mode != "nearest" && (dt == DType::Bool || dt == DType::U64 || dt == DType::U32 || dt == DType::U16))
     opError(n, std::string("mode ") + s.mode + " does not support " + dtypeName(dt));
-  n.outputs[0]->type = TensorType(dt, s.out);
+  if (runTimeSource(g, n).runTime) dm::setRunSized(n, 0, dt, s.out);
+  else n.outputs[0]->type = TensorType(dt, s.out);
+}
+
+// Scales or sizes fed at run time: resize_rt (P as kernels/lib/resize_rt.cpp lists them).
+KernelCall lowerResizeRunTime(LowerCtx& c, const ResizeSpec& s, const RunTimeSource& rts) {
+  const Node& n = c.node;
+  const DType dt = n.inputs[0]->type.dtype;
+  const AtckRzDim z = rzDim(s, 0);
+  std::vector<int64_t> axes;
+  if (isModern(c.graph, n)) axes = resizeAxes(n, s.in.size());
+  else
+    for (size_t d = 0; d < s.in.size(); ++d) axes.push_back((int64_t)d);
+  const std::string pol = n.attrString("keep_aspect_ratio_policy", "stretch");
+  const bool roi = s.ctm == "tf_crop_and_resize" && n.input(1);
+  KernelCall k{"resize_rt",
+               {(int64_t)dt, (int64_t)dtypeSize(dt), (int64_t)s.in.size(), z.mode, z.ctm, z.nearestMode, z.antialias,
+                z.excludeOutside, paramFromDouble(s.cubicA), paramFromDouble(s.extrap),
+                pol == "not_larger" ? 1 : pol == "not_smaller" ? 2 : 0, (int64_t)axes.size(), rts.sizes ? 1 : 0,
+                (int64_t)rts.input, (int64_t)n.input(rts.input)->type.dtype, roi ? 1 : -1,
+                roi ? (int64_t)n.input(1)->type.dtype : 0, (int64_t)n.inputs.size()}};
+  k.params.insert(k.params.end(), axes.begin(), axes.end());
+  k.params.insert(k.params.end(), s.in.begin(), s.in.end());
+  k.sizesOutputs = true;
+  return k;
 }
 
 KernelCall lowerResize(LowerCtx& c) {
   ResizeSpec s = resizeSpec(c.graph, c.node);
+  const RunTimeSource rts = runTimeSource(c.graph, c.node);
+  if (rts.runTime) return lowerResizeRunTime(c, s, rts);
   DType dt = c.node.inputs[0]->type.dtype;
   size_t r = s.in.size();
   std::vector<int64_t> dimTaps(r);
