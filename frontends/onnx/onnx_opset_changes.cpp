@@ -57,6 +57,7 @@ const std::map<int64_t, const char*>& typeOnlyChanges() {
            "Scan Shape Size Squeeze TopK Transpose Unsqueeze"},
       {25, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QuantizeLinear Reshape "
            "Scan Shape Size Squeeze Transpose Unsqueeze"},
+      {27, "Range"},  // stash_type: float16 / bfloat16 computed in float or double; atc computes in double
       {28, "Celu"},  // float16 and bfloat16 besides float32 (its function body: Div, Elu, Mul)
   };
   return t;

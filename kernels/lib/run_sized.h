@@ -58,3 +58,20 @@ static inline ATCK_INLINE void atck_rs_strided_fill(char* y, const char* x, cons
     }
   }
 }
+
+// Element i of out (dtype dt) = v: float types rounded to nearest, integer types truncated
+// toward zero as a Cast would.
+static inline ATCK_INLINE void atck_rs_store(void* out, int64_t dt, int64_t i, double v) {
+  switch (dt) {
+    case ATCK_F32: ((float*)out)[i] = (float)v; return;
+    case ATCK_F64: ((double*)out)[i] = v; return;
+    case ATCK_F16: ((uint16_t*)out)[i] = atck_f2h((float)v); return;
+    case ATCK_BF16: ((uint16_t*)out)[i] = atck_f2bf((float)v); return;
+    case ATCK_I64: ((int64_t*)out)[i] = (int64_t)v; return;
+    case ATCK_I32: ((int32_t*)out)[i] = (int32_t)v; return;
+    case ATCK_I16: ((int16_t*)out)[i] = (int16_t)v; return;
+    case ATCK_I8: ((int8_t*)out)[i] = (int8_t)v; return;
+    case ATCK_U8: ((uint8_t*)out)[i] = (uint8_t)v; return;
+    default: return;
+  }
+}

@@ -9,6 +9,28 @@
 namespace atc {
 namespace {
 
+// The shape (Reshape) or axes (Unsqueeze, Squeeze) fed at run time: the output is run-sized
+// (reshape_rt, kernels/lib/shape_rt.cpp). Returns whether it is, having typed the output.
+bool inferRunTime(Node& n) {
+  int64_t L = 0;
+  if (!dm::hasInput(n, 1) || !dm::runTimeShapeInput(n, 1, n.type == "Reshape" ? "shape" : "axes", {DType::I64}, &L))
+    return false;
+  const int64_t r = n.inputs[0]->type.rank();
+  const int64_t R = n.type == "Reshape" ? L : n.type == "Unsqueeze" ? r + L : r - L;
+  if (R < 0) opError(n, "more axes than dims");
+  dm::setRunSized(n, 0, n.inputs[0]->type.dtype, Shape((size_t)R, -1));
+  return true;
+}
+
+KernelCall lowerRunTime(const Node& n) {
+  const Shape& in = n.inputs[0]->type.shape;
+  KernelCall k{"reshape_rt", {(int64_t)dtypeSize(n.inputs[0]->type.dtype), n.type == "Reshape" ? 0 : n.type == "Unsqueeze" ? 1 : 2,
+                              n.inputs[1]->type.numel(), n.attrInt("allowzero", 0) != 0 ? 1 : 0, (int64_t)in.size()}};
+  k.params.insert(k.params.end(), in.begin(), in.end());
+  k.sizesOutputs = true;
+  return k;
+}
+
 OpDef reshapeLike(const char* type, int minIn, int maxIn, std::function<void(Graph&, Node&)> f) {
   OpDef d;
   d.type = type;
@@ -16,7 +38,7 @@ OpDef reshapeLike(const char* type, int minIn, int maxIn, std::function<void(Gra
   d.minInputs = minIn;
   d.maxInputs = maxIn;
   d.infer = std::move(f);
-  d.lower = [](LowerCtx& c) { return dm::copyInput0(c.node); };
+  d.lower = [](LowerCtx& c) { return isRunSized(c.node.outputs[0]) ? lowerRunTime(c.node) : dm::copyInput0(c.node); };
   d.aliasesInput0 = true;
   d.storesF16AndBf16(1);  // bytes moved as they are
   return d;
@@ -24,6 +46,7 @@ OpDef reshapeLike(const char* type, int minIn, int maxIn, std::function<void(Gra
 
 void inferReshape(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
+  if (inferRunTime(n)) return;
   std::vector<int64_t> target;
   if (!dm::intsFromAttrOrInput(n, "shape", 1, &target)) opError(n, "no target shape");
   bool allowZero = n.attrInt("allowzero", 0) != 0;
@@ -70,6 +93,7 @@ void inferFlatten(Graph&, Node& n) {
 
 void inferSqueeze(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
+  if (inferRunTime(n)) return;
   int64_t r = (int64_t)in.size();
   std::vector<int64_t> axes;
   bool given = dm::intsFromAttrOrInput(n, "axes", 1, &axes);
@@ -91,6 +115,7 @@ void inferSqueeze(Graph&, Node& n) {
 
 void inferUnsqueeze(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
+  if (inferRunTime(n)) return;
   std::vector<int64_t> axes;
   if (!dm::intsFromAttrOrInput(n, "axes", 1, &axes)) opError(n, "axes are required");
   int64_t r = (int64_t)(in.size() + axes.size());

@@ -1,5 +1,5 @@
-// ConstantOfShape (fill kernel) and Range (range kernel). Their shape-giving inputs must be
-// compile-time constants.
+// ConstantOfShape (fill kernel) and Range (range kernel). Shape-giving inputs fed at run time
+// make the output run-sized (fill_rt, range_rt: kernels/lib/shape_rt.cpp).
 #include <cmath>
 
 #include "ops/datamove/datamove_util.h"
@@ -7,7 +7,17 @@
 namespace atc {
 namespace {
 
+DType fillType(const Node& n) {
+  TensorPtr v = n.attrTensor("value");
+  return v ? v->type.dtype : DType::F32;
+}
+
 void inferConstantOfShape(Graph&, Node& n) {
+  int64_t len = 0;
+  if (dm::runTimeShapeInput(n, 0, "input", {DType::I64}, &len)) {
+    dm::setRunSized(n, 0, fillType(n), Shape((size_t)len, -1));
+    return;
+  }
   auto shape = dm::constInts(n, 0, "input");
   for (auto d : shape)
     if (d < 0) opError(n, "negative dim in shape");
@@ -20,6 +30,11 @@ KernelCall lowerConstantOfShape(LowerCtx& c) {
   TensorPtr v = c.node.attrTensor("value");
   const TensorType& t = c.node.outputs[0]->type;
   int64_t bits = v ? dm::elementBits(*v) : 0;
+  if (isRunSized(c.node.outputs[0])) {
+    KernelCall k{"fill_rt", {(int64_t)dtypeSize(t.dtype), bits, c.node.inputs[0]->type.numel()}};
+    k.sizesOutputs = true;
+    return k;
+  }
   return KernelCall{"fill", {(int64_t)dtypeSize(t.dtype), t.numel(), bits, 1}};
 }
 
@@ -70,15 +85,41 @@ RangeSpec rangeSpec(const Node& n) {
   return r;
 }
 
+// Any of start, limit, delta fed at run time: range_rt.
+bool runTimeRange(const Node& n) {
+  bool rt = false;
+  for (size_t i = 0; i < 3; ++i) {
+    const Value* v = n.inputs[i];
+    if (v->isConstant()) continue;
+    if (!v->type.isStatic() || v->type.numel() != 1 || v->shapeFromData)
+      opError(n, "start, limit and delta must be scalars");
+    rt = true;
+  }
+  return rt;
+}
+
 void inferRange(Graph&, Node& n) {
   DType t = n.inputs[0]->type.dtype;
   if (t != DType::F32 && t != DType::F64 && t != DType::F16 && t != DType::BF16 && t != DType::I64 &&
       t != DType::I32 && t != DType::I16 && t != DType::I8 && t != DType::U8)
     opError(n, std::string("unsupported dtype ") + dtypeName(t));
+  // Range-27's stash_type (float16 / bfloat16 computed in float or double): the kernels compute
+  // in double and round once, within one rounding of either.
+  if (n.hasAttr("stash_type") && n.attrInt("stash_type", 1) != 1 && n.attrInt("stash_type", 1) != 11)
+    opError(n, "stash_type must be 1 (float) or 11 (double)");
+  if (runTimeRange(n)) {
+    dm::setRunSized(n, 0, t, {-1});
+    return;
+  }
   n.outputs[0]->type = TensorType(t, {rangeSpec(n).n});
 }
 
 KernelCall lowerRange(LowerCtx& c) {
+  if (runTimeRange(c.node)) {
+    KernelCall k{"range_rt", {(int64_t)c.node.inputs[0]->type.dtype}};
+    k.sizesOutputs = true;
+    return k;
+  }
   RangeSpec r = rangeSpec(c.node);
   return KernelCall{"range", {(int64_t)r.dt, r.n, r.is, r.id, 3}};
 }
