@@ -241,9 +241,10 @@ class OnnxImporter {
       const auto& n = nodes[i];
       std::string type = n.op_type();
       bool ok;
-      if (!isDefaultDomain(n.domain())) {
+      if (!isDefaultDomain(n.domain())) {  // ops of other domains are registered as "domain::Op"
         type = n.domain() + "::" + n.op_type();
-        ok = false;
+        const OpDef* def = OpRegistry::instance().find(type);
+        ok = def != nullptr && !def->internal;
       } else if (n.op_type() == "Constant") {
         ok = constantAttr(n) != nullptr;
         if (ok) {
@@ -416,7 +417,7 @@ class OnnxImporter {
 
   Node* addOnnxNode(const onnx::NodeProto& n, const std::string& name, const std::vector<Value*>& ins,
                     const std::vector<Value*>& outs) {
-    Node* node = g_->addNode(n.op_type(), name, ins, outs);
+    Node* node = g_->addNode(isDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "::" + n.op_type(), name, ins, outs);
     node->domain = "";
     for (const auto& a : n.attribute()) {
       // Names starting with '_' are the compiler's own (packed-weight shapes, fused
