@@ -21,7 +21,7 @@ const Value* dataShapedInput(const Node& n) {
     throw AtcError("E19010",
                    "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose size each run decides (Op [" +
                        (in->producer ? in->producer->name + "] (" + in->producer->type : std::string("?] (?")) +
-                       ") computes its shape from input values); such a value can only be a graph output yet.",
+                       ") computes its shape from input values); such a value can only be a graph output or feed element-wise ops whose other operands are scalars yet.",
                    "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
                    "OneHot's depth...), or end the graph at this value.");
   const Node* p = in->producer;  // the op that decides the shape, before element-wise ops over it
@@ -47,7 +47,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto& np : g.nodes()) {
     Node& n = *np;
     const Value* dsIn = dataShapedInput(n);
-    if (dsIn && ((!n.outputs.empty() && !n.outputs[0]->shapeFromData) || isRunSized(dsIn))) refuseDataShapedInput(n, dsIn);
+    if (dsIn && !n.outputs.empty() && !n.outputs[0]->shapeFromData) refuseDataShapedInput(n, dsIn);
     LoweredNode L;
     L.node = &n;
     bool allConst = !n.outputs.empty();
@@ -78,8 +78,12 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     ctx.int8Amx = target.int8Amx();
     ctx.bf16Dot = target.bf16Dot();
     ctx.bf16Amx = target.bf16Amx();
-    L.call = d->lower(ctx);
-    if (dsIn && !eltwiseOverDataShape(n, L.call)) refuseDataShapedInput(n, dsIn);
+    if (dsIn && isRunSized(dsIn)) {
+      if (!eltwiseOverRunSized(n, [&] { return d->lower(ctx); }, &L.call)) refuseDataShapedInput(n, dsIn);
+    } else {
+      L.call = d->lower(ctx);
+      if (dsIn && !eltwiseOverDataShape(n, L.call)) refuseDataShapedInput(n, dsIn);
+    }
     if (runSized != L.call.sizesOutputs)
       internalError("node " + n.name + " (" + n.type + "): its outputs are " + (runSized ? "" : "not ") +
                     "run-sized, its kernel " + L.call.kernel + (L.call.sizesOutputs ? " sizes" : " does not size") +

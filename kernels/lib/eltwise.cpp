@@ -12,6 +12,7 @@
 
 ATC_KERNEL(eltwise)
 ATC_KERNEL(eltwise_ds)
+ATC_KERNEL(eltwise_rs)
 
 int64_t atck_eltwise_ntasks(const int64_t* P) {
   return (P[ATCK_EP_TOTAL] + ATCK_ELT_BLOCK - 1) / ATCK_ELT_BLOCK;
@@ -232,4 +233,33 @@ void atck_eltwise_ds_task(const int64_t* P, void** bufs, int64_t begin, int64_t 
   if (hi > count) hi = count;
   if (lo >= hi) return;
   atck_elt_dispatch(E, bufs, lo, hi);
+}
+
+int64_t atck_eltwise_rs_ntasks(const int64_t*) { return ATCK_ELT_RS_TASKS; }
+
+void atck_eltwise_rs_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t* E = P + ATCK_RS_HEADER;
+  const int64_t rank = P[ATCK_RS_RANK];
+  const int64_t* dims = (const int64_t*)bufs[P[ATCK_RS_IN_SLOT]];
+  if (!bufs[E[ATCK_EP_OUTBUF]]) {  // the size pass
+    if (begin == 0)
+      for (int64_t i = 0; i < rank; ++i) ((int64_t*)bufs[P[ATCK_RS_OUT_SLOT]])[i] = dims[i];
+    return;
+  }
+  int64_t count = 1;
+  for (int64_t i = 0; i < rank; ++i) count *= dims[i];
+  const int64_t nin = E[ATCK_EP_NIN];
+  if (count <= 0 || nin > ATCK_ELT_MAX_IN) return;
+  // The flat walk's one dim becomes the run's element count.
+  int64_t local[ATCK_EP_HEADER + 3 * ATCK_ELT_MAX_IN + 1];
+  const int64_t len = ATCK_EP_HEADER + 3 * nin + 1;
+  for (int64_t i = 0; i < len; ++i) local[i] = E[i];
+  local[ATCK_EP_TOTAL] = count;
+  local[ATCK_EP_HEADER + 2 * nin] = count;
+  int64_t chunk = (count + ATCK_ELT_RS_TASKS - 1) / ATCK_ELT_RS_TASKS;
+  chunk = (chunk + 15) / 16 * 16;
+  int64_t lo = begin * chunk, hi = end * chunk;
+  if (hi > count) hi = count;
+  if (lo >= hi) return;
+  atck_elt_dispatch(local, bufs, lo, hi);
 }

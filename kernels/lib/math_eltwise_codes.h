@@ -119,6 +119,19 @@ enum AtckEltDsParam {
   ATCK_DS_HEADER = 4,
 };
 
+// Kernel "eltwise_rs": an "eltwise" call over a run-sized value (docs/dynamic-shapes.md,
+// "Run-sized values"), its params after this header; flat (rank 1, the run-sized input at
+// stride 1, every other input a scalar). Size pass (output null): task 0 copies the input's
+// dims (its dims slot, bufs[IN_SLOT]) to the output's (bufs[OUT_SLOT]); then each of the
+// ATCK_ELT_RS_TASKS tasks computes its share of the actual elements.
+enum AtckEltRsParam {
+  ATCK_RS_OUT_SLOT = 0,
+  ATCK_RS_IN_SLOT = 1,
+  ATCK_RS_RANK = 2,
+  ATCK_RS_HEADER = 3,
+};
+#define ATCK_ELT_RS_TASKS 16
+
 #define ATCK_ELT_MAX_IN 32
 #define ATCK_ELT_MAX_RANK 16
 #define ATCK_ELT_BLOCK 16384

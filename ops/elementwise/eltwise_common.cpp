@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "ops/elementwise/eltwise_common.h"
 
 #include "support/diagnostics.h"
@@ -157,6 +159,81 @@ bool eltwiseOverDataShape(const Node& n, KernelCall& c) {
                                      out->type.rank()};
   c.params.insert(c.params.begin(), head.begin(), head.end());
   c.kernel = "eltwise_ds";
+  return true;
+}
+
+namespace {
+// The value whose dims a run-sized value has: up through element-wise ops over run-sized values
+// (eltwise_rs copies the dims), to the op that decides them.
+const Value* runShapeRoot(const Value* v) {
+  for (int guard = 0; guard < 100000 && v->producer; ++guard) {
+    const Node* p = v->producer;
+    const OpDef* d = OpRegistry::instance().find(p->type);
+    if (!d || d->category != OpCategory::Elementwise) break;
+    const Value* next = nullptr;
+    for (const Value* in : p->inputs)
+      if (isRunSized(in)) next = in;
+    if (!next) break;
+    v = next;
+  }
+  return v;
+}
+}  // namespace
+
+bool eltwiseOverRunSized(Node& n, const std::function<KernelCall()>& lower, KernelCall* out) {
+  const OpDef* d = OpRegistry::instance().find(n.type);
+  if (!d || d->category != OpCategory::Elementwise || n.outputs.size() != 1 || !isRunSized(n.outputs[0])) return false;
+  // The run-sized inputs: one value, or several whose dims come from one op (Range -> Cos, Mul -> Add).
+  std::vector<int64_t> srcs;
+  const Value* root = nullptr;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    const Value* v = n.inputs[k];
+    if (!v) continue;
+    if (isRunSized(v)) {
+      if (root && runShapeRoot(v) != root) return false;
+      root = runShapeRoot(v);
+      srcs.push_back((int64_t)k);
+    } else if (!v->type.isStatic() || v->type.numel() != 1 || v->shapeFromData) {
+      return false;
+    }
+  }
+  Value* o = n.outputs[0];
+  if (srcs.empty()) return false;
+  for (int64_t k : srcs)
+    if (n.inputs[(size_t)k]->type.rank() != o->type.rank()) return false;
+  const TensorType outType = o->type;
+  Shape flat((size_t)std::max<int64_t>(outType.rank(), 1), 1);
+  flat.back() = 2;  // not 1, which would broadcast
+  std::vector<std::pair<Value*, TensorType>> saved;  // the stand-in types, undone below
+  for (int64_t k : srcs) {
+    Value* v = n.inputs[(size_t)k];
+    bool seen = false;
+    for (auto& sv : saved) seen = seen || sv.first == v;
+    if (!seen) saved.push_back({v, v->type});
+  }
+  saved.push_back({o, outType});
+  for (auto& sv : saved) sv.first->type = TensorType(sv.second.dtype, flat);
+  KernelCall c;
+  try {
+    c = lower();
+  } catch (...) {
+    for (auto& sv : saved) sv.first->type = sv.second;
+    throw;
+  }
+  for (auto& sv : saved) sv.first->type = sv.second;
+  if (c.kernel != "eltwise" || c.params[ATCK_EP_RANK] != 1 || c.params[ATCK_EP_TOTAL] != 2) return false;
+  const int64_t nin = c.params[ATCK_EP_NIN];
+  const int64_t* bix = c.params.data() + ATCK_EP_HEADER + nin;
+  const int64_t* stride = bix + nin + 1;
+  for (int64_t k = 0; k < nin; ++k)
+    if (stride[k] != (std::count(srcs.begin(), srcs.end(), bix[k]) ? 1 : 0)) return false;
+  // bufs: inputs, the output, its dims slot, the run-sized input's dims slot (backend/om_builder.cpp)
+  const int64_t nodeIns = (int64_t)n.inputs.size();
+  const std::vector<int64_t> head = {nodeIns + 1, nodeIns + 2, outType.rank()};
+  c.params.insert(c.params.begin(), head.begin(), head.end());
+  c.kernel = "eltwise_rs";
+  c.sizesOutputs = true;
+  *out = c;
   return true;
 }
 

@@ -2,6 +2,7 @@
 // broadcasting ops, and the lowering to the generic "eltwise" kernel
 // (kernels/lib/eltwise.cpp, params in kernels/lib/math_eltwise_codes.h).
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "ir/op_registry.h"
@@ -40,6 +41,12 @@ KernelCall makeEltwiseCall(const Node& n, int64_t op, const std::vector<const Va
 // its output then data-shaped with the same dims. False (call unchanged) unless the walk is flat
 // with that value at stride 1 and every other input a scalar.
 bool eltwiseOverDataShape(const Node& n, KernelCall& c);
+
+// Lowers an element-wise node n whose one non-scalar input is run-sized (isRunSized; the output
+// then run-sized too) into "eltwise_rs" (math_eltwise_codes.h): `lower` (the op's lowering) runs
+// with that input and the output typed as a flat stand-in shape, and the call then walks the
+// run's elements. False (nothing lowered) when n is not such a node.
+bool eltwiseOverRunSized(Node& n, const std::function<KernelCall()>& lower, KernelCall* out);
 
 // Output = input 0's type.
 void inferSameAsInput0(Graph&, Node& n);
