@@ -47,7 +47,7 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto& np : g.nodes()) {
     Node& n = *np;
     const Value* dsIn = dataShapedInput(n);
-    if (dsIn && !n.outputs.empty() && !n.outputs[0]->shapeFromData) refuseDataShapedInput(n, dsIn);
+    if (dsIn && !isRunSized(dsIn) && !n.outputs.empty() && !n.outputs[0]->shapeFromData) refuseDataShapedInput(n, dsIn);
     LoweredNode L;
     L.node = &n;
     bool allConst = !n.outputs.empty();
@@ -78,8 +78,11 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
     ctx.int8Amx = target.int8Amx();
     ctx.bf16Dot = target.bf16Dot();
     ctx.bf16Amx = target.bf16Amx();
-    if (dsIn && isRunSized(dsIn)) {
-      if (!eltwiseOverRunSized(n, [&] { return d->lower(ctx); }, &L.call)) refuseDataShapedInput(n, dsIn);
+    if (dsIn && isRunSized(dsIn)) {  // element-wise ops, and readers whose kernel reads the dims
+      if (!eltwiseOverRunSized(n, [&] { return d->lower(ctx); }, &L.call)) {
+        L.call = d->lower(ctx);
+        if (!L.call.readsRunSized) refuseDataShapedInput(n, dsIn);
+      }
     } else {
       L.call = d->lower(ctx);
       if (dsIn && !eltwiseOverDataShape(n, L.call)) refuseDataShapedInput(n, dsIn);

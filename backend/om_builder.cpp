@@ -92,9 +92,8 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
         sizes.push_back(L.node->inputs.size() + k);
         args.push_back(bp.dimsRegionOf(L.node->outputs[k]));
       }
-    if (!sizes.empty())  // then the dims slots of its run-sized inputs (eltwise_rs reads them)
-      for (auto* in : L.node->inputs)
-        if (isRunSized(in)) args.push_back(bp.dimsRegionOf(in));
+    for (auto* in : L.node->inputs)  // then the dims slots of its run-sized inputs
+      if (isRunSized(in)) args.push_back(bp.dimsRegionOf(in));
     const std::vector<std::string>& list = opts.kernelCache.recompile;
     // A run-sized output has no size to check its accesses against when the kernel is compiled.
     bool boundsCheck = opts.oomBoundsCheck && sizes.empty() &&

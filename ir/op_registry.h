@@ -34,6 +34,10 @@ struct KernelCall {
   // the workspace, one per run-sized output) and nothing else; the runtime then allocates the
   // output and calls it again (docs/dynamic-shapes.md, "Run-sized values").
   bool sizesOutputs = false;
+  // The kernel reads run-sized inputs: their dims from their slots, which follow the outputs'
+  // slots in bufs (one per run-sized input, in input order). Element-wise ops get this from
+  // eltwiseOverRunSized; other readers of run-sized values are refused unless they set it.
+  bool readsRunSized = false;
   // Inputs indices the kernel actually reads (default: all). Lowering may rewrite constant
   // inputs (e.g. pack weights) with replaceConstInput.
 };

@@ -75,3 +75,59 @@ void atck_pad_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     }
   }
 }
+
+// pad_rt: Pad whose pads are fed at run time; the output is run-sized (kernels/lib/run_sized.h).
+// bufs = {X, pads, [constant_value], [axes], Y, Y's dims slot};
+// P = {esize, rank, mode, valueBits, valueBuf (-1: valueBits), nin, nAxes, pads dtype,
+//      axes[nAxes] (normalised), X dims[rank]}. A dim below 0, or a reflect / edge pad of an empty
+// dim, is invalid. One task.
+#include "kernels/lib/run_sized.h"
+
+ATC_KERNEL(pad_rt)
+
+int64_t atck_pad_rt_ntasks(const int64_t*) { return 1; }
+
+void atck_pad_rt_task(const int64_t* P, void** bufs, int64_t begin, int64_t) {
+  const int64_t es = P[0], r = P[1], mode = P[2], nin = P[5], na = P[6], dt = P[7];
+  const int64_t* axes = P + 8;
+  const int64_t* id = axes + na;
+  int64_t pb[ATCK_RS_MAX_RANK], od[ATCK_RS_MAX_RANK];
+  int valid = 1;
+  for (int64_t d = 0; d < r; ++d) pb[d] = 0, od[d] = id[d];
+  for (int64_t i = 0; i < na; ++i) {
+    const int64_t a = axes[i], b = atck_rs_int(bufs[1], dt, i), e = atck_rs_int(bufs[1], dt, i + na);
+    pb[a] = b;
+    od[a] = id[a] + b + e;
+    if (od[a] < 0 || (mode != 0 && id[a] == 0 && od[a] > 0)) valid = 0;
+  }
+  char* out = (char*)bufs[nin];
+  if (!out) {
+    if (begin != 0) return;
+    if (valid) atck_rs_put(bufs[nin + 1], od, r);
+    else atck_rs_invalid(bufs[nin + 1], r);
+    return;
+  }
+  int64_t bits = P[3];
+  if (P[4] >= 0) {
+    uint64_t v = 0;
+    memcpy(&v, bufs[P[4]], (size_t)es);
+    bits = (int64_t)v;
+  }
+  int64_t n = 1, idx[ATCK_RS_MAX_RANK] = {0};
+  for (int64_t d = 0; d < r; ++d) n *= od[d];
+  const char* in = (const char*)bufs[0];
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t src = 0, inside = 1;
+    for (int64_t d = 0; d < r; ++d) {
+      const int64_t c = mapCoord(idx[d], pb[d], id[d], mode);
+      if (c < 0) inside = 0;
+      src = src * id[d] + (c < 0 ? 0 : c);
+    }
+    if (inside) atck_move_one(out + i * es, in + src * es, es);
+    else atck_fill_elems(out + i * es, 1, es, bits);
+    for (int64_t d = r - 1; d >= 0; --d) {
+      if (++idx[d] < od[d]) break;
+      idx[d] = 0;
+    }
+  }
+}

@@ -13,6 +13,23 @@
 ATC_KERNEL(range_rt)
 ATC_KERNEL(fill_rt)
 ATC_KERNEL(reshape_rt)
+ATC_KERNEL(shape_rt)
+
+// shape_rt: Shape (dims [begin, end)) or Size (mode 1: their product) of a run-sized value.
+// bufs = {X, Y, X's dims slot}; P = {begin, end, mode}. Y is static.
+int64_t atck_shape_rt_ntasks(const int64_t*) { return 1; }
+
+void atck_shape_rt_task(const int64_t* P, void** bufs, int64_t, int64_t) {
+  const int64_t* dims = (const int64_t*)bufs[2];
+  int64_t* y = (int64_t*)bufs[1];
+  if (P[2] == 1) {
+    int64_t n = 1;
+    for (int64_t d = P[0]; d < P[1]; ++d) n *= dims[d];
+    y[0] = n;
+    return;
+  }
+  for (int64_t d = P[0]; d < P[1]; ++d) y[d - P[0]] = dims[d];
+}
 
 static inline ATCK_INLINE int atck_rr_float(int64_t dt) {
   return dt == ATCK_F32 || dt == ATCK_F64 || dt == ATCK_F16 || dt == ATCK_BF16;

@@ -6,8 +6,10 @@
 // bufs: X, starts, ends, [axes], [steps], Y.
 #include "kernels/lib/data_shape.h"
 #include "kernels/lib/index_elem.h"
+#include "kernels/lib/run_sized.h"
 
 ATC_KERNEL(slice_rt)
+ATC_KERNEL(slice_rs)
 
 enum { SR_ESIZE, SR_RANK, SR_L, SR_TIND, SR_NIN, SR_AT, SR_HEADER };  // then X's dims[RANK]
 #define ATCK_SR_MAX_RANK 16
@@ -19,10 +21,9 @@ static inline ATCK_INLINE int64_t atck_sr_ld(const void* p, int64_t tind, int64_
 }
 
 // Per dim: first index, step and length; 0 when the inputs are invalid.
-static inline ATCK_INLINE int atck_sr_plan(const int64_t* P, void** bufs, int64_t* start, int64_t* step,
-                                           int64_t* len) {
+static inline ATCK_INLINE int atck_sr_plan(const int64_t* P, void** bufs, const int64_t* dims, int64_t* start,
+                                           int64_t* step, int64_t* len) {
   const int64_t rank = P[SR_RANK], L = P[SR_L], tind = P[SR_TIND];
-  const int64_t* dims = P + SR_HEADER;
   const void* axes = P[SR_NIN] > 3 ? bufs[3] : 0;
   const void* steps = P[SR_NIN] > 4 ? bufs[4] : 0;
   int seen[ATCK_SR_MAX_RANK];
@@ -54,18 +55,11 @@ static inline ATCK_INLINE int atck_sr_plan(const int64_t* P, void** bufs, int64_
   return 1;
 }
 
-void atck_slice_rt_task(const int64_t* P, void** bufs, int64_t, int64_t) {
+// Copies the slice (start, step, len per dim) of X (dims) densely into y.
+static inline ATCK_INLINE void atck_sr_copy(const int64_t* P, void** bufs, const int64_t* dims, const int64_t* start,
+                                           const int64_t* step, const int64_t* len, char* y) {
   const int64_t rank = P[SR_RANK], es = P[SR_ESIZE];
-  const int64_t* dims = P + SR_HEADER;
-  int64_t start[ATCK_SR_MAX_RANK], step[ATCK_SR_MAX_RANK], len[ATCK_SR_MAX_RANK], idx[ATCK_SR_MAX_RANK];
-  char* y = (char*)bufs[P[SR_NIN]];
-  if (!atck_sr_plan(P, bufs, start, step, len)) {
-    for (int64_t d = 0; d < rank; ++d) len[d] = -1;  // refused by the runtime's check of the dims
-    atck_put_dims(y, P[SR_AT], len, rank);
-    return;
-  }
-  atck_put_dims(y, P[SR_AT], len, rank);
-  int64_t stride[ATCK_SR_MAX_RANK], base = 0, total = 1, s = 1;
+  int64_t stride[ATCK_SR_MAX_RANK], idx[ATCK_SR_MAX_RANK], base = 0, total = 1, s = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
     base += start[d] * s;
     stride[d] = s * step[d];
@@ -82,4 +76,36 @@ void atck_slice_rt_task(const int64_t* P, void** bufs, int64_t, int64_t) {
     atck_move_strided(y + done * es, x + off * es, inner, istride, es);
     atck_odometer_next(idx, len, rank - 1);
   }
+}
+
+void atck_slice_rt_task(const int64_t* P, void** bufs, int64_t, int64_t) {
+  const int64_t rank = P[SR_RANK];
+  const int64_t* dims = P + SR_HEADER;
+  int64_t start[ATCK_SR_MAX_RANK], step[ATCK_SR_MAX_RANK], len[ATCK_SR_MAX_RANK];
+  char* y = (char*)bufs[P[SR_NIN]];
+  if (!atck_sr_plan(P, bufs, dims, start, step, len)) {
+    for (int64_t d = 0; d < rank; ++d) len[d] = -1;  // refused by the runtime's check of the dims
+    atck_put_dims(y, P[SR_AT], len, rank);
+    return;
+  }
+  atck_put_dims(y, P[SR_AT], len, rank);
+  atck_sr_copy(P, bufs, dims, start, step, len, y);
+}
+
+// slice_rs: Slice of a run-sized X (its dims from its slot); Y is run-sized too.
+// bufs: X, starts, ends, [axes], [steps], Y, Y's dims slot, X's dims slot; P as slice_rt's (SR_AT unused).
+int64_t atck_slice_rs_ntasks(const int64_t*) { return 1; }
+
+void atck_slice_rs_task(const int64_t* P, void** bufs, int64_t begin, int64_t) {
+  const int64_t rank = P[SR_RANK], nin = P[SR_NIN];
+  const int64_t* dims = (const int64_t*)bufs[nin + 2];
+  int64_t start[ATCK_SR_MAX_RANK], step[ATCK_SR_MAX_RANK], len[ATCK_SR_MAX_RANK];
+  const int ok = atck_sr_plan(P, bufs, dims, start, step, len);
+  if (!bufs[nin]) {
+    if (begin != 0) return;
+    if (ok) atck_rs_put(bufs[nin + 1], len, rank);
+    else atck_rs_invalid(bufs[nin + 1], rank);
+    return;
+  }
+  if (ok) atck_sr_copy(P, bufs, dims, start, step, len, (char*)bufs[nin]);
 }

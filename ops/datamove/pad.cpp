@@ -25,7 +25,8 @@ PadSpec padSpec(const Node& n) {
     pads = n.attrInts(n.hasAttr("pads") ? "pads" : "paddings");
     s.bits = dm::elementBits(n.attrFloat("value", 0.0), dt);
   } else {
-    pads = dm::constInts(n, 1, "pads");
+    if (!n.input(1) || !n.input(1)->isConstant()) pads.assign((size_t)(2 * (n.input(3) ? n.input(3)->type.numel() : (int64_t)r)), 0);
+    else pads = dm::constInts(n, 1, "pads");
     if (n.input(2) && !n.input(2)->isConstant()) {  // fed at run time: the kernel reads it (valueBuf)
       if (n.input(2)->type.dtype != dt)
         opError(n, "constant_value is " + std::string(dtypeName(n.input(2)->type.dtype)) + " but the input is " +
@@ -62,9 +63,29 @@ PadSpec padSpec(const Node& n) {
   return s;
 }
 
+// Pads fed at run time (opset 11+): the output is run-sized (pad_rt). Axes must be constant.
+bool runTimePads(const Node& n) {
+  int64_t len = 0;
+  if (n.hasAttr("pads") || n.hasAttr("paddings") ||
+      !dm::runTimeShapeInput(n, 1, "pads", {DType::I64}, &len, 2 * kRunSizedMaxRank))
+    return false;
+  const int64_t naxes = n.input(3) ? n.input(3)->type.numel() : n.inputs[0]->type.rank();
+  if (len != 2 * naxes) opError(n, "pads must hold 2 values per axis");
+  return true;
+}
+
 void inferPad(Graph&, Node& n) {
   const Shape& in = dm::staticShape(n, 0);
   PadSpec s = padSpec(n);
+  if (runTimePads(n)) {
+    if ((int64_t)in.size() > kRunSizedMaxRank) opError(n, "at most 8 dims are supported with pads fed at run time");
+    Shape out = in;
+    if (!n.input(3)) out.assign(in.size(), -1);
+    else
+      for (int64_t a : dm::constInts(n, 3, "axes")) out[(size_t)normalizeAxis(a, (int64_t)in.size(), n)] = -1;
+    dm::setRunSized(n, 0, n.inputs[0]->type.dtype, out);
+    return;
+  }
   Shape out = in;
   for (size_t d = 0; d < in.size(); ++d) {
     out[d] = in[d] + s.begin[d] + s.end[d];
@@ -74,9 +95,29 @@ void inferPad(Graph&, Node& n) {
   n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, out);
 }
 
+KernelCall lowerPadRunTime(const Node& n, const PadSpec& s) {
+  const Shape& in = n.inputs[0]->type.shape;
+  std::vector<int64_t> axes;
+  if (n.input(3)) {
+    for (int64_t a : dm::constInts(n, 3, "axes")) axes.push_back(normalizeAxis(a, (int64_t)in.size(), n));
+  } else {
+    for (size_t d = 0; d < in.size(); ++d) axes.push_back((int64_t)d);
+  }
+  const Value* cv = n.input(2);
+  KernelCall k{"pad_rt",
+               {(int64_t)dtypeSize(n.inputs[0]->type.dtype), (int64_t)in.size(), s.mode, s.bits,
+                cv && !cv->isConstant() && cv->type.numel() == 1 ? 2 : -1, (int64_t)n.inputs.size(),
+                (int64_t)axes.size(), (int64_t)n.inputs[1]->type.dtype}};
+  k.params.insert(k.params.end(), axes.begin(), axes.end());
+  k.params.insert(k.params.end(), in.begin(), in.end());
+  k.sizesOutputs = true;
+  return k;
+}
+
 KernelCall lowerPad(LowerCtx& c) {
   Node& n = c.node;
   PadSpec s = padSpec(n);
+  if (runTimePads(n)) return lowerPadRunTime(n, s);
   const Shape& in = n.inputs[0]->type.shape;
   const Shape& out = n.outputs[0]->type.shape;
   KernelCall k;

@@ -67,11 +67,12 @@ SliceSpec sliceSpec(const Node& n) {
 // 1-D shapes of one length) and returns that length; -1 when they are all constants.
 int64_t runtimeSliceLength(const Node& n) {
   if (n.hasAttr("starts")) return -1;
-  bool rt = false;
+  bool rt = isRunSized(n.inputs[0]);  // a run-sized X: slice_rs reads its dims
   for (size_t i = 1; i < n.inputs.size(); ++i) rt = rt || (n.input(i) && !n.input(i)->isConstant());
   if (!rt) return -1;
   const TensorType& x = n.inputs[0]->type;
-  if (!x.isStatic() || x.rank() < 1 || x.rank() > 16) opError(n, "run-time starts/ends need X of static rank 1..16");
+  if ((!x.isStatic() && !isRunSized(n.inputs[0])) || x.rank() < 1 || x.rank() > 16)
+    opError(n, "run-time starts/ends need X of static rank 1..16");
   const DType t = n.inputs[1]->type.dtype;
   int64_t len = -1;
   for (size_t i = 1; i < n.inputs.size(); ++i) {
@@ -88,6 +89,10 @@ int64_t runtimeSliceLength(const Node& n) {
 }
 
 void inferSlice(Graph&, Node& n) {
+  if (runtimeSliceLength(n) >= 0 && isRunSized(n.inputs[0])) {
+    dm::setRunSized(n, 0, n.inputs[0]->type.dtype, Shape((size_t)n.inputs[0]->type.rank(), -1));
+    return;
+  }
   if (runtimeSliceLength(n) >= 0) {
     n.outputs[0]->type = n.inputs[0]->type;  // the bound: no slice is larger than X
     n.outputs[0]->shapeFromData = true;
@@ -101,8 +106,14 @@ KernelCall lowerSlice(LowerCtx& c) {
     const TensorType& x = c.node.inputs[0]->type;
     KernelCall k;
     k.kernel = "slice_rt";
+    const bool rs = isRunSized(c.node.inputs[0]);
     k.params = {(int64_t)dtypeSize(x.dtype), x.rank(), len, (int64_t)c.node.inputs[1]->type.dtype,
-                (int64_t)c.node.inputs.size(), dataShapeOffset(c.node.outputs[0]->type)};
+                (int64_t)c.node.inputs.size(), rs ? 0 : dataShapeOffset(c.node.outputs[0]->type)};
+    if (rs) {  // slice_rs: X's dims from its slot
+      k.kernel = "slice_rs";
+      k.sizesOutputs = k.readsRunSized = true;
+      return k;
+    }
     for (int64_t d : x.shape) k.params.push_back(d);
     return k;
   }

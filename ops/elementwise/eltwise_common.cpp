@@ -233,6 +233,7 @@ bool eltwiseOverRunSized(Node& n, const std::function<KernelCall()>& lower, Kern
   c.params.insert(c.params.begin(), head.begin(), head.end());
   c.kernel = "eltwise_rs";
   c.sizesOutputs = true;
+  c.readsRunSized = true;
   *out = c;
   return true;
 }

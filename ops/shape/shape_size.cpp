@@ -1,5 +1,6 @@
 // Shape (opset 15 start/end) and Size: known from types alone, so infer sets the output's
-// constant (constant folding then needs no kernel run). Lowered to write_i64.
+// constant (constant folding then needs no kernel run). Lowered to write_i64; of a run-sized
+// value, to shape_rt.
 #include "ops/datamove/datamove_util.h"
 
 namespace atc {
@@ -18,7 +19,24 @@ std::vector<int64_t> shapeSlice(const Node& n) {
   return v;
 }
 
+// Shape and Size of a run-sized value (docs/dynamic-shapes.md): static outputs computed at run
+// time from its dims slot (shape_rt, size_rt: kernels/lib/shape_rt.cpp).
+std::pair<int64_t, int64_t> runSizedSlice(const Node& n) {
+  const int64_t r = n.inputs[0]->type.rank();
+  int64_t b = n.attrInt("start", 0), e = n.attrInt("end", r);
+  if (b < 0) b += r;
+  if (e < 0) e += r;
+  b = std::max<int64_t>(0, std::min(b, r));
+  e = std::max<int64_t>(b, std::min(e, r));
+  return {b, e};
+}
+
 void inferShape(Graph&, Node& n) {
+  if (isRunSized(n.inputs[0])) {
+    auto be = runSizedSlice(n);
+    n.outputs[0]->type = TensorType(DType::I64, {be.second - be.first});
+    return;
+  }
   auto v = shapeSlice(n);
   n.outputs[0]->type = TensorType(DType::I64, {(int64_t)v.size()});
   n.outputs[0]->constant = makeIntTensor(v);
@@ -31,6 +49,10 @@ int64_t sizeOf(const Node& n) {
 }
 
 void inferSize(Graph&, Node& n) {
+  if (isRunSized(n.inputs[0])) {
+    n.outputs[0]->type = TensorType(DType::I64, {});
+    return;
+  }
   n.outputs[0]->type = TensorType(DType::I64, {});
   n.outputs[0]->constant = makeIntTensor({sizeOf(n)}, DType::I64, true);
 }
@@ -44,12 +66,27 @@ KernelCall writeValues(const std::vector<int64_t>& v) {
   return k;
 }
 
+KernelCall lowerShape(LowerCtx& c) {
+  if (!isRunSized(c.node.inputs[0])) return writeValues(shapeSlice(c.node));
+  auto be = runSizedSlice(c.node);
+  KernelCall k{"shape_rt", {be.first, be.second, 0}};
+  k.readsRunSized = true;
+  return k;
+}
+
+KernelCall lowerSize(LowerCtx& c) {
+  if (!isRunSized(c.node.inputs[0])) return writeValues({sizeOf(c.node)});
+  KernelCall k{"shape_rt", {0, c.node.inputs[0]->type.rank(), 1}};
+  k.readsRunSized = true;
+  return k;
+}
+
 ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "Shape";
   d.category = OpCategory::Shape;
   d.infer = inferShape;
-  d.lower = [](LowerCtx& c) { return writeValues(shapeSlice(c.node)); };
+  d.lower = lowerShape;
   return d;
 }());
 
@@ -58,7 +95,7 @@ ATC_REGISTER_OP([] {
   d.type = "Size";
   d.category = OpCategory::Shape;
   d.infer = inferSize;
-  d.lower = [](LowerCtx& c) { return writeValues({sizeOf(c.node)}); };
+  d.lower = lowerSize;
   return d;
 }());
 
