@@ -55,3 +55,49 @@ ATC_REGISTER_OP(def("BlackmanWindow"));
 
 }  // namespace
 }  // namespace atc
+
+namespace atc {
+namespace {
+
+// MelWeightMatrix (opset 17): kernel mel_weight (kernels/lib/mel_weight.cpp); scalars fed at run
+// time make the output run-sized.
+bool melRunTime(const Node& n) {
+  for (size_t i = 0; i < 5; ++i)
+    if (!n.inputs[i]->isConstant()) return true;
+  return false;
+}
+
+void inferMel(Graph&, Node& n) {
+  for (size_t i = 0; i < 5; ++i)
+    if (!n.inputs[i]->type.isStatic() || n.inputs[i]->type.numel() != 1) opError(n, "every input must be a scalar");
+  const DType t = outType(n);
+  if (melRunTime(n)) {
+    dm::setRunSized(n, 0, t, {-1, -1});
+    return;
+  }
+  const int64_t nmb = dm::constInts(n, 0, "num_mel_bins")[0], dft = dm::constInts(n, 1, "dft_length")[0];
+  if (nmb < 1 || dft < 1 || dm::constInts(n, 2, "sample_rate")[0] < 1) opError(n, "num_mel_bins, dft_length and sample_rate must be positive");
+  n.outputs[0]->type = TensorType(t, {dft / 2 + 1, nmb});
+}
+
+KernelCall lowerMel(LowerCtx& c) {
+  const Node& n = c.node;
+  const bool rt = isRunSized(n.outputs[0]);
+  KernelCall k{"mel_weight", {(int64_t)outType(n), rt ? 1 : 0}};
+  for (size_t i = 0; i < 5; ++i) k.params.push_back((int64_t)n.inputs[i]->type.dtype);
+  k.sizesOutputs = rt;
+  return k;
+}
+
+ATC_REGISTER_OP([] {
+  OpDef d;
+  d.type = "MelWeightMatrix";
+  d.category = OpCategory::Misc;
+  d.minInputs = d.maxInputs = 5;
+  d.infer = inferMel;
+  d.lower = lowerMel;
+  return d;
+}());
+
+}  // namespace
+}  // namespace atc
