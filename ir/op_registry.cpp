@@ -130,9 +130,24 @@ void checkCastOnlyTypes(const Node& n) {
 }
 }  // namespace
 
+// A run-sized value (docs/dynamic-shapes.md) read by an op that cannot read one.
+void checkRunSizedReaders(const Node& n, const OpDef& d) {
+  if (d.category == OpCategory::Elementwise || d.readsRunSized) return;
+  for (const Value* in : n.inputs)
+    if (isRunSized(in))
+      throw AtcError("E19010",
+                     "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose size each run decides (Op [" +
+                         (in->producer ? in->producer->name + "] (" + in->producer->type : std::string("?] (?")) +
+                         ") computes its shape from input values); such a value can only be a graph output or feed "
+                         "element-wise ops, Shape, Size and Slice yet.",
+                     "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
+                     "OneHot's depth...), or end the graph at this value.");
+}
+
 void inferNode(Graph& g, Node& n) {
   checkArity(n);
   const OpDef* d = OpRegistry::instance().find(n.type);
+  checkRunSizedReaders(n, *d);
   checkCastOnlyTypes(n);
   if (d->infer) d->infer(g, n);
   checkCastOnlyTypes(n);

@@ -119,6 +119,9 @@ struct OpDef {
   // Made by the compiler's passes only (FusedEltwise, FusedAttention, QuantizedConv): the
   // frontends refuse it in a model (its inputs would be trusted as the pass left them).
   bool internal = false;
+  // Infers and lowers nodes reading run-sized values (isRunSized, ir/graph.h) besides
+  // element-wise ops: Shape, Size, Slice. inferNode refuses other readers with E19010.
+  bool readsRunSized = false;
 };
 
 class OpRegistry {

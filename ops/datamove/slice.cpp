@@ -132,6 +132,7 @@ ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "Slice";
   d.category = OpCategory::DataMove;
+  d.readsRunSized = true;
   d.minInputs = 1;
   d.maxInputs = 5;
   d.infer = inferSlice;

@@ -85,6 +85,7 @@ ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "Shape";
   d.category = OpCategory::Shape;
+  d.readsRunSized = true;
   d.infer = inferShape;
   d.lower = lowerShape;
   return d;
@@ -94,6 +95,7 @@ ATC_REGISTER_OP([] {
   OpDef d;
   d.type = "Size";
   d.category = OpCategory::Shape;
+  d.readsRunSized = true;
   d.infer = inferSize;
   d.lower = lowerSize;
   return d;

@@ -7,7 +7,9 @@ NonZero of a constant folds to a static shape and may feed other ops; Reduce* wi
 feeds element-wise ops with scalar operands (default precision and must_keep_origin_dtype), and a
 repeated axis fails the run clearly; Slice with run-time starts, ends, axes and steps (a zero
 step fails the run); Split with run-time sizes; other readers of a run-time-shaped value are refused (E19010)
-and no .om is written.
+and no .om is written. Run-sized values (Range -> Cos -> Mul, its Shape, Expand to a run-time
+shape) grow and shrink across runs, a shape that does not broadcast fails the run, and a
+Transpose of one is refused.
 Prints one PASS/FAIL line per case; exits 1 on any failure.
 """
 import os
@@ -273,8 +275,58 @@ def refused_reader():
         print(text)
 
 
+def run_sized():
+    """Run-sized values: Range(0, n, 1) -> Cos * 2 and its Shape, Expand to a run-time shape."""
+    global failures
+    inits = [numpy_helper.from_array(np.array(0, np.float32), "zero"),
+             numpy_helper.from_array(np.array(1, np.float32), "one"),
+             numpy_helper.from_array(np.array(2, np.float32), "two")]
+    path = model("rsized", [helper.make_node("Range", ["zero", "n", "one"], ["r"]),
+                            helper.make_node("Cos", ["r"], ["c"]), helper.make_node("Mul", ["c", "two"], ["y"]),
+                            helper.make_node("Shape", ["y"], ["s"]),
+                            helper.make_node("Expand", ["x", "shape"], ["e"])],
+                 [helper.make_tensor_value_info("n", F, []), helper.make_tensor_value_info("x", F, [3, 1]),
+                  helper.make_tensor_value_info("shape", I64, [3])],
+                 [helper.make_tensor_value_info(o, t, None) for o, t in (("y", F), ("s", I64), ("e", F))],
+                 inits=inits)
+    x = np.array([[1], [2], [3]], np.float32)
+    for extra, label in (((), "default precision"), (("--status_check=1",), "--status_check=1")):
+        r, om = atc("rsized", path, extra)
+        if r.returncode:
+            raise RuntimeError(r.stdout + r.stderr)
+        for n, shape in ((5.0, (2, 3, 4)), (1.0, (1, 3, 1)), (37.5, (4, 3, 2))):
+            want_y = 2 * np.cos(np.arange(0, n, 1, dtype=np.float32))
+            check("run-sized Range -> Cos -> Mul, Shape, Expand (n=%g, %s)" % (n, label),
+                  run("rsized", om, [np.array(n, np.float32), x, np.array(shape, np.int64)]),
+                  [want_y, np.array(want_y.shape, np.int64), np.broadcast_to(x, shape)], rtol=1e-3)
+    # a shape that does not broadcast fails the run with a message naming the output
+    r, om = atc("rsized", path)
+    files = []
+    for i, a in enumerate([np.array(3, np.float32), x, np.array([2, 4, 5], np.int64)]):
+        files.append(os.path.join(WORK, "rsbad_in%d.npy" % i))
+        np.save(files[-1], a)
+    p = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files), "--output=" + WORK + "/rsbad"],
+                       capture_output=True, text=True)
+    ok = p.returncode != 0 and "output e: this run's input values give it no valid shape" in p.stdout + p.stderr
+    print(("PASS " if ok else "FAIL ") + "Expand to a shape that does not broadcast fails the run")
+    if not ok:
+        failures += 1
+        print(p.stdout + p.stderr)
+    # a Transpose of a run-sized value is refused at import, no .om
+    path = model("rsread2", [helper.make_node("Expand", ["x", "shape"], ["e"]), helper.make_node("Transpose", ["e"], ["t"])],
+                 [helper.make_tensor_value_info("x", F, [3, 1]), helper.make_tensor_value_info("shape", I64, [2])],
+                 [helper.make_tensor_value_info("t", F, None)])
+    r, om = atc("rsread2", path)
+    text = r.stdout + r.stderr
+    ok = r.returncode != 0 and "E19010" in text and "whose size each run decides" in text and not os.path.exists(om)
+    print(("PASS " if ok else "FAIL ") + "a Transpose of a run-sized value is refused (E19010, no .om)")
+    if not ok:
+        failures += 1
+        print(text)
+
+
 for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, slice_runtime,
-             split_runtime, refused_reader):
+             split_runtime, refused_reader, run_sized):
     try:
         case()
     except Exception as e:  # one failing case does not hide the others

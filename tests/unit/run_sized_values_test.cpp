@@ -133,10 +133,9 @@ TEST(RunSizedValues, ShapeOfARunSizedValueIsComputedAtRunTime) {
 }
 
 TEST(RunSizedValues, OtherReadersAreRefusedWithE19010) {
-  auto g = expandGraph(2, "Transpose");
   try {
-    lowerGraph(*g, loadHostTargetProfile("x86-64-v3"));
-    FAIL() << "a Transpose of a run-sized value was lowered";
+    auto g = expandGraph(2, "Transpose");
+    FAIL() << "a Transpose of a run-sized value was inferred";
   } catch (const AtcError& e) {
     EXPECT_EQ(e.code(), "E19010");
     EXPECT_NE(e.message().find("whose size each run decides (Op [expand] (Expand)"), std::string::npos) << e.message();
