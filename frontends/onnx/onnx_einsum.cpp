@@ -90,6 +90,31 @@ void sumAway(Body& b, Operand& o, const std::string& keep, int64_t opset, const 
   o.letters = left;
 }
 
+// A letter repeated in one operand ("bii"): its diagonal. The operand times an identity mask over
+// the two dims (EyeLike, reshaped to broadcast), summed over the second: the letter stays once.
+void takeDiagonals(Body& b, Operand& o, std::vector<int64_t>& dims, int elemType, int64_t opset,
+                   const std::string& node, const std::string& part) {
+  for (int guard = 0; guard < 64; ++guard) {
+    size_t k1 = 0, k2 = std::string::npos;
+    for (size_t k = 0; k < o.letters.size() && k2 == std::string::npos; ++k)
+      if (o.letters.find(o.letters[k]) != k) k2 = k, k1 = o.letters.find(o.letters[k]);
+    if (k2 == std::string::npos) return;
+    const int64_t d = dims[k1];
+    if (d < 0 || dims[k2] != d)
+      refuse(node, std::string("the letter '") + o.letters[k1] + "' repeats in one operand over dims of different sizes");
+    std::vector<int64_t> maskShape(o.letters.size(), 1);
+    maskShape[k1] = maskShape[k2] = d;
+    const std::string p = part + std::to_string(guard);
+    std::string zeros = b.op("ConstantOfShape", {b.constInts({d, d}, p + "EyeDims")}, p + "Zeros");
+    onnx::NodeProto& eye = b.add("EyeLike", {zeros}, b.v(p + "Eye"));
+    Body::intAttr(eye, "dtype", elemType);
+    std::string mask = b.op("Reshape", {b.v(p + "Eye"), b.constInts(maskShape, p + "MaskShape")}, p + "Mask");
+    o.value = reduceSum(b, b.op("Mul", {o.value, mask}, p + "Masked"), {(int64_t)k2}, opset, p + "Diagonal");
+    o.letters.erase(k2, 1);
+    dims.erase(dims.begin() + (long)k2);
+  }
+}
+
 void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& node, int64_t opset) {
   onnx::NodeProto n = node;  // refusals name it: "Einsum" when the model gives no name
   if (n.name().empty()) n.set_name("Einsum");
@@ -124,9 +149,9 @@ void expandOne(Body& b, const onnx::GraphProto& g, const onnx::NodeProto& node, 
     int64_t named = 0;
     for (char c : terms[i]) named += c != '.';
     ops[i].letters = expandEllipsis(n.name(), terms[i], decl[i].rank - named, nE);
+    takeDiagonals(b, ops[i], decl[i].dims, decl[i].elemType, opset, n.name(), "Diag" + std::to_string(i));
     for (size_t k = 0; k < ops[i].letters.size(); ++k) {
       const char c = ops[i].letters[k];
-      if (ops[i].letters.find(c) != k) refuse(n.name(), std::string("the letter '") + c + "' repeats in one operand (a diagonal)");
       const int64_t d = decl[i].dims[k];
       if (d < 0) refuse(n.name(), "the dims of operand " + std::to_string(i) + " are not declared");
       if (dim.count(c) && dim[c] != d) refuse(n.name(), std::string("the letter '") + c + "' has dims " +

@@ -32,3 +32,69 @@ void atck_feature_extract_task(const int64_t* P, void** bufs, int64_t begin, int
       else atck_move_one(dst, x + (o * last + k) * es, es);
     }
 }
+
+// tree_ensemble: ai.onnx.ml TreeEnsemble (opset 5) as the ONNX reference evaluates it: each tree
+// from its root, node by node (modes LEQ, LT, GTE, GT, EQ, NEQ, MEMBER; a NaN feature goes to
+// the true branch where missing_value_tracks_true says so) to a leaf (weight, target), the leaves
+// aggregated per target (SUM, AVERAGE, MIN, MAX; post_transform NONE), compared and summed in
+// double. bufs = {X [N, F], Y [N, targets]}; P = {dtype, N, F, targets, aggregate, roots, nodes,
+// leaves, members, then per root {leaf?, index}, per node {mode, feature, split (double),
+// true id, true leaf?, false id, false leaf?, missing tracks true, first member, members},
+// per leaf {target, weight (double)}, the members (double)}. A walk longer than the node count
+// (a cycle) contributes nothing.
+ATC_KERNEL(tree_ensemble)
+
+int64_t atck_tree_ensemble_ntasks(const int64_t* P) { return P[1]; }
+
+static inline ATCK_INLINE int atck_te_true(const int64_t* nd, const int64_t* members, double x) {
+  if (x != x) return (int)nd[7];
+  const double s = atck_d(nd[2]);
+  switch (nd[0]) {
+    case 0: return x <= s;
+    case 1: return x < s;
+    case 2: return x >= s;
+    case 3: return x > s;
+    case 4: return x == s;
+    case 5: return x != s;
+    default:
+      for (int64_t m = 0; m < nd[9]; ++m)
+        if (x == atck_d(members[nd[8] + m])) return 1;
+      return 0;
+  }
+}
+
+void atck_tree_ensemble_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t dt = P[0], F = P[2], T = P[3], agg = P[4], nr = P[5], nn = P[6], nl = P[7];
+  const int64_t* roots = P + 9;
+  const int64_t* nodes = roots + 2 * nr;
+  const int64_t* leaves = nodes + 10 * nn;
+  const int64_t* members = leaves + 2 * nl;
+  for (int64_t b = begin; b < end; ++b) {
+    double acc[256];
+    const double init = agg == 2 ? 3.4028234663852886e38 : agg == 3 ? -3.4028234663852886e38 : 0.0;
+    for (int64_t t = 0; t < T; ++t) acc[t] = dt == ATCK_F64 && agg >= 2 ? (agg == 2 ? 1.7976931348623157e308 : -1.7976931348623157e308) : init;
+    for (int64_t r = 0; r < nr; ++r) {
+      int64_t leaf = roots[2 * r] ? roots[2 * r + 1] : -1, cur = roots[2 * r + 1];
+      for (int64_t steps = 0; leaf < 0 && steps <= nn; ++steps) {
+        const int64_t* nd = nodes + 10 * cur;
+        const int64_t f = nd[1];
+        const double x = dt == ATCK_F64 ? ((const double*)bufs[0])[b * F + f] : (double)((const float*)bufs[0])[b * F + f];
+        const int t = atck_te_true(nd, members, x);
+        const int64_t next = t ? nd[3] : nd[5];
+        if (t ? nd[4] : nd[6]) leaf = next;
+        else cur = next;
+      }
+      if (leaf < 0) continue;
+      const int64_t tid = leaves[2 * leaf];
+      const double w = atck_d(leaves[2 * leaf + 1]);
+      if (agg == 0) acc[tid] += w / (double)nr;
+      else if (agg == 1) acc[tid] += w;
+      else if (agg == 2) acc[tid] = w < acc[tid] ? w : acc[tid];
+      else acc[tid] = w > acc[tid] ? w : acc[tid];
+    }
+    for (int64_t t = 0; t < T; ++t) {
+      if (dt == ATCK_F64) ((double*)bufs[1])[b * T + t] = acc[t];
+      else ((float*)bufs[1])[b * T + t] = (float)acc[t];
+    }
+  }
+}

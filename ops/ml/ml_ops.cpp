@@ -50,3 +50,85 @@ ATC_REGISTER_OP(def("ai.onnx.ml::ArrayFeatureExtractor", 2, inferFeatureExtracto
 
 }  // namespace
 }  // namespace atc
+
+namespace atc {
+namespace {
+
+// TreeEnsemble (ai.onnx.ml opset 5): kernel tree_ensemble (kernels/lib/ml.cpp). The trees are
+// checked here (ids in range, leaf targets below n_targets) and flattened into the params.
+std::vector<double> tensorAttr(const Node& n, const char* name) {
+  TensorPtr t = n.attrTensor(name);
+  std::vector<double> v;
+  if (t)
+    for (int64_t i = 0; i < t->type.numel(); ++i) v.push_back(t->floatAt(i));
+  return v;
+}
+
+KernelCall treeEnsembleCall(const Node& n) {
+  const auto splits = tensorAttr(n, "nodes_splits"), weights = tensorAttr(n, "leaf_weights"),
+             modes = tensorAttr(n, "nodes_modes"), members = tensorAttr(n, "membership_values");
+  const auto feat = n.attrInts("nodes_featureids"), tid = n.attrInts("nodes_truenodeids"),
+             fid = n.attrInts("nodes_falsenodeids"), tleaf = n.attrInts("nodes_trueleafs"),
+             fleaf = n.attrInts("nodes_falseleafs"), targets = n.attrInts("leaf_targetids"),
+             roots = n.attrInts("tree_roots"), missing = n.attrInts("nodes_missing_value_tracks_true", {});
+  const int64_t nn = (int64_t)splits.size(), nl = (int64_t)weights.size(), T = n.attrInt("n_targets", 0);
+  const int64_t F = n.inputs[0]->type.shape.back();
+  if ((int64_t)feat.size() != nn || (int64_t)modes.size() != nn || (int64_t)tid.size() != nn ||
+      (int64_t)fid.size() != nn || (int64_t)tleaf.size() != nn || (int64_t)fleaf.size() != nn ||
+      (int64_t)targets.size() != nl || (!missing.empty() && (int64_t)missing.size() != nn))
+    opError(n, "the node and leaf attributes differ in length");
+  if (T < 1 || T > 256) opError(n, "n_targets must be 1 to 256");
+  if (n.attrInt("post_transform", 0) != 0) opError(n, "only post_transform NONE (0) is supported");
+  const int64_t agg = n.attrInt("aggregate_function", 1);
+  if (agg < 0 || agg > 3) opError(n, "unsupported aggregate_function");
+  KernelCall k{"tree_ensemble", {(int64_t)n.inputs[0]->type.dtype, n.inputs[0]->type.shape[0], F, T, agg,
+                                 (int64_t)roots.size(), nn, nl, (int64_t)members.size()}};
+  auto inRange = [&](int64_t id, bool leaf) { return id >= 0 && id < (leaf ? nl : nn); };
+  for (int64_t r : roots) {
+    if (r < 0 || r >= nn) opError(n, "a tree root is out of range");
+    const bool leaf = tleaf[(size_t)r] && fleaf[(size_t)r] && tid[(size_t)r] == fid[(size_t)r];
+    if (leaf && !inRange(r, true)) opError(n, "a leaf root is out of range");
+    k.params.push_back(leaf ? 1 : 0);
+    k.params.push_back(r);
+  }
+  size_t m = 0;  // membership_values: each MEMBER node's values up to a NaN (or 0, as the reference reads them)
+  for (int64_t i = 0; i < nn; ++i) {
+    const size_t s = (size_t)i;
+    if (feat[s] < 0 || feat[s] >= F || !inRange(tid[s], tleaf[s] != 0) || !inRange(fid[s], fleaf[s] != 0) ||
+        modes[s] < 0 || modes[s] > 6)
+      opError(n, "node " + std::to_string(i) + " has a feature, branch or mode out of range");
+    const size_t first = m;
+    int64_t count = 0;
+    if (modes[s] == 6)
+      while (m < members.size()) {
+        const double v = members[m++];
+        if (v != v || v == 0) break;
+        ++count;
+      }
+    k.params.insert(k.params.end(), {(int64_t)modes[s], feat[s], paramFromDouble(splits[s]), tid[s], tleaf[s] ? 1 : 0,
+                                     fid[s], fleaf[s] ? 1 : 0, missing.empty() ? 0 : missing[s], (int64_t)first, count});
+  }
+  for (int64_t i = 0; i < nl; ++i) {
+    if (targets[(size_t)i] < 0 || targets[(size_t)i] >= T) opError(n, "a leaf target is out of range");
+    k.params.push_back(targets[(size_t)i]);
+    k.params.push_back(paramFromDouble(weights[(size_t)i]));
+  }
+  for (double v : members) k.params.push_back(paramFromDouble(v));
+  return k;
+}
+
+void inferTreeEnsemble(Graph&, Node& n) {
+  const Shape& x = dm::staticShape(n, 0);
+  const DType dt = n.inputs[0]->type.dtype;
+  if (dt != DType::F32 && dt != DType::F64) opError(n, std::string("unsupported dtype ") + dtypeName(dt));
+  if (x.size() != 2) opError(n, "X must be [N, features]");
+  treeEnsembleCall(n);  // checks the trees
+  n.outputs[0]->type = TensorType(dt, {x[0], n.attrInt("n_targets", 0)});
+}
+
+KernelCall lowerTreeEnsemble(LowerCtx& c) { return treeEnsembleCall(c.node); }
+
+ATC_REGISTER_OP(def("ai.onnx.ml::TreeEnsemble", 1, inferTreeEnsemble, lowerTreeEnsemble));
+
+}  // namespace
+}  // namespace atc
