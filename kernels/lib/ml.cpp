@@ -98,3 +98,50 @@ void atck_tree_ensemble_task(const int64_t* P, void** bufs, int64_t begin, int64
     }
   }
 }
+
+// tfidf: TfIdfVectorizer over integer tokens, as the ONNX reference counts: for each skip distance
+// 1..max_skip_count + 1 and each start, the items start, start + d, ... form n-grams of growing
+// n; one of the pool's (sizes min..max; a gram listed twice counts for its last listing) adds 1
+// to its output column. Unigrams count once, not per skip distance. Then TF (counts), IDF
+// (weight or 1 where the count is not 0) or TFIDF (count times weight). bufs = {X, Y};
+// P = {rows, C, X dtype, mode (1 TF, 2 IDF, 3 TFIDF), min n, max n, max skip, output size,
+// grams, has weights, per gram {n, output column, pool offset}, pool size, the pool, weights (double)}.
+ATC_KERNEL(tfidf)
+
+int64_t atck_tfidf_ntasks(const int64_t* P) { return P[0]; }
+
+void atck_tfidf_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
+  const int64_t C = P[1], dt = P[2], mode = P[3], minN = P[4], maxN = P[5], maxSkip = P[6], outSize = P[7];
+  const int64_t ng = P[8], hasW = P[9];
+  const int64_t* grams = P + 10;
+  const int64_t poolSize = grams[3 * ng];
+  const int64_t* pool = grams + 3 * ng + 1;
+  const int64_t* w = pool + poolSize;
+  float* y = (float*)bufs[1];
+  for (int64_t r = begin; r < end; ++r) {
+    float* row = y + r * outSize;
+    for (int64_t o = 0; o < outSize; ++o) row[o] = 0;
+    int64_t startN = minN;
+    for (int64_t d = 1; d <= maxSkip + 1; ++d) {
+      for (int64_t s = 0; s < C && s + d * (startN - 1) < C; ++s)
+        for (int64_t n = startN; n <= maxN && s + d * (n - 1) < C; ++n) {
+          int64_t col = -1;
+          for (int64_t g = 0; g < ng; ++g) {
+            if (grams[3 * g] != n) continue;
+            int match = 1;
+            for (int64_t k = 0; k < n && match; ++k)
+              match = atck_index_at(bufs[0], dt, r * C + s + k * d) == pool[grams[3 * g + 2] + k];
+            if (match) col = grams[3 * g + 1];
+          }
+          if (col >= 0) row[col] += 1;
+        }
+      if (startN == 1) {  // unigrams are not affected by the skip distance
+        if (++startN > maxN) break;
+      }
+    }
+    for (int64_t o = 0; o < outSize; ++o) {
+      const double f = row[o], wt = hasW ? atck_d(w[o]) : 1.0;
+      row[o] = (float)(mode == 1 ? f : mode == 2 ? (f > 0 ? wt : 0.0) : (hasW ? f * wt : f));
+    }
+  }
+}

@@ -132,3 +132,62 @@ ATC_REGISTER_OP(def("ai.onnx.ml::TreeEnsemble", 1, inferTreeEnsemble, lowerTreeE
 
 }  // namespace
 }  // namespace atc
+
+namespace atc {
+namespace {
+
+// TfIdfVectorizer (opset 9) over int32 / int64 tokens (string pools are refused with the string
+// type): kernel tfidf (kernels/lib/ml.cpp). X [C] gives Y [out]; X [B, C] gives Y [B, out].
+KernelCall tfidfCall(const Node& n) {
+  const TensorType& x = n.inputs[0]->type;
+  if (x.dtype != DType::I64 && x.dtype != DType::I32) opError(n, "X must be int32 or int64 (string pools are not supported)");
+  if (x.rank() < 1 || x.rank() > 2) opError(n, "X must be [C] or [B, C]");
+  const std::string m = n.attrString("mode", "TF");
+  const int64_t mode = m == "TF" ? 1 : m == "IDF" ? 2 : m == "TFIDF" ? 3 : 0;
+  if (!mode) opError(n, "mode must be TF, IDF or TFIDF");
+  const int64_t minN = n.attrInt("min_gram_length", 1), maxN = n.attrInt("max_gram_length", 1),
+                skip = n.attrInt("max_skip_count", 0);
+  const auto counts = n.attrInts("ngram_counts"), indexes = n.attrInts("ngram_indexes"),
+             pool = n.attrInts("pool_int64s", {});
+  const auto weights = n.attrFloats("weights", {});
+  if (minN < 1 || maxN < minN || maxN > 64 || skip < 0 || indexes.empty() || pool.empty())
+    opError(n, "invalid gram lengths, skip count, ngram_indexes or pool_int64s");
+  int64_t outSize = 0;
+  for (int64_t i : indexes) {
+    if (i < 0) opError(n, "negative ngram index");
+    outSize = std::max(outSize, i + 1);
+  }
+  if (!weights.empty() && (int64_t)weights.size() < outSize) opError(n, "fewer weights than output columns");
+  std::vector<int64_t> grams;  // {n, column, pool offset} for the sizes counted
+  int64_t id = 0;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const int64_t size = (int64_t)i + 1, b = counts[i], e = i + 1 < counts.size() ? counts[i + 1] : (int64_t)pool.size();
+    if (b < 0 || e < b || e > (int64_t)pool.size()) opError(n, "ngram_counts out of range");
+    for (int64_t off = b; off + size <= e; off += size, ++id) {
+      if (id >= (int64_t)indexes.size()) opError(n, "fewer ngram_indexes than n-grams in the pool");
+      if (size >= minN && size <= maxN) grams.insert(grams.end(), {size, indexes[(size_t)id], off});
+    }
+  }
+  const int64_t rows = x.rank() == 2 ? x.shape[0] : 1, C = x.shape.back();
+  KernelCall k{"tfidf", {rows, C, (int64_t)x.dtype, mode, minN, maxN, skip, outSize, (int64_t)grams.size() / 3,
+                         weights.empty() ? 0 : 1}};
+  k.params.insert(k.params.end(), grams.begin(), grams.end());
+  k.params.push_back((int64_t)pool.size());
+  k.params.insert(k.params.end(), pool.begin(), pool.end());
+  for (double wv : weights) k.params.push_back(paramFromDouble(wv));
+  return k;
+}
+
+void inferTfidf(Graph&, Node& n) {
+  dm::staticShape(n, 0);
+  const KernelCall k = tfidfCall(n);
+  const TensorType& x = n.inputs[0]->type;
+  n.outputs[0]->type = x.rank() == 2 ? TensorType(DType::F32, {x.shape[0], k.params[7]}) : TensorType(DType::F32, {k.params[7]});
+}
+
+KernelCall lowerTfidf(LowerCtx& c) { return tfidfCall(c.node); }
+
+ATC_REGISTER_OP(def("TfIdfVectorizer", 1, inferTfidf, lowerTfidf));
+
+}  // namespace
+}  // namespace atc
