@@ -138,8 +138,8 @@ void checkRunSizedReaders(const Node& n, const OpDef& d) {
       throw AtcError("E19010",
                      "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose size each run decides (Op [" +
                          (in->producer ? in->producer->name + "] (" + in->producer->type : std::string("?] (?")) +
-                         ") computes its shape from input values); such a value can only be a graph output or feed "
-                         "element-wise ops, Shape, Size and Slice yet.",
+                         ") computes its shape from input values); such a value can only be a graph output or "
+                         "feed element-wise ops, Shape, Size and Slice yet.",
                      "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
                      "OneHot's depth...), or end the graph at this value.");
 }

@@ -374,7 +374,8 @@ void checkRunSized(CheckedPlan& c, const std::string& what) {
     const auto& args = c.stepArgs[i];
     for (size_t pos : c.stepSizes[i]) {
       if (pos >= args.size() || args[pos] < 0 || !c.bufs[(size_t)args[pos]].run || sized[(size_t)args[pos]])
-        throw badPlan(what, "step " + std::to_string(i) + " sizes an argument that is no run-sized buffer, or one sized before");
+        throw badPlan(what, "step " + std::to_string(i) +
+                                " sizes an argument that is no run-sized buffer, or one sized before");
       sized[(size_t)args[pos]] = true;
     }
     for (int64_t a : args)

@@ -101,7 +101,8 @@ void takeDiagonals(Body& b, Operand& o, std::vector<int64_t>& dims, int elemType
     if (k2 == std::string::npos) return;
     const int64_t d = dims[k1];
     if (d < 0 || dims[k2] != d)
-      refuse(node, std::string("the letter '") + o.letters[k1] + "' repeats in one operand over dims of different sizes");
+      refuse(node, std::string("the letter '") + o.letters[k1] +
+                       "' repeats in one operand over dims of different sizes");
     std::vector<int64_t> maskShape(o.letters.size(), 1);
     maskShape[k1] = maskShape[k2] = d;
     const std::string p = part + std::to_string(guard);

@@ -417,7 +417,8 @@ class OnnxImporter {
 
   Node* addOnnxNode(const onnx::NodeProto& n, const std::string& name, const std::vector<Value*>& ins,
                     const std::vector<Value*>& outs) {
-    Node* node = g_->addNode(isDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "::" + n.op_type(), name, ins, outs);
+    const std::string type = isDefaultDomain(n.domain()) ? n.op_type() : n.domain() + "::" + n.op_type();
+    Node* node = g_->addNode(type, name, ins, outs);
     node->domain = "";
     for (const auto& a : n.attribute()) {
       // Names starting with '_' are the compiler's own (packed-weight shapes, fused

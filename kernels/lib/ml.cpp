@@ -71,14 +71,15 @@ void atck_tree_ensemble_task(const int64_t* P, void** bufs, int64_t begin, int64
   const int64_t* members = leaves + 2 * nl;
   for (int64_t b = begin; b < end; ++b) {
     double acc[256];
-    const double init = agg == 2 ? 3.4028234663852886e38 : agg == 3 ? -3.4028234663852886e38 : 0.0;
-    for (int64_t t = 0; t < T; ++t) acc[t] = dt == ATCK_F64 && agg >= 2 ? (agg == 2 ? 1.7976931348623157e308 : -1.7976931348623157e308) : init;
+    const double big = dt == ATCK_F64 ? 1.7976931348623157e308 : 3.4028234663852886e38;  // np.finfo max
+    for (int64_t t = 0; t < T; ++t) acc[t] = agg == 2 ? big : agg == 3 ? -big : 0.0;
     for (int64_t r = 0; r < nr; ++r) {
       int64_t leaf = roots[2 * r] ? roots[2 * r + 1] : -1, cur = roots[2 * r + 1];
       for (int64_t steps = 0; leaf < 0 && steps <= nn; ++steps) {
         const int64_t* nd = nodes + 10 * cur;
         const int64_t f = nd[1];
-        const double x = dt == ATCK_F64 ? ((const double*)bufs[0])[b * F + f] : (double)((const float*)bufs[0])[b * F + f];
+        const double x =
+            dt == ATCK_F64 ? ((const double*)bufs[0])[b * F + f] : (double)((const float*)bufs[0])[b * F + f];
         const int t = atck_te_true(nd, members, x);
         const int64_t next = t ? nd[3] : nd[5];
         if (t ? nd[4] : nd[6]) leaf = next;

@@ -39,7 +39,8 @@ static inline ATCK_INLINE double atck_rz_source(const AtckRzDim& s, int64_t x, i
     case ATCK_RZ_ASYMMETRIC: return xf / scale;
     case ATCK_RZ_TF_HALF_PIXEL_FOR_NN: return (xf + 0.5) / scale;
     default: {  // tf_crop_and_resize
-      double r = outLen <= 1 ? (s.roiE - s.roiB) * (inLen - 1) / 2 : xf * (s.roiE - s.roiB) * (inLen - 1) / (outLen - 1);
+      double r = outLen <= 1 ? (s.roiE - s.roiB) * (inLen - 1) / 2
+                             : xf * (s.roiE - s.roiB) * (inLen - 1) / (outLen - 1);
       r += s.roiB * (inLen - 1);
       if (r < 0 || r > inLen - 1) *outside = 1;
       return r;

@@ -57,7 +57,8 @@ void atck_range_rt_task(const int64_t* P, void** bufs, int64_t begin, int64_t) {
       const double c = __builtin_ceil((l - s) / d);
       if (d != 0 && c == c && c < 4e18) n = c > 0 ? (int64_t)c : 0;
     } else {
-      const int64_t s = atck_index_at(bufs[0], dt, 0), l = atck_index_at(bufs[1], dt, 0), d = atck_index_at(bufs[2], dt, 0);
+      const int64_t s = atck_index_at(bufs[0], dt, 0), l = atck_index_at(bufs[1], dt, 0);
+      const int64_t d = atck_index_at(bufs[2], dt, 0);
       if (d != 0) {
         const __int128 num = (__int128)l - s;
         __int128 q = num / d;

@@ -49,8 +49,8 @@ void inferCol2Im(Graph&, Node& n) {
   for (int64_t d = 0; d < a.nd; ++d) {
     if (img[(size_t)d] <= 0 || blk[(size_t)d] <= 0) opError(n, "image_shape and block_shape must be positive");
     kprod *= blk[(size_t)d];
-    blocks *= (img[(size_t)d] + a.pads[(size_t)d] + a.pads[(size_t)(d + a.nd)] - a.dil[(size_t)d] * (blk[(size_t)d] - 1) - 1) /
-                  a.strides[(size_t)d] + 1;
+    const size_t s = (size_t)d;
+    blocks *= (img[s] + a.pads[s] + a.pads[s + (size_t)a.nd] - a.dil[s] * (blk[s] - 1) - 1) / a.strides[s] + 1;
   }
   if (x[1] % kprod != 0 || blocks != x[2]) opError(n, "the input's dims do not match image_shape and block_shape");
   Shape out = {x[0], x[1] / kprod};

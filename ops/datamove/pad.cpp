@@ -25,7 +25,8 @@ PadSpec padSpec(const Node& n) {
     pads = n.attrInts(n.hasAttr("pads") ? "pads" : "paddings");
     s.bits = dm::elementBits(n.attrFloat("value", 0.0), dt);
   } else {
-    if (!n.input(1) || !n.input(1)->isConstant()) pads.assign((size_t)(2 * (n.input(3) ? n.input(3)->type.numel() : (int64_t)r)), 0);
+    const int64_t naxes = n.input(3) ? n.input(3)->type.numel() : (int64_t)r;
+    if (!n.input(1) || !n.input(1)->isConstant()) pads.assign((size_t)(2 * naxes), 0);  // run-time pads: pad_rt
     else pads = dm::constInts(n, 1, "pads");
     if (n.input(2) && !n.input(2)->isConstant()) {  // fed at run time: the kernel reads it (valueBuf)
       if (n.input(2)->type.dtype != dt)

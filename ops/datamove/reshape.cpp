@@ -24,8 +24,9 @@ bool inferRunTime(Node& n) {
 
 KernelCall lowerRunTime(const Node& n) {
   const Shape& in = n.inputs[0]->type.shape;
-  KernelCall k{"reshape_rt", {(int64_t)dtypeSize(n.inputs[0]->type.dtype), n.type == "Reshape" ? 0 : n.type == "Unsqueeze" ? 1 : 2,
-                              n.inputs[1]->type.numel(), n.attrInt("allowzero", 0) != 0 ? 1 : 0, (int64_t)in.size()}};
+  const int64_t kind = n.type == "Reshape" ? 0 : n.type == "Unsqueeze" ? 1 : 2;
+  KernelCall k{"reshape_rt", {(int64_t)dtypeSize(n.inputs[0]->type.dtype), kind, n.inputs[1]->type.numel(),
+                              n.attrInt("allowzero", 0) != 0 ? 1 : 0, (int64_t)in.size()}};
   k.params.insert(k.params.end(), in.begin(), in.end());
   k.sizesOutputs = true;
   return k;

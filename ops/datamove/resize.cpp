@@ -71,7 +71,9 @@ struct RunTimeSource {
   size_t input = 0;
 };
 
-bool isModern(const Graph& g, const Node& n) { return n.type == "Resize" && (n.inputs.size() >= 3 || g.opsetVersion >= 11); }
+bool isModern(const Graph& g, const Node& n) {
+  return n.type == "Resize" && (n.inputs.size() >= 3 || g.opsetVersion >= 11);
+}
 
 RunTimeSource runTimeSource(const Graph& g, const Node& n) {
   RunTimeSource r;

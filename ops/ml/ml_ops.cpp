@@ -105,8 +105,9 @@ KernelCall treeEnsembleCall(const Node& n) {
         if (v != v || v == 0) break;
         ++count;
       }
-    k.params.insert(k.params.end(), {(int64_t)modes[s], feat[s], paramFromDouble(splits[s]), tid[s], tleaf[s] ? 1 : 0,
-                                     fid[s], fleaf[s] ? 1 : 0, missing.empty() ? 0 : missing[s], (int64_t)first, count});
+    k.params.insert(k.params.end(), {(int64_t)modes[s], feat[s], paramFromDouble(splits[s]), tid[s],
+                                     tleaf[s] ? 1 : 0, fid[s], fleaf[s] ? 1 : 0, missing.empty() ? 0 : missing[s],
+                                     (int64_t)first, count});
   }
   for (int64_t i = 0; i < nl; ++i) {
     if (targets[(size_t)i] < 0 || targets[(size_t)i] >= T) opError(n, "a leaf target is out of range");
@@ -140,7 +141,8 @@ namespace {
 // type): kernel tfidf (kernels/lib/ml.cpp). X [C] gives Y [out]; X [B, C] gives Y [B, out].
 KernelCall tfidfCall(const Node& n) {
   const TensorType& x = n.inputs[0]->type;
-  if (x.dtype != DType::I64 && x.dtype != DType::I32) opError(n, "X must be int32 or int64 (string pools are not supported)");
+  if (x.dtype != DType::I64 && x.dtype != DType::I32)
+    opError(n, "X must be int32 or int64 (string pools are not supported)");
   if (x.rank() < 1 || x.rank() > 2) opError(n, "X must be [C] or [B, C]");
   const std::string m = n.attrString("mode", "TF");
   const int64_t mode = m == "TF" ? 1 : m == "IDF" ? 2 : m == "TFIDF" ? 3 : 0;
@@ -161,7 +163,8 @@ KernelCall tfidfCall(const Node& n) {
   std::vector<int64_t> grams;  // {n, column, pool offset} for the sizes counted
   int64_t id = 0;
   for (size_t i = 0; i < counts.size(); ++i) {
-    const int64_t size = (int64_t)i + 1, b = counts[i], e = i + 1 < counts.size() ? counts[i + 1] : (int64_t)pool.size();
+    const int64_t size = (int64_t)i + 1, b = counts[i];
+    const int64_t e = i + 1 < counts.size() ? counts[i + 1] : (int64_t)pool.size();
     if (b < 0 || e < b || e > (int64_t)pool.size()) opError(n, "ngram_counts out of range");
     for (int64_t off = b; off + size <= e; off += size, ++id) {
       if (id >= (int64_t)indexes.size()) opError(n, "fewer ngram_indexes than n-grams in the pool");
@@ -182,7 +185,8 @@ void inferTfidf(Graph&, Node& n) {
   dm::staticShape(n, 0);
   const KernelCall k = tfidfCall(n);
   const TensorType& x = n.inputs[0]->type;
-  n.outputs[0]->type = x.rank() == 2 ? TensorType(DType::F32, {x.shape[0], k.params[7]}) : TensorType(DType::F32, {k.params[7]});
+  n.outputs[0]->type =
+      x.rank() == 2 ? TensorType(DType::F32, {x.shape[0], k.params[7]}) : TensorType(DType::F32, {k.params[7]});
 }
 
 KernelCall lowerTfidf(LowerCtx& c) { return tfidfCall(c.node); }

@@ -13,7 +13,8 @@ Shape inferredShape(const Node& n) {
   auto k = n.attrInts("kernel_shape");
   auto s = n.hasAttr("strides") ? n.attrInts("strides") : std::vector<int64_t>(nd, 1);
   auto p = n.hasAttr("pads") ? n.attrInts("pads") : std::vector<int64_t>(2 * nd, 0);
-  if (k.size() != nd || s.size() != nd || p.size() != 2 * nd) opError(n, "kernel_shape, strides and pads must match X's spatial dims");
+  if (k.size() != nd || s.size() != nd || p.size() != 2 * nd)
+    opError(n, "kernel_shape, strides and pads must match X's spatial dims");
   Shape out = {x[0], x[1]};
   for (size_t d = 0; d < nd; ++d) {
     const int64_t v = (x[2 + d] - 1) * s[d] - (p[d] + p[nd + d]) + k[d];

@@ -76,7 +76,8 @@ void inferMel(Graph&, Node& n) {
     return;
   }
   const int64_t nmb = dm::constInts(n, 0, "num_mel_bins")[0], dft = dm::constInts(n, 1, "dft_length")[0];
-  if (nmb < 1 || dft < 1 || dm::constInts(n, 2, "sample_rate")[0] < 1) opError(n, "num_mel_bins, dft_length and sample_rate must be positive");
+  if (nmb < 1 || dft < 1 || dm::constInts(n, 2, "sample_rate")[0] < 1)
+    opError(n, "num_mel_bins, dft_length and sample_rate must be positive");
   n.outputs[0]->type = TensorType(t, {dft / 2 + 1, nmb});
 }
 

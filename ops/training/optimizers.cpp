@@ -50,7 +50,8 @@ KernelCall lowerOptimizer(LowerCtx& c) {
   KernelCall call{"optimizer",
                   {kindOf(n), k, (int64_t)n.inputs[0]->type.dtype, paramFromDouble(n.attrFloat("decay_factor", 0.0)),
                    paramFromDouble(n.attrFloat("epsilon", 0.0)),
-                   paramFromDouble(n.attrFloat("norm_coefficient", 0.0)), paramFromDouble(n.attrFloat("alpha", adam ? 0.9 : 0.0)),
+                   paramFromDouble(n.attrFloat("norm_coefficient", 0.0)),
+                   paramFromDouble(n.attrFloat("alpha", adam ? 0.9 : 0.0)),
                    paramFromDouble(n.attrFloat("beta", adam ? 0.999 : 0.0)),
                    paramFromDouble(n.attrFloat("norm_coefficient_post", 0.0)),
                    n.attrString("mode", "standard") == "nesterov" ? 1 : 0}};

@@ -51,6 +51,14 @@ std::set<DType> kernelFloats(const OpDef* def) {
   return s;
 }
 
+// A run-sized output (docs/dynamic-shapes.md): the node keeps its dtype under every mode, so
+// that no Cast has to read the value.
+bool runSizedOutput(const Node& n) {
+  for (const Value* o : n.outputs)
+    if (isRunSized(o)) return true;
+  return false;
+}
+
 // Whether an unlisted node n with model dtype O may change dtype: its kernels store narrow
 // floats (for this node: OpDef::narrowIf) and O is one of its kernel floats (a float64 op keeps
 // float64).
@@ -188,9 +196,6 @@ class PrecisionPass {
   }
 
   Decision decide(const Node& n, DType O) {
-    // A run-sized output (docs/dynamic-shapes.md) can only be a graph output yet: no Cast may read it.
-    for (const Value* o : n.outputs)
-      if (isRunSized(o)) return Decision{O, O, "keeps its dtype (its output's size is decided at run time)"};
     const bool listed = opInfo_.contains(n.type);
     const json info = listed ? opInfo_[n.type] : json::object();
     std::set<DType> S = slotDtypes(info, "outputs", 0), SI = slotDtypes(info, "inputs", 0);
@@ -365,7 +370,8 @@ class PrecisionPass {
     const json info = opInfo_.contains(n.type) ? opInfo_[n.type] : json::object();
     if (decided) {
       ctx_.stats.matchTimes++;
-      d = decide(n, O);
+      d = runSizedOutput(n) ? Decision{O, O, "keeps its dtype (its output's size is decided at run time)"}
+                            : decide(n, O);
       dec_[&n] = d;
       n.attrs["_dtype_in"] = dn(d.in);
       n.attrs["_dtype_out"] = dn(d.out);

@@ -313,7 +313,8 @@ def run_sized():
         failures += 1
         print(p.stdout + p.stderr)
     # a Transpose of a run-sized value is refused at import, no .om
-    path = model("rsread2", [helper.make_node("Expand", ["x", "shape"], ["e"]), helper.make_node("Transpose", ["e"], ["t"])],
+    path = model("rsread2", [helper.make_node("Expand", ["x", "shape"], ["e"]),
+                             helper.make_node("Transpose", ["e"], ["t"])],
                  [helper.make_tensor_value_info("x", F, [3, 1]), helper.make_tensor_value_info("shape", I64, [2])],
                  [helper.make_tensor_value_info("t", F, None)])
     r, om = atc("rsread2", path)

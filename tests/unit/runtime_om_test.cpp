@@ -141,6 +141,36 @@ TEST(RuntimeOm, CraftedFilesAreRefused) {
   expectError(rewrite(om1, om::kKernels, [](std::vector<uint8_t>& b) { b.resize(16); }), "kernel library");
 }
 
+// A plan whose run-sized buffers (docs/dynamic-shapes.md) a kernel could reach unsized is refused.
+TEST(RuntimeOm, CraftedRunSizedPlansAreRefused) {
+  Graph g;
+  g.name = "expand_rt";
+  g.opsetVersion = 17;
+  Value* x = g.newValue("x", TensorType(DType::F32, {3, 1}));
+  Value* shape = g.newValue("shape", TensorType(DType::I64, {2}));
+  Value* y = g.newValue("y");
+  g.inputs = {x, shape};
+  inferNode(g, *g.addNode("Expand", "expand", {x, shape}, {y}));
+  g.outputs = {y};
+  BackendOptions o;
+  o.cmdline = "test";
+  std::vector<uint8_t> om1 = buildOm(g, o, loadHostTargetProfile("native"));
+  rt::Model::loadFromMemory(om1.data(), om1.size(), 1, "m.om");  // the model as built loads
+  auto runBuffer = [](nlohmann::json& j) -> nlohmann::json& {
+    for (auto& b : j["buffers"])
+      if (b["mem"] == "run") return b;
+    throw std::runtime_error("no run buffer");
+  };
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["steps"][0].erase("sizes"); }), "no earlier step sized");
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["steps"][0]["sizes"] = {0}; }), "no run-sized buffer");
+  expectError(editPlan(om1, [&](nlohmann::json& j) { runBuffer(j)["rank"] = 9; }), "run-sized buffer of rank 9");
+  expectError(editPlan(om1, [&](nlohmann::json& j) { runBuffer(j)["esize"] = 3; }), "element size 3");
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["outputs"][0].erase("run_sized"); }),
+              "a run-sized tensor needs a run buffer");
+  expectError(editPlan(om1, [](nlohmann::json& j) { j["outputs"][0]["shape"] = {-1}; }),
+              "a run-sized tensor needs a run buffer");
+}
+
 TEST(RuntimeOm, HeaderFields) {
   std::vector<uint8_t> om1 = buildIdentityModel();
   om::OmView v = om::parseOm(om1.data(), om1.size());
