@@ -17,14 +17,7 @@ const Value* dataShapedInput(const Node& n) {
 }
 
 [[noreturn]] void refuseDataShapedInput(const Node& n, const Value* in) {
-  if (isRunSized(in))
-    throw AtcError("E19010",
-                   "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose size each run decides (Op [" +
-                       (in->producer ? in->producer->name + "] (" + in->producer->type : std::string("?] (?")) +
-                       ") computes its shape from input values); such a value can only be a graph output or "
-                       "feed element-wise ops, Shape, Size and Slice yet.",
-                   "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
-                   "OneHot's depth...), or end the graph at this value.");
+  if (isRunSized(in)) throw runSizedReaderError(n, *in);
   const Node* p = in->producer;  // the op that decides the shape, before element-wise ops over it
   for (const Value* up = p ? dataShapedInput(*p) : nullptr; up && up->producer; up = dataShapedInput(*p))
     p = up->producer;

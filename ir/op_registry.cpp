@@ -134,14 +134,18 @@ void checkCastOnlyTypes(const Node& n) {
 void checkRunSizedReaders(const Node& n, const OpDef& d) {
   if (d.category == OpCategory::Elementwise || d.readsRunSized) return;
   for (const Value* in : n.inputs)
-    if (isRunSized(in))
-      throw AtcError("E19010",
-                     "Op [" + n.name + "] (" + n.type + ") reads " + in->name + ", whose size each run decides (Op [" +
-                         (in->producer ? in->producer->name + "] (" + in->producer->type : std::string("?] (?")) +
-                         ") computes its shape from input values); such a value can only be a graph output or "
-                         "feed element-wise ops, Shape, Size and Slice yet.",
-                     "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
-                     "OneHot's depth...), or end the graph at this value.");
+    if (isRunSized(in)) throw runSizedReaderError(n, *in);
+}
+
+AtcError runSizedReaderError(const Node& n, const Value& in) {
+  const Node* p = in.producer;
+  return AtcError("E19010",
+                  "Op [" + n.name + "] (" + n.type + ") reads " + in.name + ", whose size each run decides (Op [" +
+                      (p ? p->name + "] (" + p->type : std::string("?] (?")) +
+                      ") computes its shape from input values); such a value can only be a graph output or "
+                      "feed element-wise ops, Shape, Size and Slice yet.",
+                  "Make the input that decides the shape a constant (Expand's shape, Resize's scales or sizes, "
+                  "OneHot's depth...), or end the graph at this value.");
 }
 
 void inferNode(Graph& g, Node& n) {

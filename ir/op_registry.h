@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "support/diagnostics.h"
 
 namespace atc {
 
@@ -149,6 +150,9 @@ struct OpRegistrar {
 // Throws E19010 for an unregistered op type, E19999 when the node's input/output counts do not
 // fit its op (required inputs absent included). Passes may then index the required inputs.
 void checkArity(const Node& n);
+// E19010 for node n reading the run-sized value `in` (docs/dynamic-shapes.md), which its op
+// cannot read: inferNode and the lowering throw it.
+AtcError runSizedReaderError(const Node& n, const Value& in);
 // Runs the op's inference on one node (checks input/output counts first).
 void inferNode(Graph& g, Node& n);
 // Runs inference on every node in order (graph must be topologically sorted).

@@ -67,6 +67,18 @@ def check(name, got, want, rtol=1e-5):
         print("  got:", [(g.shape, g.ravel()[:8]) for g in got], "\n  want:", [(w.shape, w.ravel()[:8]) for w in want])
 
 
+def expect_refused(name, path, needle, label):
+    """atc refuses the model with E19010 and a message holding `needle`, and writes no .om."""
+    global failures
+    r, om = atc(name, path)
+    text = r.stdout + r.stderr
+    ok = r.returncode != 0 and "E19010" in text and needle in text and not os.path.exists(om)
+    print(("PASS " if ok else "FAIL ") + label)
+    if not ok:
+        failures += 1
+        print(text)
+
+
 def topk():
     path = model("topk", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
                  [helper.make_tensor_value_info("x", F, [3, 6]), helper.make_tensor_value_info("k", I64, [1])],
@@ -250,29 +262,17 @@ def split_runtime():
 
 
 def refused_reader():
-    global failures
     path = model("nzread", [helper.make_node("NonZero", ["x"], ["nz"]), helper.make_node("Transpose", ["nz"], ["y"])],
                  [helper.make_tensor_value_info("x", F, [2, 3])], [helper.make_tensor_value_info("y", I64, None)])
-    r, om = atc("nzread", path)
-    text = r.stdout + r.stderr
-    ok = r.returncode != 0 and "E19010" in text and "whose shape depends on input values" in text and \
-        not os.path.exists(om)
-    print(("PASS " if ok else "FAIL ") + "a reader of NonZero's output is refused (E19010, no .om)")
-    if not ok:
-        failures += 1
-        print(text)
+    expect_refused("nzread", path, "whose shape depends on input values",
+                   "a reader of NonZero's output is refused (E19010, no .om)")
     # an element-wise op whose other operand is not a scalar would broadcast over the bound
     path = model("rsread", [helper.make_node("ReduceSum", ["x", "axes"], ["r"]),
                             helper.make_node("Add", ["r", "x"], ["y"])],
                  [helper.make_tensor_value_info("x", F, [2, 3]), helper.make_tensor_value_info("axes", I64, [1])],
                  [helper.make_tensor_value_info("y", F, None)])
-    r, om = atc("rsread", path)
-    text = r.stdout + r.stderr
-    ok = r.returncode != 0 and "E19010" in text and "Op [ReduceSum" in text and not os.path.exists(om)
-    print(("PASS " if ok else "FAIL ") + "Add of a run-time-axes ReduceSum and a tensor is refused (E19010, no .om)")
-    if not ok:
-        failures += 1
-        print(text)
+    expect_refused("rsread", path, "Op [ReduceSum",
+                   "Add of a run-time-axes ReduceSum and a tensor is refused (E19010, no .om)")
 
 
 def run_sized():
@@ -317,13 +317,8 @@ def run_sized():
                              helper.make_node("Transpose", ["e"], ["t"])],
                  [helper.make_tensor_value_info("x", F, [3, 1]), helper.make_tensor_value_info("shape", I64, [2])],
                  [helper.make_tensor_value_info("t", F, None)])
-    r, om = atc("rsread2", path)
-    text = r.stdout + r.stderr
-    ok = r.returncode != 0 and "E19010" in text and "whose size each run decides" in text and not os.path.exists(om)
-    print(("PASS " if ok else "FAIL ") + "a Transpose of a run-sized value is refused (E19010, no .om)")
-    if not ok:
-        failures += 1
-        print(text)
+    expect_refused("rsread2", path, "whose size each run decides",
+                   "a Transpose of a run-sized value is refused (E19010, no .om)")
 
 
 for case in (topk, nms, nonzero_compress, unique, folded_nonzero, reduce_runtime_axes, slice_runtime,
