@@ -10,10 +10,14 @@
 // [10] -1, or the bufs index of an axis fed at run time (two-sided, N = nIn = nOut: [0] is then
 // the most transforms any axis gives, [1] 1, [11] the axis dtype, [12] rank - 1, [13..] the
 // dims before the last; the axis is clamped into [0, rank - 2] after adding rank to a negative
-// one, as CumSum's run-time axis: kernels cannot raise errors).
+// one, as CumSum's run-time axis: kernels cannot raise errors); [13 + rank - 1] onesided,
+// [14 + rank - 1] run-sized: a onesided transform along a run-time axis sizes Y
+// (kernels/lib/run_sized.h; a half spectrum of one bin is invalid) and takes N and nOut from
+// that axis's dim.
 // bufs: X [outer, nIn, inner, cin], ..., Y [outer, nOut, inner, cout].
 #include "kernels/lib/kernel_abi.h"
 #include "kernels/lib/math_ops.h"
+#include "kernels/lib/run_sized.h"
 
 ATC_KERNEL(dft)
 
@@ -33,6 +37,20 @@ void atck_dft_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
     for (int64_t d = a + 1; d < rs; ++d) inner *= P[13 + d];
     nIn = N = nOut = P[13 + a];
     transforms = outer * inner;
+    if (P[13 + rs]) {  // onesided: a half spectrum in (inverse) or out (forward)
+      if (P[8]) N = nOut = 2 * (nIn - 1);
+      else nOut = N / 2 + 1;
+    }
+    if (P[14 + rs] && !bufs[P[9]]) {  // the size pass: X's dims with the axis' and the last replaced
+      if (begin != 0) return;
+      int64_t od[ATCK_RS_MAX_RANK];
+      for (int64_t d = 0; d < rs; ++d) od[d] = d == a ? nOut : P[13 + d];
+      od[rs] = cout;
+      if (N >= 1) atck_rs_put(bufs[P[9] + 1], od, rs + 1);
+      else atck_rs_invalid(bufs[P[9] + 1], rs + 1);
+      return;
+    }
+    if (N < 1) return;
   }
   const bool inverse = P[7] != 0, hermitian = P[8] != 0;
   const double sign = inverse ? 1.0 : -1.0, scale = inverse ? 1.0 / (double)N : 1.0;

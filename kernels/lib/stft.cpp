@@ -4,7 +4,7 @@
 // n_frames = 1 + (signal_length - frame_length) / frame_step; bins = frame_length / 2 + 1 when
 // onesided. frame_step and frame_length are read from their inputs, so Y is run-sized
 // (kernels/lib/run_sized.h) unless both are constants; a step below 1, a length below 1 or
-// beyond the signal is invalid. bufs = {signal, frame_step, [window], [frame_length], Y (+ slot)};
+// beyond the signal, or more than 2^32 multiply-adds in all, is invalid. bufs = {signal, frame_step, [window], [frame_length], Y (+ slot)};
 // P = {dtype, batch, signal length, channels (1 real, 2 complex), onesided, window length (0: no
 // window), nin, run-sized, frame_step dtype, frame_length dtype (0: absent)}.
 #include "kernels/lib/run_sized.h"
@@ -22,8 +22,10 @@ void atck_stft_task(const int64_t* P, void** bufs, int64_t begin, int64_t) {
   const int64_t step = atck_index_at(bufs[1], P[8], 0);
   const int64_t fl = P[9] ? atck_index_at(bufs[3], P[9], 0) : (wlen ? wlen : S);
   const int64_t ws = wlen ? wlen : fl;  // samples per frame
-  const int valid = step >= 1 && fl >= 1 && fl <= S && fl <= 16384;
+  int valid = step >= 1 && fl >= 1 && fl <= S && fl <= 16384;
   const int64_t frames = valid ? 1 + (S - fl) / step : 0, bins = onesided ? fl / 2 + 1 : fl;
+  // The direct DFT's multiply-adds, bounded as the DFT op's (2^32: seconds, not hours).
+  if ((double)B * (double)frames * (double)bins * (double)(ws < fl ? ws : fl) > 4294967296.0) valid = 0;
   if (P[7] && !bufs[nin]) {
     if (begin != 0) return;
     const int64_t od[4] = {B, frames, bins, 2};

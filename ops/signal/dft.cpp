@@ -30,15 +30,16 @@ struct DftGeometry {
   bool runtimeAxis = false;  // axis fed at run time: the geometry above is axis -2's
 };
 
-// Whether the axis (input 2) is fed at run time and the output shape does not depend on it.
+// Whether the axis (input 2) is fed at run time. A onesided transform's output shape depends on
+// it: the output is then run-sized (docs/dynamic-shapes.md).
 bool dftRuntimeAxis(const Node& n) {
   const Value* a = dm::hasInput(n, 2) ? n.inputs[2] : nullptr;
   if (!a || a->isConstant()) return false;
   if (a->type.dtype != DType::I64 && a->type.dtype != DType::I32) opError(n, "axis must be int32 or int64");
   if (!a->type.shapeKnown || a->type.numel() != 1) opError(n, "axis must be a scalar");
-  if (n.attrInt("onesided", 0) != 0 || dm::hasInput(n, 1))
-    opError(n, "axis must be a compile-time constant for a onesided DFT or one with dft_length (it decides the "
-               "output shape)");
+  if (dm::hasInput(n, 1))
+    opError(n, "axis must be a compile-time constant for a DFT with dft_length (their output shape is not supported "
+               "yet)");
   return true;
 }
 
@@ -94,6 +95,10 @@ DftGeometry dftGeometry(const Graph& g, const Node& n) {
 
 void inferDft(Graph& g, Node& n) {
   const DftGeometry d = dftGeometry(g, n);
+  if (d.runtimeAxis && n.attrInt("onesided", 0) != 0) {
+    dm::setRunSized(n, 0, DType::F32, Shape(n.inputs[0]->type.shape.size(), -1));
+    return;
+  }
   Shape y = n.inputs[0]->type.shape;
   y[d.axis] = d.nOut;
   y.back() = d.cout;
@@ -119,6 +124,11 @@ KernelCall lowerDft(LowerCtx& c) {
     kc.params.push_back((int64_t)c.node.inputs[2]->type.dtype);
     kc.params.push_back(rs);
     for (int64_t a = 0; a < rs; ++a) kc.params.push_back(xs[a]);
+    // [13 + rs] onesided, [14 + rs] run-sized (a onesided transform: the axis decides Y's shape)
+    const bool onesided = c.node.attrInt("onesided", 0) != 0;
+    kc.params.push_back(onesided ? 1 : 0);
+    kc.params.push_back(onesided ? 1 : 0);
+    kc.sizesOutputs = onesided;
   }
   return kc;
 }

@@ -2,6 +2,8 @@
 // complex) of float32 / float64; frame_step and frame_length are scalars whose values decide the
 // output's shape [batch, frames, bins, 2]: fed at run time, the output is run-sized
 // (docs/dynamic-shapes.md).
+#include <algorithm>
+
 #include "ir/op_registry.h"
 #include "ops/datamove/datamove_util.h"
 
@@ -34,7 +36,10 @@ void inferStft(Graph&, Node& n) {
   const int64_t fl = dm::hasInput(n, 3) ? dm::constInts(n, 3, "frame_length")[0] : (wlen ? wlen : x[1]);
   if (step < 1 || fl < 1 || fl > x[1] || fl > 16384) opError(n, "frame_step or frame_length out of range");
   const bool onesided = n.attrInt("onesided", 1) != 0;
-  n.outputs[0]->type = TensorType(dt, {x[0], 1 + (x[1] - fl) / step, onesided ? fl / 2 + 1 : fl, 2});
+  const int64_t frames = 1 + (x[1] - fl) / step, bins = onesided ? fl / 2 + 1 : fl;
+  if ((double)x[0] * (double)frames * (double)bins * (double)std::min(wlen ? wlen : fl, fl) > 4294967296.0)
+    opError(n, "the frames need more than 2^32 multiply-adds, more than the direct DFT kernel takes");
+  n.outputs[0]->type = TensorType(dt, {x[0], frames, bins, 2});
 }
 
 KernelCall lowerStft(LowerCtx& c) {
