@@ -92,11 +92,12 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
         sizes.push_back(L.node->inputs.size() + k);
         args.push_back(bp.dimsRegionOf(L.node->outputs[k]));
       }
+    bool readsRunSized = false;
     for (auto* in : L.node->inputs)  // then the dims slots of its run-sized inputs
-      if (isRunSized(in)) args.push_back(bp.dimsRegionOf(in));
+      if (isRunSized(in)) args.push_back(bp.dimsRegionOf(in)), readsRunSized = true;
     const std::vector<std::string>& list = opts.kernelCache.recompile;
-    // A run-sized output has no size to check its accesses against when the kernel is compiled.
-    bool boundsCheck = opts.oomBoundsCheck && sizes.empty() &&
+    // A run-sized input or output has no size to check accesses against when the kernel is compiled.
+    bool boundsCheck = opts.oomBoundsCheck && sizes.empty() && !readsRunSized &&
                        (list.empty() || cache::debugListMatches(list, L.node->name, L.node->type));
     std::vector<int64_t> bufBytes;
     if (boundsCheck)

@@ -290,7 +290,11 @@ def run_sized():
                  [helper.make_tensor_value_info(o, t, None) for o, t in (("y", F), ("s", I64), ("e", F))],
                  inits=inits)
     x = np.array([[1], [2], [3]], np.float32)
-    for extra, label in (((), "default precision"), (("--status_check=1",), "--status_check=1")):
+    oom = os.path.join(WORK, "oom.cfg")
+    with open(oom, "w") as f:
+        f.write("op_debug_config = oom\n")  # red zones and bounds-checked kernels (not the run-sized ones)
+    for extra, label in (((), "default precision"), (("--status_check=1",), "--status_check=1"),
+                         (("--op_debug_config=" + oom,), "oom")):
         r, om = atc("rsized", path, extra)
         if r.returncode:
             raise RuntimeError(r.stdout + r.stderr)
