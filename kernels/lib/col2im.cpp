@@ -23,7 +23,8 @@ static inline ATCK_INLINE int atck_ci_geom(const int64_t* P, void** bufs, int64_
     blk[d] = ((const int64_t*)bufs[2])[d];
     if (img[d] <= 0 || blk[d] <= 0 || img[d] > (int64_t)1 << 40 || blk[d] > (int64_t)1 << 20) return 0;
     nb[d] = (img[d] + pads[d] + pads[d + nd] - dil[d] * (blk[d] - 1) - 1) / str[d] + 1;
-    if (nb[d] < 1) return 0;
+    // products checked before they could overflow: they must divide dim 1 and equal L
+    if (nb[d] < 1 || blk[d] > P[CI_D1] / kprod || nb[d] > P[CI_L] / blocks) return 0;
     kprod *= blk[d];
     blocks *= nb[d];
   }
