@@ -153,6 +153,10 @@ void inferNode(Graph& g, Node& n) {
   const OpDef* d = OpRegistry::instance().find(n.type);
   checkRunSizedReaders(n, *d);
   checkCastOnlyTypes(n);
+  // Each inference decides afresh whether an output's shape comes from data: an input that has
+  // become a constant since (folded shape arithmetic) makes a run-sized output static.
+  for (Value* o : n.outputs)
+    if (o && d->infer) o->shapeFromData = false;
   if (d->infer) d->infer(g, n);
   checkCastOnlyTypes(n);
   // An element-wise op over a value whose shape depends on data, of the same bound: the same

@@ -135,11 +135,17 @@ TEST(Resize, NearestAndLinearBasics) {
   EXPECT_EQ(yb->as<uint8_t>()[15], 40);
 }
 
-TEST(Resize, NonConstantScalesAreRejected) {
+// Scales fed at run time make the output run-sized (resize_rt); they must hold one value per axis.
+TEST(Resize, RunTimeScalesMakeTheOutputRunSized) {
   Graph g;
   Value* x = g.newConstant("x", iotaF({1, 1, 2, 2}));
   Value* s = g.newValue("s", TensorType(DType::F32, {4}));
-  Node* n = g.addNode("Resize", "r", {x, nullptr, s}, {g.newValue("y")});
+  Value* y = g.newValue("y");
+  inferNode(g, *g.addNode("Resize", "r", {x, nullptr, s}, {y}));
+  EXPECT_TRUE(isRunSized(y));
+  EXPECT_EQ(y->type.rank(), 4);
+  Value* s3 = g.newValue("s3", TensorType(DType::F32, {3}));
+  Node* n = g.addNode("Resize", "r3", {x, nullptr, s3}, {g.newValue("y3")});
   EXPECT_THROW(inferNode(g, *n), AtcError);
 }
 

@@ -367,9 +367,22 @@ TEST(OnnxFunctionOps, EinsumSumsAndTransposes) {
   expectNear(runModel2(einsumModel("kij->jk", {2, 3, 4}, {}, "sumt"), c, {}, 8), want);
 }
 
+TEST(OnnxFunctionOps, EinsumDiagonal) {
+  // ii->i: the diagonal; ii-> (the trace) sums it.
+  const std::vector<float> a = ramp(9, 0.7f);
+  expectNear(runModel2(einsumModel("ii->i", {3, 3}, {}, "diag"), a, {}, 3), {a[0], a[4], a[8]});
+  expectNear(runModel2(einsumModel("ii->", {3, 3}, {}, "trace"), a, {}, 1), {a[0] + a[4] + a[8]});
+  try {
+    runModel2(einsumModel("ii->i", {3, 4}, {}, "baddiag"), ramp(12, 1.0f), {}, 3);
+    ADD_FAILURE() << "a diagonal over dims 3 and 4 imported";
+  } catch (const AtcError& e) {
+    EXPECT_NE(std::string(e.what()).find("repeats in one operand over dims of different sizes"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OnnxFunctionOps, EinsumRefusals) {
-  for (auto [eq, why] : {std::pair<std::string, std::string>{"ii->i", "repeats in one operand"},
-                         {"ij->ik", "output letter 'k' is in no operand"},
+  for (auto [eq, why] : {std::pair<std::string, std::string>{"ij->ik", "output letter 'k' is in no operand"},
                          {"ijk->i", "has rank 2 but subscripts 'ijk'"}}) {
     try {
       runModel2(einsumModel(eq, {3, 3}, {}, "bad"), ramp(9, 1.0f), {}, 3);
