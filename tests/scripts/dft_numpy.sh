@@ -111,27 +111,21 @@ else
   echo "FAIL a DFT too long for the direct kernel (rc $rc)"; cat long.log; fail=$((fail + 1))
 fi
 # Run-time axis: one .om, three axes (-2 is axis 2 of [3, 5, 4, 2] counting the complex dim).
-"$BIN/atc" --model=rt_axis.onnx --framework=5 --output=rt --soc_version=native \
-  --precision_mode=must_keep_origin_dtype > rt.atc.log 2>&1 ||
-  { echo "FAIL run-time axis: atc"; cat rt.atc.log; fail=$((fail + 1)); }
-for a in 0 1 -2; do
-  if "$BIN/omrun" --model=rt.om --input=rt.x.npy,rt.axis$a.npy --output=rt.res$a > rt.run$a.log 2>&1 &&
-     line=$(close "rt.res$a/output_0.npy" "rt.ref$a.npy"); then
-    echo "PASS inverse DFT along axis $a fed at run time: $line"; pass=$((pass + 1))
-  else
-    echo "FAIL run-time axis $a: ${line:-}"; tail -3 rt.run$a.log; fail=$((fail + 1))
-  fi
-done
-"$BIN/atc" --model=rt_axis_onesided.onnx --framework=5 --output=rt1 --soc_version=native \
-  --precision_mode=must_keep_origin_dtype > rt1.log 2>&1 ||
-  { echo "FAIL onesided run-time axis: atc"; cat rt1.log; fail=$((fail + 1)); }
-for a in 0 1 -2; do  # the output's shape depends on the axis: run-sized (docs/dynamic-shapes.md)
-  if "$BIN/omrun" --model=rt1.om --input=rt.x.npy,rt.axis$a.npy --output=rt1.res$a > rt1.run$a.log 2>&1 &&
-     line=$(close "rt1.res$a/output_0.npy" "rt1.ref$a.npy"); then
-    echo "PASS onesided DFT along axis $a fed at run time: $line"; pass=$((pass + 1))
-  else
-    echo "FAIL onesided run-time axis $a: ${line:-}"; tail -3 rt1.run$a.log; fail=$((fail + 1))
-  fi
-done
+# run_axes MODEL PREFIX LABEL: compiles MODEL.onnx to PREFIX.om, runs it per axis, compares with PREFIX.refA.npy.
+run_axes() {
+  "$BIN/atc" --model=$1.onnx --framework=5 --output=$2 --soc_version=native \
+    --precision_mode=must_keep_origin_dtype > $2.atc.log 2>&1 ||
+    { echo "FAIL $3: atc"; cat $2.atc.log; fail=$((fail + 1)); }
+  for a in 0 1 -2; do
+    if "$BIN/omrun" --model=$2.om --input=rt.x.npy,rt.axis$a.npy --output=$2.res$a > $2.run$a.log 2>&1 &&
+       line=$(close "$2.res$a/output_0.npy" "$2.ref$a.npy"); then
+      echo "PASS $3 along axis $a fed at run time: $line"; pass=$((pass + 1))
+    else
+      echo "FAIL $3 axis $a: ${line:-}"; tail -3 $2.run$a.log; fail=$((fail + 1))
+    fi
+  done
+}
+run_axes rt_axis rt "inverse DFT"
+run_axes rt_axis_onesided rt1 "onesided DFT"  # the output's shape depends on the axis: run-sized
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
