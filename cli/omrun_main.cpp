@@ -151,11 +151,22 @@ Debugging setUpDebugging(const CLI::App& app, Model& m, int warmup, const DebugF
   return d;
 }
 
-// DIR/output_<i>.npy (or .bin), the folder created when missing.
+// DIR/output_<i>.npy (or .bin), the folder created when missing, and DIR/outputs.json: per
+// output its index, name, dtype, shape and file (a sequence output y is y[0], y[1], ...:
+// docs/frontend-onnx.md, "Sequences and optionals").
 void writeOutputs(const std::string& outDir, const std::string& outfmt, const Model& m) {
   const std::vector<TensorDesc>& outs = m.lastOutputs();
   std::string err = atc::makeDirs(outDir);
   if (!err.empty()) throw RuntimeError("cannot create output folder " + outDir + ": " + err);
+  nlohmann::json index = nlohmann::json::array();
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string file = "output_" + std::to_string(i) + (outfmt == "BIN" ? ".bin" : ".npy");
+    index.push_back({{"index", i}, {"name", outs[i].name}, {"dtype", outs[i].dtype}, {"shape", outs[i].shape},
+                     {"file", file}});
+  }
+  std::ofstream idx(outDir + "/outputs.json");
+  idx << index.dump(1) << "\n";
+  if (!idx) throw RuntimeError("cannot write " + outDir + "/outputs.json");
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string base = outDir + "/output_" + std::to_string(i);
     if (outfmt == "BIN") {
@@ -277,7 +288,8 @@ int main(int argc, char** argv) {
   int loop = 1, warmup = 0, threads = 0, device = 0;
   app.add_option("--model,-m", modelPath, "the .om model")->required();
   app.add_option("--input,-i", inputList, "comma-separated .npy or raw .bin files, in model-input order (random data if absent)");
-  app.add_option("--output,-o", outDir, "folder for output_<i>.npy (created if missing)");
+  app.add_option("--output,-o", outDir,
+                 "folder for output_<i>.npy and outputs.json, their names and shapes (created if missing)");
   app.add_option("--outfmt", outfmt, "output format: NPY (default) or BIN")->check(CLI::IsMember({"NPY", "BIN"}));
   app.add_option("--loop", loop, "timed runs (default 1)")->check(CLI::Range(1, 1 << 30));
   app.add_option("--warmup", warmup, "untimed runs before timing (default 0)")->check(CLI::Range(0, 1 << 30));

@@ -13,6 +13,7 @@ struct Ctx {
   Graph& g;
   frontend::ImportEval& ev;
   const BodyImporter& importBody;
+  const BranchSelector& select;
   const onnx::NodeProto& n;
   const std::string& name;
 
@@ -101,6 +102,30 @@ struct Ctx {
   }
 };
 
+}  // namespace
+
+Value* ifConvert(Graph& g, frontend::ImportEval& ev, Value* cond, Value* t, Value* e, const std::string& name,
+                 const std::string& what) {
+  if (t == e) return t;
+  const TensorType& tt = ev.typeOf(t);
+  const TensorType& et = ev.typeOf(e);
+  if (!tt.isStatic() || !et.isStatic() || !(tt == et))
+    throw AtcError("E19010",
+                   "Op [" + name + ", If] cannot be compiled: its condition is only known at run time, so both "
+                   "branches run and " + what +
+                       " is selected, which needs the same static type from both; then_branch gives " +
+                       (tt.shapeKnown ? tt.str() : "an unknown shape") + ", else_branch " +
+                       (et.shapeKnown ? et.str() : "an unknown shape") + ".",
+                   "atc lowers control flow at compile time (docs/frontend-onnx.md, \"Control flow\"); "
+                   "give static input shapes with --input_shape, or export the model without it.");
+  std::string base = name + "/select";
+  Node* node = g.addNode("Where", g.uniqueNodeName(base), {cond, t, e}, {g.newValue(base)});
+  node->originalNames = {name};
+  return node->outputs[0];
+}
+
+namespace {
+
 std::vector<Value*> lowerIf(Ctx& c, const std::vector<Value*>& ins) {
   const onnx::GraphProto& thenG = c.graphAttr("then_branch");
   const onnx::GraphProto& elseG = c.graphAttr("else_branch");
@@ -121,13 +146,8 @@ std::vector<Value*> lowerIf(Ctx& c, const std::vector<Value*>& ins) {
                      "cond");
   std::vector<Value*> outs;
   for (size_t k = 0; k < t.size(); ++k) {
-    const TensorType& tt = c.ev.typeOf(t[k]);
-    const TensorType& et = c.ev.typeOf(e[k]);
-    if (!tt.isStatic() || !et.isStatic() || !(tt == et))
-      c.refuse("its condition is only known at run time, so both branches run and output " + std::to_string(k) +
-               " is selected, which needs the same static type from both; then_branch gives " +
-               (tt.shapeKnown ? tt.str() : "an unknown shape") + ", else_branch " + (et.shapeKnown ? et.str() : "an unknown shape"));
-    outs.push_back(t[k] == e[k] ? t[k] : c.op("Where", {cond, t[k], e[k]}, {}, "select" + std::to_string(k)));
+    Value* sel = c.select ? c.select(cond, t[k], e[k], c.name) : nullptr;
+    outs.push_back(sel ? sel : ifConvert(c.g, c.ev, cond, t[k], e[k], c.name, "output " + std::to_string(k)));
   }
   return outs;
 }
@@ -277,9 +297,9 @@ bool isControlFlowNode(const onnx::NodeProto& n) {
 }
 
 std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
-                                     const onnx::NodeProto& n, const std::string& name,
-                                     const std::vector<Value*>& ins, int64_t opset) {
-  Ctx c{g, ev, importBody, n, name};
+                                     const BranchSelector& select, const onnx::NodeProto& n,
+                                     const std::string& name, const std::vector<Value*>& ins, int64_t opset) {
+  Ctx c{g, ev, importBody, select, n, name};
   std::vector<Value*> outs;
   if (n.op_type() == "If") outs = lowerIf(c, ins);
   else if (n.op_type() == "Loop") outs = lowerLoop(c, ins);

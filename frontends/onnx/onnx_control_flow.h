@@ -25,6 +25,15 @@ namespace onnxfe {
 using BodyImporter = std::function<std::vector<Value*>(
     const onnx::GraphProto& body, const std::vector<Value*>& inputs, const std::string& prefix)>;
 
+// If-conversion of one output of a run-time If whose branches give a sequence or an optional
+// (onnx_composite.h); returns null when both give tensors.
+using BranchSelector = std::function<Value*(Value* cond, Value* thenV, Value* elseV, const std::string& name)>;
+
+// Where(cond, t, e) for one If output, refused (E19010, naming the If node `name`) unless both
+// branches give the same static type; t itself when both branches give the same value.
+Value* ifConvert(Graph& g, frontend::ImportEval& ev, Value* cond, Value* t, Value* e, const std::string& name,
+                 const std::string& what);
+
 // If, Loop or Scan in the default domain.
 bool isControlFlowNode(const onnx::NodeProto& n);
 
@@ -37,7 +46,7 @@ constexpr int64_t kMaxUnrolledNodes = 20000;
 // Lowers one control-flow node whose inputs are `ins` (null: absent); returns one value per
 // output of n. `name`: the node's unique name, the prefix of everything made.
 std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
-                                     const onnx::NodeProto& n, const std::string& name,
+                                     const BranchSelector& select, const onnx::NodeProto& n, const std::string& name,
                                      const std::vector<Value*>& ins, int64_t opset);
 
 }  // namespace onnxfe

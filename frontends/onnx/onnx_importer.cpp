@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontends/onnx/onnx_composite.h"
 #include "frontends/onnx/onnx_control_flow.h"
 #include "frontends/onnx/onnx_sequence.h"
 #include "frontends/onnx/onnx_model_loader.h"
@@ -34,6 +35,14 @@ std::string shapeText(const TensorType& t) {
 }
 
 bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+bool isSequenceMap(const onnx::NodeProto& n) { return isDefaultDomain(n.domain()) && n.op_type() == "SequenceMap"; }
+
+// Nodes the importer resolves itself (sequences, optionals, control flow): their inputs may
+// be sequences or optionals.
+bool resolvedAtImport(const onnx::NodeProto& n) {
+  return onnxfe::isSequenceNode(n) || onnxfe::isOptionalNode(n) || isSequenceMap(n) || onnxfe::isControlFlowNode(n);
+}
 
 // Opset the model is converted to before import: ATC_ONNX_CONVERT_OPSET=N (0 = never).
 // Models older than kMinOpset are always converted (to this target, or kMinOpset).
@@ -145,22 +154,12 @@ class OnnxImporter {
   void importInputs() {
     for (const auto& in : model_.graph().input()) {
       if (values_.count(in.name())) continue;  // initializer listed as input (old models)
-      TensorType tt;
-      const auto& tp = in.type();
-      if (!tp.has_tensor_type())
-        throw AtcError("E19010", "Input [" + in.name() + "] is not a tensor (sequence, map or "
-                       "optional inputs are not supported).", "Use tensor inputs.");
-      const auto& ttp = tp.tensor_type();
-      if (!onnxfe::dtypeFromOnnx(ttp.elem_type(), &tt.dtype))
-        throw AtcError("E19010", "Input [" + in.name() + "] has the element type " +
-                       onnxfe::onnxTypeName(ttp.elem_type()) + ", which is not supported.",
-                       "Use numeric or bool inputs.");
-      if (ttp.has_shape()) {
-        tt.shapeKnown = true;
-        for (const auto& d : ttp.shape().dim())
-          tt.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+      // a sequence or optional: its tensors become inputs (onnx_composite.h)
+      if (Value* marker = comp_.importInput(*g_, in, opts_.inputShapes, &g_->inputs, &consumedShapes_)) {
+        defineValue(in.name(), marker);
+        continue;
       }
-      Value* v = g_->newValue(in.name(), tt);
+      Value* v = g_->newValue(in.name(), onnxfe::tensorInputType(in.name(), in.type().tensor_type()));
       defineValue(in.name(), v);
       g_->inputs.push_back(v);
     }
@@ -168,6 +167,7 @@ class OnnxImporter {
 
   void applyInputShapes() {
     for (const auto& kv : opts_.inputShapes) {
+      if (consumedShapes_.count(kv.first)) continue;  // "x[]:": an empty sequence or optional
       Value* v = nullptr;
       for (Value* in : g_->inputs)
         if (in->name == kv.first) v = in;
@@ -252,9 +252,9 @@ class OnnxImporter {
           ok = a->name() != "value_string" && a->name() != "value_strings" &&
                a->name() != "sparse_value";
         }
-      } else if (onnxfe::isSequenceNode(n)) {
-        ok = true;  // resolved at import (onnx_sequence.h)
-      } else if (onnxfe::isControlFlowNode(n) && depth < 16) {
+      } else if (onnxfe::isSequenceNode(n) || onnxfe::isOptionalNode(n)) {
+        ok = true;  // resolved at import (onnx_sequence.h, onnx_optional.h)
+      } else if ((onnxfe::isControlFlowNode(n) || isSequenceMap(n)) && depth < 16) {
         ok = true;
         for (const auto& a : n.attribute())
           if (a.has_g()) checkNodesSupported(a.g(), prefix + nodeName(n, i) + "/", bad, badTypes, depth + 1);
@@ -360,19 +360,15 @@ class OnnxImporter {
     const auto& nodes = model_.graph().node();
     bool anyControlFlow = false;
     for (const auto& n : nodes)
-      anyControlFlow = anyControlFlow || onnxfe::isControlFlowNode(n) || onnxfe::isSequenceNode(n);
+      anyControlFlow = anyControlFlow || resolvedAtImport(n);
     if (anyControlFlow) checkStaticInputs();  // lowering it needs the shapes
     for (int i = 0; i < nodes.size(); ++i) {
       const auto& n = nodes[i];
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) continue;
       std::vector<Value*> ins = resolveInputs(n, nodeName(n, i));
-      if (onnxfe::isSequenceNode(n)) {
-        bindLoweredOutputs(n, i, sequences_.lower(*g_, *eval_, n, g_->uniqueNodeName(nodeName(n, i)), ins));
-        continue;
-      }
-      if (onnxfe::isControlFlowNode(n)) {
-        // keeps the model's value names (a branch may give a sequence: bound by name)
-        bindLoweredOutputs(n, i, lowerControlFlow(n, g_->uniqueNodeName(nodeName(n, i)), ins));
+      if (resolvedAtImport(n) || passesComposite(n, ins)) {
+        // keeps the model's value names (a sequence or optional is bound by name)
+        bindLoweredOutputs(n, i, lowerAtImport(n, g_->uniqueNodeName(nodeName(n, i)), ins));
         continue;
       }
       addOnnxNode(n, nodeName(n, i), ins, nodeOutputs_[i]);
@@ -384,7 +380,7 @@ class OnnxImporter {
   // Identity.
   void bindLoweredOutputs(const onnx::NodeProto& n, int i, const std::vector<Value*>& outs) {
     for (size_t k = 0; k < outs.size() && k < nodeOutputs_[(size_t)i].size(); ++k) {
-      if (!sequences_.isSequence(outs[k])) {
+      if (!comp_.isComposite(outs[k])) {
         g_->addNode("Identity", g_->uniqueNodeName(nodeName(n, i) + "/out" + std::to_string(k)), {outs[k]},
                     {nodeOutputs_[(size_t)i][k]});
         continue;
@@ -402,12 +398,12 @@ class OnnxImporter {
       if (!v)
         loadFail("input [" + name + "] of node [" + label + "] (" + n.op_type() +
                  ") is not produced by any node, initializer or graph input");
-      if (sequences_.isSequence(v) && !onnxfe::isSequenceNode(n))
+      if (comp_.isComposite(v) && !resolvedAtImport(n) && !(n.op_type() == "Identity" && n.input_size() == 1))
         throw AtcError("E19010",
                        "Op [" + label + ", " + n.op_type() + "] cannot be compiled: its input [" + name +
-                           "] is a sequence, which only the sequence ops take here.",
-                       "atc resolves sequences at compile time (docs/frontend-onnx.md, \"Sequences\"); read "
-                       "tensors out of them with SequenceAt or ConcatFromSequence.");
+                           "] is a sequence or an optional, which only the sequence and optional ops take here.",
+                       "atc resolves sequences at compile time (docs/frontend-onnx.md, \"Sequences and optionals\"); "
+                       "read tensors out of them with SequenceAt, ConcatFromSequence or OptionalGetElement.");
       ins.push_back(v);
     }
     // Trailing absent optional inputs carry no information.
@@ -431,12 +427,23 @@ class OnnxImporter {
     return node;
   }
 
-  // ---- control flow (onnx_control_flow.h): bodies imported inline, under scopes ----
-  std::vector<Value*> lowerControlFlow(const onnx::NodeProto& n, const std::string& name,
-                                       const std::vector<Value*>& ins) {
+  // An Identity of a sequence or optional: the same marker under a new name.
+  bool passesComposite(const onnx::NodeProto& n, const std::vector<Value*>& ins) const {
+    return isDefaultDomain(n.domain()) && n.op_type() == "Identity" && ins.size() == 1 && comp_.isComposite(ins[0]);
+  }
+
+  // ---- sequences, optionals and control flow, resolved at import; bodies imported inline ----
+  std::vector<Value*> lowerAtImport(const onnx::NodeProto& n, const std::string& name, const std::vector<Value*>& ins) {
+    if (passesComposite(n, ins)) return {ins[0]};
+    if (onnxfe::isSequenceNode(n)) return comp_.seqs.lower(*g_, *eval_, n, name, ins);
+    if (onnxfe::isOptionalNode(n)) return comp_.opts.lower(*g_, *eval_, n, name, ins);
     onnxfe::BodyImporter body = [this](const onnx::GraphProto& b, const std::vector<Value*>& bins,
                                        const std::string& prefix) { return importBody(b, bins, prefix); };
-    return onnxfe::lowerControlFlow(*g_, *eval_, body, n, name, ins, g_->opsetVersion);
+    if (isSequenceMap(n)) return comp_.seqs.lowerMap(*g_, *eval_, body, n, name, ins);
+    onnxfe::BranchSelector select = [this](Value* cond, Value* t, Value* e, const std::string& nm) {
+      return comp_.select(*g_, *eval_, cond, t, e, nm);
+    };
+    return onnxfe::lowerControlFlow(*g_, *eval_, body, select, n, name, ins, g_->opsetVersion);
   }
 
   std::vector<Value*> importBody(const onnx::GraphProto& body, const std::vector<Value*>& ins,
@@ -465,12 +472,14 @@ class OnnxImporter {
       if (n.op_type() == "Constant" && isDefaultDomain(n.domain())) {
         if (n.output_size() != 1) loadFail("Constant node [" + label + "] must have one output");
         outs.push_back(g_->newConstant(prefix + "/" + n.output(0), constantValue(n)));
-      } else if (onnxfe::isSequenceNode(n)) {
-        outs = sequences_.lower(*g_, *eval_, n, g_->uniqueNodeName(label), resolveInputs(n, label));
-      } else if (onnxfe::isControlFlowNode(n)) {
-        outs = lowerControlFlow(n, g_->uniqueNodeName(label), resolveInputs(n, label));
       } else {
         std::vector<Value*> ins2 = resolveInputs(n, label);
+        if (resolvedAtImport(n) || passesComposite(n, ins2)) {
+          outs = lowerAtImport(n, g_->uniqueNodeName(label), ins2);
+          for (int k = 0; k < n.output_size() && k < (int)outs.size(); ++k)
+            if (!n.output(k).empty()) scope[n.output(k)] = outs[(size_t)k];
+          continue;
+        }
         for (int k = 0; k < n.output_size(); ++k)
           outs.push_back(g_->newValue(prefix + "/" + (n.output(k).empty() ? nodeName(n, i) + "_unused" : n.output(k))));
         addOnnxNode(n, g_->uniqueNodeName(label), ins2, outs);
@@ -507,7 +516,7 @@ class OnnxImporter {
       for (const auto& o : model_.graph().output()) {
         Value* v = lookupValue(o.name());
         if (!v) loadFail("graph output [" + o.name() + "] is not produced by any node");
-        g_->outputs.push_back(v);
+        comp_.flattenOutput(*g_, v, o.name(), &g_->outputs);  // a sequence or optional: its tensors
       }
       return;
     }
@@ -535,26 +544,29 @@ class OnnxImporter {
                            (index >= 0 ? ":" + std::to_string(index) : std::string()) +
                            "] is not found in model.",
                        "Give an existing node name with an output index, or an output tensor name.");
-      g_->outputs.push_back(v);
+      comp_.flattenOutput(*g_, v, name, &g_->outputs);
     }
   }
 
-  // Sequences live in the importer only: no IR node may read a sequence's marker (a run-time
-  // If selecting between two sequences would), and no graph output may be one.
+  // Sequences and optionals live in the importer only: no IR node may read a marker (the
+  // check runs over every node, so none is ever computed with), and no graph output may be
+  // the placeholder of a node output that became one (--out_nodes naming it by index).
   void refuseSequenceOutputs() {
     for (const auto& node : g_->nodes())
       for (Value* v : node->inputs)
-        if (sequences_.isSequence(v))
+        if (comp_.isComposite(v))
           throw AtcError("E19010",
                          "Op [" + node->name + ", " + node->type + "] cannot be compiled: it would read the "
-                         "sequence [" + v->name + "] as a tensor (a sequence chosen by a run-time condition?).",
-                         "atc resolves sequences at compile time (docs/frontend-onnx.md, \"Sequences\").");
+                         "sequence or optional [" + v->name + "] as a tensor.",
+                         "atc resolves sequences at compile time (docs/frontend-onnx.md, "
+                         "\"Sequences and optionals\").");
     for (Value* v : g_->outputs)
-      if (sequences_.isSequence(v) || replacedBySequence_.count(v))
+      if (replacedBySequence_.count(v))
         throw AtcError("E19010",
-                       "Output [" + v->name + "] is a sequence; the runtime gives tensors only.",
-                       "Output the tensors instead (SequenceAt, ConcatFromSequence), or cut the graph with "
-                       "--out_nodes.");
+                       "Output [" + v->name + "] is a sequence or an optional, which --out_nodes cannot name by "
+                       "node and index.",
+                       "Name the model's output tensor in --out_nodes instead (its tensors become outputs: "
+                       "docs/frontend-onnx.md, \"Sequences and optionals\").");
   }
 
   void checkStaticInputs() {
@@ -580,7 +592,8 @@ class OnnxImporter {
   std::vector<std::map<std::string, Value*>*> scopes_;  // enclosing bodies, innermost last
   int64_t unrolledNodes_ = 0;  // body nodes imported so far
   std::unique_ptr<frontend::ImportEval> eval_;  // types and constants for lowering control flow
-  onnxfe::Sequences sequences_;                 // sequences as compile-time lists (onnx_sequence.h)
+  onnxfe::Composites comp_;                     // sequences and optionals (onnx_composite.h)
+  std::set<std::string> consumedShapes_;        // --input_shape entries "x[]:" (empty sequences)
   std::set<const Value*> replacedBySequence_;   // placeholders of sequence-valued node outputs
 };
 

@@ -124,6 +124,46 @@ Value* concatFromSequence(SeqCtx& c, const List& l) {
 
 }  // namespace
 
+Value* Sequences::adopt(Graph& g, const std::string& name, std::vector<Value*> l) {
+  Value* marker = g.newConstant(name + "/sequence", makeScalar(0, DType::F32));
+  lists_[marker] = std::move(l);
+  return marker;
+}
+
+std::vector<Value*> Sequences::lowerMap(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
+                                        const onnx::NodeProto& n, const std::string& name,
+                                        const std::vector<Value*>& ins) {
+  SeqCtx c{g, ev, n, name, ins};
+  const onnx::GraphProto* body = nullptr;
+  for (const auto& a : n.attribute())
+    if (a.name() == "body" && a.has_g()) body = &a.g();
+  if (!body) c.invalid("has no body graph");
+  if (!isSequence(c.in(0))) c.refuse("its first input is not a sequence made in this model");
+  const size_t len = listOf(ins[0]).size();
+  for (Value* v : ins) {
+    if (!v) c.invalid("has an absent input");
+    if (isSequence(v) && listOf(v).size() != len)
+      c.invalid("maps sequences of different lengths (" + std::to_string(len) + " and " +
+                std::to_string(listOf(v).size()) + ")");
+  }
+  std::vector<List> results((size_t)n.output_size());
+  for (size_t i = 0; i < len; ++i) {
+    std::vector<Value*> bins;
+    for (Value* v : ins) bins.push_back(isSequence(v) ? c.element(listOf(v), (int64_t)i) : v);
+    std::vector<Value*> outs = importBody(*body, bins, name + "/iter" + std::to_string(i));
+    if (outs.size() != results.size())
+      c.invalid("has a body with " + std::to_string(outs.size()) + " outputs for " +
+                std::to_string(results.size()) + " node outputs");
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (isSequence(outs[k])) c.refuse("its body gives a sequence, not a tensor, as output " + std::to_string(k));
+      results[k].push_back(outs[k]);
+    }
+  }
+  std::vector<Value*> markers;
+  for (List& l : results) markers.push_back(adopt(g, name, std::move(l)));
+  return markers;
+}
+
 bool isSequenceNode(const onnx::NodeProto& n) {
   static const std::set<std::string> ops = {"SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt",
                                             "SequenceErase", "SequenceLength", "ConcatFromSequence",
@@ -140,11 +180,7 @@ std::vector<Value*> Sequences::lower(Graph& g, frontend::ImportEval& ev, const o
     if (it == lists_.end()) c.refuse("input " + std::to_string(i) + " is not a sequence made in this model");
     return it->second;
   };
-  auto make = [&](List l) {
-    Value* marker = g.newConstant(name + "/sequence", makeScalar(0, DType::F32));
-    lists_[marker] = std::move(l);
-    return std::vector<Value*>{marker};
-  };
+  auto make = [&](List l) { return std::vector<Value*>{adopt(g, name, std::move(l))}; };
   if (op == "SequenceEmpty") return make({});
   if (op == "SequenceConstruct") {
     for (Value* v : ins)

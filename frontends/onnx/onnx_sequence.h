@@ -1,11 +1,11 @@
 // ONNX sequence ops (SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceAt,
-// SequenceErase, SequenceLength, ConcatFromSequence, SplitToSequence) resolved at import
+// SequenceErase, SequenceLength, ConcatFromSequence, SplitToSequence, SequenceMap) resolved at import
 // (docs/frontend-onnx.md, "Sequences"): a sequence is a compile-time list of IR values, held
 // here under a marker value (an unused constant) that stands for the sequence wherever the
 // model names it. Positions and split sizes must fold to constants; the tensors the model
-// reads out (SequenceAt, ConcatFromSequence, SequenceLength) are ordinary IR nodes. A
-// sequence that reaches a graph output or an op that is not one of these is refused
-// (E19010): the runtime has tensors only.
+// reads out (SequenceAt, ConcatFromSequence, SequenceLength) are ordinary IR nodes; SequenceMap
+// imports its body once per element. Sequence graph inputs and outputs are one tensor per
+// element (onnx_importer.cpp); a sequence read by any other op is refused (E19010).
 #pragma once
 #include <onnx/onnx_pb.h>
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "frontends/common/import_eval.h"
+#include "frontends/onnx/onnx_control_flow.h"
 #include "ir/graph.h"
 
 namespace atc {
@@ -26,7 +27,13 @@ class Sequences {
   // Lowers one sequence node whose inputs are `ins` (null: absent); one value per output.
   std::vector<Value*> lower(Graph& g, frontend::ImportEval& ev, const onnx::NodeProto& n, const std::string& name,
                             const std::vector<Value*>& ins);
+  // SequenceMap: the body once per element of the sequence inputs (tensor inputs shared).
+  std::vector<Value*> lowerMap(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
+                               const onnx::NodeProto& n, const std::string& name, const std::vector<Value*>& ins);
+  // A marker standing for the list `l` (a sequence graph input, a sequence an If selects).
+  Value* adopt(Graph& g, const std::string& name, std::vector<Value*> l);
   bool isSequence(const Value* v) const { return v && lists_.count(v) != 0; }
+  const std::vector<Value*>& listOf(const Value* v) const { return lists_.at(v); }
 
  private:
   std::map<const Value*, std::vector<Value*>> lists_;  // null element: only its existence is known

@@ -105,14 +105,98 @@ def minifloat_table(code):
     return np.array(out)
 
 
-def load_pb_tensor(path, typed=False):
-    t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
+def tensor_from_proto(t, typed=False, path=""):
     if t.data_type == onnx.TensorProto.UNDEFINED:
         raise ValueError("%s is not a tensor (sequence/map/optional?)" % os.path.basename(path))
     a = storage_array(t) if t.data_type in STORAGE_TYPES else numpy_helper.to_array(t)
     return (a, t.data_type) if typed else a
+
+
+def load_pb_tensor(path, typed=False):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return tensor_from_proto(t, typed, path)
+
+
+def load_pb_value(path, kind, typed=False):
+    """A tensor, a list of tensors (sequence), or for an optional: None, a tensor or a list.
+    The protos parse from each other's bytes, so the model's declared kind decides."""
+    if kind == "tensor":
+        return load_pb_tensor(path, typed)
+    with open(path, "rb") as f:
+        data = f.read()
+    if kind == "sequence":
+        s = onnx.SequenceProto()
+        s.ParseFromString(data)
+        return [tensor_from_proto(t, typed, path) for t in s.tensor_values]
+    o = onnx.OptionalProto()
+    o.ParseFromString(data)
+    if o.elem_type == onnx.OptionalProto.TENSOR:
+        return tensor_from_proto(o.tensor_value, typed, path)
+    if o.elem_type == onnx.OptionalProto.SEQUENCE:
+        return [tensor_from_proto(t, typed, path) for t in o.sequence_value.tensor_values]
+    return None
+
+
+def value_kind(tp):
+    for kind in ("tensor", "sequence", "optional"):
+        if tp.HasField(kind + "_type"):
+            return kind
+    return "other"
+
+
+def flatten_feed(name, kind, static, val):
+    """The .npy arrays an input becomes and its --input_shape entries (docs/frontend-onnx.md,
+    "Sequences and optionals": a sequence x is x[0], x[1], ...; "x[]:" declares it empty)."""
+    dims = lambda a: ",".join(str(d) for d in a.shape)
+    if kind == "tensor":
+        return [val], ([] if static else ["%s:%s" % (name, dims(val))])
+    if val is None or (isinstance(val, list) and not val):
+        return [], ["%s[]:" % name]
+    if isinstance(val, list):
+        return val, ["%s[%d]:%s" % (name, i, dims(a)) for i, a in enumerate(val)]
+    return [val], ["%s:%s" % (name, dims(val))]
+
+
+def compare_composite(out_dir, ref_paths, outputs):
+    """Outputs by name from omrun's outputs.json (a sequence y is y[0], y[1], ...; an optional is
+    y[has], then y[value] or y[0], ...), compared with the references; None or a reason."""
+    with open(os.path.join(out_dir, "outputs.json")) as f:
+        by_name = {o["name"]: os.path.join(out_dir, o["file"]) for o in json.load(f)}
+
+    def one(oname, ref):
+        if oname not in by_name:
+            return "omrun gave no output %s" % oname
+        return compare(np.load(by_name[oname]), ref[0], ref[1])
+
+    def many(oname, refs):
+        got = [n for n in by_name if re.fullmatch(re.escape(oname) + r"\[\d+\]", n)]
+        if len(got) != len(refs):
+            return "%s: %d tensors, reference %d" % (oname, len(got), len(refs))
+        for i, ref in enumerate(refs):
+            why = one("%s[%d]" % (oname, i), ref)
+            if why:
+                return "%s[%d]: %s" % (oname, i, why)
+        return None
+
+    for ref_path, (oname, kind) in zip(ref_paths, outputs):
+        ref = load_pb_value(ref_path, kind, typed=True)
+        if kind == "tensor":
+            why = one(oname, ref)
+        elif kind == "sequence":
+            why = many(oname, ref)
+        else:
+            if oname + "[has]" not in by_name:
+                return "omrun gave no output %s[has]" % oname
+            has = bool(np.load(by_name[oname + "[has]"]))
+            if has != (ref is not None):
+                return "%s[has] is %s, the reference %s a value" % (
+                    oname, has, "holds" if ref is not None else "has no")
+            why = None if ref is None else many(oname, ref) if isinstance(ref, list) else one(oname + "[value]", ref)
+        if why:
+            return why
+    return None
 
 
 def numbered(folder, prefix):
@@ -126,7 +210,8 @@ class NonTensorIO(Exception):
 
 
 def model_info(model_path):
-    """(runtime input names with their static-or-not flag, op types) of the model."""
+    """(runtime inputs as (name, static-or-not flag, kind), op types, outputs as (name, kind))
+    of the model; kind: tensor, sequence or optional."""
     m = onnx.load(model_path, load_external_data=False)
     inits = {t.name for t in m.graph.initializer}
     inputs = []
@@ -136,13 +221,14 @@ def model_info(model_path):
         tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
         static = (tt is not None and tt.HasField("shape") and
                   all(d.HasField("dim_value") for d in tt.shape.dim))
-        inputs.append((vi.name, static))
-    for vi in m.graph.output:
-        if not vi.type.HasField("tensor_type"):
-            raise NonTensorIO("output %s is not a tensor" % vi.name)
+        inputs.append((vi.name, static, value_kind(vi.type)))
+    outputs = [(vi.name, value_kind(vi.type)) for vi in m.graph.output]
+    for name, kind in outputs + [(n, k) for n, _, k in inputs]:
+        if kind == "other":
+            raise NonTensorIO("input or output %s is a map or sparse tensor" % name)
     ops = sorted({(n.domain + "::" if n.domain not in ("", "ai.onnx") else "") + n.op_type
                   for n in m.graph.node})
-    return inputs, ops
+    return inputs, ops, outputs
 
 
 def run_proc(cmd, timeout):
@@ -223,32 +309,37 @@ def run_case(case, case_dir, bin_dir, tmp_root, compile_only=False, freeze=False
     try:
         model = os.path.join(case_dir, "model.onnx")
         non_tensor = None
+        outputs = []
         try:
-            inputs, res["ops"] = model_info(model)
+            inputs, res["ops"], outputs = model_info(model)
         except NonTensorIO as e:
             inputs, non_tensor = [], str(e)
         except Exception as e:  # the model itself may be unreadable to onnx
             inputs = []
             res["detail"] = "onnx.load: %s" % e
+        composite = any(k != "tensor" for _, _, k in inputs) or any(k != "tensor" for _, k in outputs)
         sets = sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_"))
         # Feeds per data set, converted to .npy (None when a file is not a tensor).
         feeds = []
         feed_error = None
         for s in sets:
             try:
-                feeds.append([load_pb_tensor(p) for p in numbered(os.path.join(case_dir, s), "input_")])
+                paths = numbered(os.path.join(case_dir, s), "input_")
+                kinds = [k for _, _, k in inputs] if len(inputs) == len(paths) else ["tensor"] * len(paths)
+                feeds.append([load_pb_value(p, k) for p, k in zip(paths, kinds)])
             except Exception as e:
                 feed_error = str(e)
                 feeds.append(None)
-        if freeze:
+        if freeze and not composite:
             model, inputs, feeds = freeze_small_inputs(model, inputs, feeds, work)
         cmd = [os.path.join(bin_dir, "atc"), "--model=" + model, "--framework=5",
                "--output=" + os.path.join(work, "m"), "--soc_version=native",
                "--precision_mode=must_keep_origin_dtype"]
         # Inputs declared with symbolic/unknown dims get the data set's shapes.
+        # Sequences and optionals: their tensors, declared with --input_shape "x[i]:..." / "x[]:".
         if feeds and feeds[0] is not None and len(feeds[0]) == len(inputs):
-            shapes = ["%s:%s" % (name, ",".join(str(d) for d in arr.shape))
-                      for (name, static), arr in zip(inputs, feeds[0]) if not static]
+            shapes = [e for (name, static, kind), val in zip(inputs, feeds[0])
+                      for e in flatten_feed(name, kind, static, val)[1]]
             if shapes:
                 cmd.append("--input_shape=" + ";".join(shapes))
         rc, out = run_proc(cmd, ATC_TIMEOUT)
@@ -286,8 +377,10 @@ def run_case(case, case_dir, bin_dir, tmp_root, compile_only=False, freeze=False
             res["detail"] = "cannot feed the test data: " + feed_error
             return res
         for si, (s, feed) in enumerate(zip(sets, feeds)):
+            flat = [a for (name, static, kind), val in zip(inputs, feed)
+                    for a in flatten_feed(name, kind, static, val)[0]] if len(feed) == len(inputs) else feed
             names = []
-            for i, arr in enumerate(feed):
+            for i, arr in enumerate(flat):
                 p = os.path.join(work, "in_%d_%d.npy" % (si, i))
                 np.save(p, arr)  # keeps 0-d arrays 0-d (ascontiguousarray would not)
                 names.append(p)
@@ -315,6 +408,13 @@ def run_case(case, case_dir, bin_dir, tmp_root, compile_only=False, freeze=False
                     res["code"] = "NPY_BF16"
                 return res
             refs = numbered(os.path.join(case_dir, s), "output_")
+            if composite:
+                why = compare_composite(out_dir, refs, outputs)
+                if why:
+                    res["status"] = "mismatch"
+                    res["detail"] = "%s: %s" % (s, why)
+                    return res
+                refs = []
             for i, ref_path in enumerate(refs):
                 got_path = os.path.join(out_dir, "output_%d.npy" % i)
                 try:

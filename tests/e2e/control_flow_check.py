@@ -6,6 +6,7 @@ more input sets and compares every output (shape and values, 1e-5). Cases that a
 refuse check the error code, a phrase of the message, and that no .om was written.
 Prints one PASS/FAIL line per case; exits 1 on any failure.
 """
+import json
 import os
 import subprocess
 import sys
@@ -35,10 +36,10 @@ def model(name, nodes, inputs, outputs, opset=13, inits=()):
     return path
 
 
-def compile_model(name, path):
+def compile_model(name, path, args=()):
     out = os.path.join(WORK, name)
     r = subprocess.run([BIN + "/atc", "--model=" + path, "--framework=5", "--output=" + out, "--soc_version=native",
-                        "--precision_mode=must_keep_origin_dtype"], capture_output=True, text=True)
+                        "--precision_mode=must_keep_origin_dtype"] + list(args), capture_output=True, text=True)
     return r, out + ".om"
 
 
@@ -48,9 +49,10 @@ def report(name, ok, why=""):
     failures += 0 if ok else 1
 
 
-def check_runs(name, path, feeds, refs):
-    """feeds: list of input lists; refs: function(inputs) -> list of expected outputs."""
-    r, om = compile_model(name, path)
+def check_runs(name, path, feeds, refs, args=(), names=None):
+    """feeds: list of input lists; refs: function(inputs) -> list of expected outputs; args: more
+    atc options; names: the output names omrun's outputs.json must list, in order."""
+    r, om = compile_model(name, path, args)
     if r.returncode != 0:
         return report(name, False, "atc failed: " + (r.stdout + r.stderr)[-400:])
     for k, ins in enumerate(feeds):
@@ -60,11 +62,18 @@ def check_runs(name, path, feeds, refs):
             np.save(f, a)
             files.append(f)
         res = os.path.join(WORK, "%s.set%d.res" % (name, k))
-        run = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files), "--output=" + res],
-                             capture_output=True, text=True)
+        run = subprocess.run([BIN + "/omrun", "--model=" + om, "--output=" + res] +
+                             (["--input=" + ",".join(files)] if files else []), capture_output=True, text=True)
         if run.returncode != 0:
             return report(name, False, "omrun failed: " + (run.stdout + run.stderr)[-400:])
-        for i, want in enumerate(refs(ins)):
+        with open(os.path.join(res, "outputs.json")) as f:
+            listed = [o["name"] for o in json.load(f)]
+        if names is not None and listed != names:
+            return report(name, False, "outputs %s, want %s" % (listed, names))
+        wants = refs(ins)
+        if len(listed) != len(wants):
+            return report(name, False, "%d outputs, want %d" % (len(listed), len(wants)))
+        for i, want in enumerate(wants):
             got = np.load(os.path.join(res, "output_%d.npy" % i))
             want = np.asarray(want)
             if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
@@ -73,8 +82,8 @@ def check_runs(name, path, feeds, refs):
     report(name, True)
 
 
-def check_refused(name, path, code, phrase):
-    r, om = compile_model(name, path)
+def check_refused(name, path, code, phrase, args=()):
+    r, om = compile_model(name, path, args)
     text = r.stdout + r.stderr
     ok = r.returncode != 0 and code in text and phrase in text and not os.path.exists(om)
     report(name, ok, "rc %d, om %s, output: %s" % (r.returncode, os.path.exists(om), text[-400:]))
@@ -288,19 +297,62 @@ p = model("sequence_ops", [
 check_runs("sequence_ops", p, [[X]], lambda ins: [
     ins[0][:, 2:3], np.stack([2 * ins[0][:, 0:1], ins[0][:, 0:1], ins[0][:, 2:3]], axis=-1), np.int64(3)])
 
-# A sequence as a graph output, and one chosen by a run-time If: refused, no .om.
+# Sequences and optionals at the graph's edges (docs/frontend-onnx.md, "Sequences and
+# optionals"): a sequence output is one output per element, named y[0], y[1], ...
+seq_vi = helper.make_tensor_sequence_value_info
 p = model("sequence_output", [helper.make_node("SplitToSequence", ["x"], ["cols"], axis=1)],
-          [x23], [helper.make_tensor_sequence_value_info("cols", F, None)], opset=13)
-check_refused("sequence_output", p, "E19010", "is a sequence; the runtime gives tensors only")
-seq_then = helper.make_graph([helper.make_node("SequenceConstruct", ["x"], ["s1"])], "st", [],
-                             [helper.make_tensor_sequence_value_info("s1", F, None)])
+          [x23], [seq_vi("cols", F, None)], opset=13)
+check_runs("sequence_output", p, [[rng.standard_normal((2, 3)).astype(np.float32)]],
+           lambda ins: [ins[0][:, i:i + 1] for i in range(3)], names=["cols[0]", "cols[1]", "cols[2]"])
+# A run-time If choosing between sequences of equal length: selected element by element.
+seq_then = helper.make_graph([helper.make_node("Neg", ["x"], ["nx"]),
+                              helper.make_node("SequenceConstruct", ["x", "nx"], ["s1"])], "st", [],
+                             [seq_vi("s1", F, None)])
 seq_else = helper.make_graph([helper.make_node("SequenceConstruct", ["x", "x"], ["s2"])], "se", [],
-                             [helper.make_tensor_sequence_value_info("s2", F, None)])
-p = model("sequence_runtime_if", [helper.make_node("If", ["c"], ["s"], then_branch=seq_then, else_branch=seq_else),
-                                  const("zero", np.array(0, np.int64)),
-                                  helper.make_node("SequenceAt", ["s", "zero"], ["y"])],
-          [vi("c", BOOL, []), x23], [vi("y", F, [2, 3])], opset=13)
-check_refused("sequence_runtime_if", p, "E19010", "is not a sequence made in this model")
+                             [seq_vi("s2", F, None)])
+p = model("sequence_runtime_if", [helper.make_node("If", ["c"], ["s"], then_branch=seq_then, else_branch=seq_else)],
+          [vi("c", BOOL, []), x23], [seq_vi("s", F, None)], opset=13)
+x0 = rng.standard_normal((2, 3)).astype(np.float32)
+check_runs("sequence_runtime_if", p, [[np.array(True), x0], [np.array(False), x0]],
+           lambda ins: [ins[1], -ins[1] if ins[0] else ins[1]], names=["s[0]", "s[1]"])
+seq_else1 = helper.make_graph([helper.make_node("SequenceConstruct", ["x"], ["s3"])], "se1", [],
+                              [seq_vi("s3", F, None)])
+p = model("sequence_runtime_if_lengths",
+          [helper.make_node("If", ["c"], ["s"], then_branch=seq_then, else_branch=seq_else1)],
+          [vi("c", BOOL, []), x23], [seq_vi("s", F, None)], opset=13)
+check_refused("sequence_runtime_if_lengths", p, "E19010", "its branches give sequences of 2 and 1 tensors")
+# A sequence input, declared element by element; SequenceMap adds a tensor to each element.
+map_body = helper.make_graph([helper.make_node("Add", ["e", "t"], ["o"])], "mb", [vi("e", F, None), vi("t", F, [3])],
+                             [vi("o", F, None)])
+p = model("sequence_input_map", [helper.make_node("SequenceMap", ["s", "t"], ["m"], body=map_body),
+                                 helper.make_node("ConcatFromSequence", ["m"], ["y"], axis=0)],
+          [seq_vi("s", F, None), vi("t", F, [3])], [vi("y", F, None), seq_vi("m", F, None)], opset=17)
+s0, s1, t0 = (rng.standard_normal(sh).astype(np.float32) for sh in [(2, 3), (4, 3), (3,)])
+check_runs("sequence_input_map", p, [[s0, s1, t0]],
+           lambda ins: [np.concatenate([ins[0] + ins[2], ins[1] + ins[2]]), ins[0] + ins[2], ins[1] + ins[2]],
+           args=["--input_shape=s[0]:2,3;s[1]:4,3"], names=["y", "m[0]", "m[1]"])
+check_refused("sequence_input_undeclared", p, "E10002", "does not say how many tensors it holds")
+check_refused("sequence_input_gap", p, "E10002", "element 1 is missing", args=["--input_shape=s[0]:2,3;s[2]:4,3"])
+# Optionals: an optional input holding a value or declared empty ("o[]:"); an optional output
+# of a run-time If is o[has] and, when a branch gives one, o[value].
+opt_vi = helper.make_tensor_value_info("o", F, [3])
+opt_in = helper.make_value_info("o", helper.make_optional_type_proto(opt_vi.type))
+p = model("optional_input", [helper.make_node("OptionalHasElement", ["o"], ["h"]),
+                             helper.make_node("OptionalGetElement", ["o"], ["v"])],
+          [opt_in], [vi("h", BOOL, []), vi("v", F, [3])], opset=18)
+check_runs("optional_input", p, [[t0]], lambda ins: [np.array(True), ins[0]], names=["h", "v"])
+check_refused("optional_input_empty", p, "E19010", "the optional it reads holds no value", args=["--input_shape=o[]:"])
+p = model("optional_input_empty", [helper.make_node("OptionalHasElement", ["o"], ["h"])],
+          [opt_in], [vi("h", BOOL, [])], opset=18)
+check_runs("optional_input_has_none", p, [[]], lambda ins: [np.array(False)], args=["--input_shape=o[]:"])
+opt_then = helper.make_graph([helper.make_node("Optional", ["x"], ["ot"])], "ot", [],
+                             [helper.make_value_info("ot", helper.make_optional_type_proto(x23.type))])
+opt_else = helper.make_graph([helper.make_node("Optional", [], ["oe"], type=x23.type)], "oe", [],
+                             [helper.make_value_info("oe", helper.make_optional_type_proto(x23.type))])
+p = model("optional_runtime_if", [helper.make_node("If", ["c"], ["r"], then_branch=opt_then, else_branch=opt_else)],
+          [vi("c", BOOL, []), x23], [helper.make_value_info("r", helper.make_optional_type_proto(x23.type))], opset=18)
+check_runs("optional_runtime_if", p, [[np.array(True), x0], [np.array(False), x0]],
+           lambda ins: [np.array(bool(ins[0])), ins[1]], names=["r[has]", "r[value]"])
 
 torch_case()
 print("%d failed" % failures)

@@ -1,0 +1,206 @@
+// See onnx_composite.h.
+#include "frontends/onnx/onnx_composite.h"
+
+#include <algorithm>
+
+#include "frontends/onnx/onnx_control_flow.h"
+#include "frontends/onnx/onnx_tensor.h"
+#include "support/diagnostics.h"
+
+namespace atc {
+namespace onnxfe {
+namespace {
+
+const char* kSequenceSolution =
+    "Declare the elements with --input_shape=\"NAME[0]:d0,d1;NAME[1]:d0,d1\" (one entry per element, numbered from "
+    "0; an empty sequence: \"NAME[]:\"); see docs/frontend-onnx.md, \"Sequences and optionals\".";
+
+std::string solutionFor(const std::string& name) {
+  std::string s = kSequenceSolution;
+  for (size_t at = s.find("NAME"); at != std::string::npos; at = s.find("NAME", at + name.size()))
+    s.replace(at, 4, name);
+  return s;
+}
+
+// The element numbers of the --input_shape entries "name[i]" (any order), or -1 for one that
+// is not a number.
+std::vector<int64_t> declaredElements(const std::string& name,
+                                      const std::map<std::string, std::vector<int64_t>>& shapes) {
+  std::vector<int64_t> idx;
+  const std::string prefix = name + "[";
+  for (auto it = shapes.lower_bound(prefix); it != shapes.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    std::string rest = it->first.substr(prefix.size());
+    if (rest.size() < 2 || rest.back() != ']') continue;  // "name[]" or another input's name
+    rest.pop_back();
+    bool digits =
+        rest.size() <= 9 && std::all_of(rest.begin(), rest.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    idx.push_back(digits ? std::stoll(rest) : -1);
+  }
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+Value* copyTo(Graph& g, Value* x, const std::string& name) {
+  Value* out = g.newValue(name);
+  g.addNode("Identity", g.uniqueNodeName(name), {x}, {out});
+  return out;
+}
+
+[[noreturn]] void refuseSelect(const std::string& name, const std::string& why) {
+  throw AtcError("E19010",
+                 "Op [" + name + ", If] cannot be compiled: its condition is only known at run time and " + why + ".",
+                 "atc lowers control flow at compile time (docs/frontend-onnx.md, \"Sequences and optionals\").");
+}
+
+}  // namespace
+
+TensorType tensorInputType(const std::string& name, const onnx::TypeProto_Tensor& t) {
+  TensorType tt;
+  if (!dtypeFromOnnx(t.elem_type(), &tt.dtype))
+    throw AtcError(
+        "E19010",
+        "Input [" + name + "] has the element type " + onnxTypeName(t.elem_type()) + ", which is not supported.",
+        "Use numeric or bool inputs.");
+  if (t.has_shape()) {
+    tt.shapeKnown = true;
+    for (const auto& d : t.shape().dim())
+      tt.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : -1);
+  }
+  return tt;
+}
+
+std::vector<Value*> Composites::elementInputs(Graph& g, const std::string& name, const onnx::TypeProto& elem,
+                                              const std::map<std::string, std::vector<int64_t>>& shapes,
+                                              std::vector<Value*>* inputs, std::set<std::string>* consumed) {
+  if (!elem.has_tensor_type())
+    throw AtcError("E19010", "Input [" + name + "] is a sequence of sequences, maps or optionals.",
+                   "Use a sequence of tensors.");
+  std::vector<int64_t> idx = declaredElements(name, shapes);
+  if (shapes.count(name + "[]")) {
+    if (!idx.empty())
+      throw AtcError("E10002",
+                     "Parameter [--input_shape] declares the sequence [" + name + "] empty (\"" + name +
+                         "[]:\") and gives it elements too.",
+                     solutionFor(name));
+    consumed->insert(name + "[]");
+    return {};
+  }
+  if (idx.empty())
+    throw AtcError("E10002",
+                   "Input [" + name +
+                       "] is a sequence, and [--input_shape] does not say how many tensors "
+                       "it holds or their shapes.",
+                   solutionFor(name));
+  for (size_t i = 0; i < idx.size(); ++i)
+    if (idx[i] != (int64_t)i)
+      throw AtcError("E10002",
+                     "Parameter [--input_shape] numbers the elements of the sequence [" + name +
+                         "] other than 0, 1, 2, ... (element " + std::to_string(i) +
+                         " is missing or a name is not a number).",
+                     solutionFor(name));
+  std::vector<Value*> l;
+  for (size_t i = 0; i < idx.size(); ++i) {
+    std::string en = name + "[" + std::to_string(i) + "]";
+    Value* v = g.newValue(en, tensorInputType(en, elem.tensor_type()));
+    inputs->push_back(v);
+    l.push_back(v);
+  }
+  return l;
+}
+
+Value* Composites::importInput(Graph& g, const onnx::ValueInfoProto& in,
+                               const std::map<std::string, std::vector<int64_t>>& shapes, std::vector<Value*>* inputs,
+                               std::set<std::string>* consumed) {
+  const onnx::TypeProto& tp = in.type();
+  const std::string& name = in.name();
+  if (tp.has_tensor_type()) return nullptr;
+  if (tp.has_sequence_type())
+    return seqs.adopt(g, name, elementInputs(g, name, tp.sequence_type().elem_type(), shapes, inputs, consumed));
+  if (!tp.has_optional_type())
+    throw AtcError("E19010",
+                   "Input [" + name +
+                       "] is not a tensor, a sequence or an optional (maps and sparse "
+                       "tensors are not supported).",
+                   "Use tensor inputs.");
+  const onnx::TypeProto& elem = tp.optional_type().elem_type();
+  if (elem.has_tensor_type() && shapes.count(name + "[]")) {  // declared empty
+    consumed->insert(name + "[]");
+    return opts.adopt(g, name, {boolConstant(g, name + "/has", false), nullptr});
+  }
+  Value* payload = nullptr;
+  if (elem.has_tensor_type()) {
+    payload = g.newValue(name, tensorInputType(name, elem.tensor_type()));
+    inputs->push_back(payload);
+  } else if (elem.has_sequence_type()) {
+    if (shapes.count(name + "[]") && declaredElements(name, shapes).empty()) {  // an optional holding nothing
+      consumed->insert(name + "[]");
+      return opts.adopt(g, name, {boolConstant(g, name + "/has", false), nullptr});
+    }
+    payload = seqs.adopt(g, name, elementInputs(g, name, elem.sequence_type().elem_type(), shapes, inputs, consumed));
+  } else {
+    throw AtcError("E19010", "Input [" + name + "] is an optional of a map or of an optional.",
+                   "Use an optional tensor or sequence.");
+  }
+  return opts.adopt(g, name, {boolConstant(g, name + "/has", true), payload});
+}
+
+void Composites::flattenOutput(Graph& g, Value* v, const std::string& name, std::vector<Value*>* outputs) {
+  if (seqs.isSequence(v)) {
+    const std::vector<Value*>& l = seqs.listOf(v);
+    for (size_t i = 0; i < l.size(); ++i) {
+      if (!l[i])
+        throw AtcError(
+            "E19010",
+            "Output [" + name + "] is a sequence whose element " + std::to_string(i) + " has run-time split sizes.",
+            "Split by sizes known at compile time.");
+      outputs->push_back(copyTo(g, l[i], name + "[" + std::to_string(i) + "]"));
+    }
+    return;
+  }
+  if (!opts.isOptional(v)) {
+    outputs->push_back(v);
+    return;
+  }
+  const OptionalValue& o = opts.get(v);
+  outputs->push_back(copyTo(g, o.has, name + "[has]"));
+  if (seqs.isSequence(o.payload))
+    flattenOutput(g, o.payload, name, outputs);
+  else if (o.payload)
+    outputs->push_back(copyTo(g, o.payload, name + "[value]"));
+}
+
+Value* Composites::select(Graph& g, frontend::ImportEval& ev, Value* cond, Value* t, Value* e,
+                          const std::string& name) {
+  if (!isComposite(t) && !isComposite(e)) return nullptr;
+  if (t == e) return t;
+  if (seqs.isSequence(t) && seqs.isSequence(e)) {
+    const std::vector<Value*>& lt = seqs.listOf(t);
+    const std::vector<Value*>& le = seqs.listOf(e);
+    if (lt.size() != le.size())
+      refuseSelect(name, "its branches give sequences of " + std::to_string(lt.size()) + " and " +
+                             std::to_string(le.size()) + " tensors");
+    std::vector<Value*> l;
+    for (size_t i = 0; i < lt.size(); ++i) {
+      if (!lt[i] || !le[i]) refuseSelect(name, "a branch's sequence has elements of run-time sizes");
+      l.push_back(ifConvert(g, ev, cond, lt[i], le[i], name, "element " + std::to_string(i) + " of a sequence"));
+    }
+    return seqs.adopt(g, name + "/select", std::move(l));
+  }
+  if (opts.isOptional(t) && opts.isOptional(e)) {
+    OptionalValue ot = opts.get(t), oe = opts.get(e), r;
+    r.has = ifConvert(g, ev, cond, ot.has, oe.has, name, "whether an optional holds a value");
+    if (!ot.payload || !oe.payload)
+      r.payload = ot.payload ? ot.payload : oe.payload;
+    else if (Value* s = select(g, ev, cond, ot.payload, oe.payload, name))
+      r.payload = s;
+    else
+      r.payload = ifConvert(g, ev, cond, ot.payload, oe.payload, name, "an optional's value");
+    return opts.adopt(g, name + "/select", r);
+  }
+  refuseSelect(name, std::string("one branch gives ") + (isComposite(t) ? "a sequence or optional" : "a tensor") +
+                         " and the other " + (isComposite(e) ? "a sequence or optional" : "a tensor"));
+}
+
+}  // namespace onnxfe
+}  // namespace atc
