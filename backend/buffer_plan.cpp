@@ -46,6 +46,30 @@ void BufferPlan::liveness(const Graph& g, const std::vector<LoweredNode>& lowere
   }
   for (auto* v : g.outputs)
     if (!v->isConstant() || defAt_.count(v)) lastUse_[v] = N;
+  extendAcrossLoops(lowered);
+}
+
+// The steps from a LoopBegin to its LoopEnd run once per iteration: a value made before the
+// loop and read in it, and the loop's body inputs (which LoopEnd writes for the next
+// iteration), stay live to the LoopEnd.
+void BufferPlan::extendAcrossLoops(const std::vector<LoweredNode>& lowered) {
+  const int N = (int)lowered.size();
+  for (int b = 0; b < N; ++b) {
+    if (!lowered[b].control || lowered[b].node->type != "LoopBegin") continue;
+    const Value* iter = lowered[b].node->outputs[0];
+    int e = b + 1;
+    while (e < N && !(lowered[e].control && lowered[e].node->input(0) == iter)) ++e;
+    if (e == N) internalError("LoopBegin " + lowered[b].node->name + " has no LoopEnd after it");
+    for (auto* o : lowered[b].node->outputs) lastUse_[o] = std::max(lastUse_[o], e);
+    std::set<const Value*> body;  // made by the body's steps, each iteration anew
+    for (int i = b + 1; i < e; ++i)
+      for (auto* o : lowered[i].node->outputs) body.insert(o);
+    for (int i = b + 1; i <= e; ++i) {
+      if (lowered[i].skip) continue;
+      for (auto* in : lowered[i].node->inputs)
+        if (in && !in->isConstant() && !body.count(in)) lastUse_[in] = std::max(lastUse_[in], e);
+    }
+  }
 }
 
 void BufferPlan::groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered, bool reuse) {

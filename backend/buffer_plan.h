@@ -46,6 +46,7 @@ class BufferPlan {
 
  private:
   void liveness(const Graph& g, const std::vector<LoweredNode>& lowered);
+  void extendAcrossLoops(const std::vector<LoweredNode>& lowered);
   void groupBuffers(const Graph& g, std::vector<LoweredNode>& lowered, bool reuse);
   bool sliceConcat(const Node& n, int step, const std::set<const Value*>& graphOut);
   int weightOf(const Value* v);

@@ -40,6 +40,13 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto* o : g.outputs) state.uses[o]++;
   for (auto& np : g.nodes()) {
     Node& n = *np;
+    if (isLoopControl(n)) {  // the runtime's loop steps (backend/loop_schedule.h ordered the body)
+      LoweredNode L;
+      L.node = &n;
+      L.control = true;
+      lowered.push_back(std::move(L));
+      continue;
+    }
     const Value* dsIn = dataShapedInput(n);
     if (dsIn && !isRunSized(dsIn) && !n.outputs.empty() && !n.outputs[0]->shapeFromData) refuseDataShapedInput(n, dsIn);
     LoweredNode L;

@@ -14,7 +14,11 @@ struct LoweredNode {
   Node* node = nullptr;
   KernelCall call;
   bool skip = false;  // outputs all constant, or aliased onto input 0 (memory plan)
+  bool control = false;  // LoopBegin / LoopEnd: a loop control step of the runtime, no kernel
 };
+
+// A loop control node (ops/control/loop_ops.cpp).
+inline bool isLoopControl(const Node& n) { return n.type == "LoopBegin" || n.type == "LoopEnd"; }
 
 // g must have static shapes everywhere (E19999 otherwise).
 std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target);

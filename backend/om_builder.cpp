@@ -13,6 +13,8 @@
 
 #include "backend/buffer_plan.h"
 #include "backend/kernel_cache_glue.h"
+#include "backend/loop_schedule.h"
+#include "backend/loop_steps.h"
 #include "backend/lowering.h"
 #include "kernels/codegen/codegen.h"
 #include "support/checked_math.h"
@@ -82,6 +84,10 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
   for (int i = 0; i < N; ++i) {
     LoweredNode& L = lowered[i];
     if (L.skip) continue;
+    if (L.control) {
+      steps.push_back(loopControlStep(L, bp));
+      continue;
+    }
     json args = json::array();
     for (auto* in : L.node->inputs) args.push_back(in ? json(bp.regionOf(in, true)) : json(nullptr));
     for (auto* o : L.node->outputs) args.push_back(bp.regionOf(o));
@@ -149,7 +155,7 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     s["out"] = tensors(L.node->outputs);
     steps.push_back(s);
   }
-
+  pairLoopSteps(steps);
   return steps;
 }
 
@@ -278,6 +284,7 @@ void OmBuilder::setDynamic(const std::string& option, const std::string& kind,
 }
 
 void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
+  scheduleLoops(g);  // a run-time loop's body between its LoopBegin and LoopEnd
   std::vector<LoweredNode> lowered = lowerGraph(g, target_);
   BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_, opts_.oomRedzone);
   checkModelMemory(g, bp, opts_);

@@ -87,6 +87,12 @@ Value* Graph::newValue(const std::string& name, const TensorType& type) {
   return raw;
 }
 
+void Graph::swapNames(Value* a, Value* b) {
+  std::swap(a->name, b->name);
+  valueByName_[a->name] = a;
+  valueByName_[b->name] = b;
+}
+
 Value* Graph::newConstant(const std::string& name, TensorPtr data) {
   Value* v = newValue(name, data->type);
   v->constant = std::move(data);
@@ -211,6 +217,18 @@ void Graph::topoSort() {
   for (auto& n : nodes_) owned[n.get()] = std::move(n);
   nodes_.clear();
   for (Node* n : order) nodes_.push_back(std::move(owned[n]));
+}
+
+void Graph::setNodeOrder(const std::vector<Node*>& order) {
+  std::unordered_map<Node*, std::unique_ptr<Node>> owned;
+  for (auto& n : nodes_) owned[n.get()] = std::move(n);
+  if (order.size() != owned.size()) internalError("setNodeOrder: the order does not hold every node once");
+  nodes_.clear();
+  for (Node* n : order) {
+    auto it = owned.find(n);
+    if (it == owned.end() || !it->second) internalError("setNodeOrder: the order does not hold every node once");
+    nodes_.push_back(std::move(it->second));
+  }
 }
 
 void Graph::pruneValues() {

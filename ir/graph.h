@@ -84,6 +84,8 @@ class Graph {
   // Creates a value owned by the graph; the name is made unique if taken.
   Value* newValue(const std::string& name, const TensorType& type = TensorType());
   Value* newConstant(const std::string& name, TensorPtr data);
+  // Gives a and b each other's names (a frontend binding a value it made to a model's name).
+  void swapNames(Value* a, Value* b);
   // Creates a node appended at the end of the node list; sets producer of outputs.
   Node* addNode(const std::string& type, const std::string& name,
                 const std::vector<Value*>& inputs, const std::vector<Value*>& outputs);
@@ -102,6 +104,8 @@ class Graph {
   // Sorts nodes topologically (stable: keeps existing order where possible).
   // Throws AtcError if there is a cycle.
   void topoSort();
+  // Puts the nodes in `order`, which must hold every node once (backend/loop_schedule.h).
+  void setNodeOrder(const std::vector<Node*>& order);
   // Removes values no node, input or output refers to.
   void pruneValues();
 

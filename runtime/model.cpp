@@ -19,7 +19,9 @@
 #include "runtime/cpu_check.h"
 #include "runtime/file_image.h"
 #include "runtime/om_format.h"
+#include "runtime/loop_control.h"
 #include "runtime/om_signature.h"
+#include "runtime/plan_buffer.h"
 #include "runtime/run_sized.h"
 #include "runtime/so_loader.h"
 #include "runtime/step_checks.h"
@@ -112,6 +114,8 @@ struct Model::Impl {
     // Run-sized outputs (run_sized.h): (position in Gear::args, index in Gear::runBufs).
     std::vector<std::pair<size_t, size_t>> sizes;
     double seconds = 0;  // ATC_PROFILE: total time in this step
+    int64_t loop = -1;     // a loop control step (loop_control.h): its index in Gear::loops
+    bool loopEnd = false;  // loop_end (else loop_begin)
   };
   // One plan per gear (a static model: one), over the shared arena, weights and kernels.
   struct Gear {
@@ -123,6 +127,7 @@ struct Model::Impl {
     std::vector<void*> args;      // all steps' argument arrays, back to back
     std::vector<RunBuffer> runBufs;  // run-sized values
     std::vector<int64_t> outRun;     // per output: its index in runBufs, -1: in the arena
+    std::vector<LoopRunner> loops;   // run-time loops (loop_control.h)
     int64_t runs = 0;             // ATC_PROFILE: runs of this gear
   };
   std::vector<Gear> gears;
@@ -144,6 +149,11 @@ struct Model::Impl {
     s.fn(G.args.data() + s.argBegin, rt);
     for (auto& sz : s.sizes) G.runBufs[sz.second].size((const uint8_t*)arena->p, G.args);
     s.fn(G.args.data() + s.argBegin, rt);
+  }
+  // A loop control step: returns the index of the step to run next.
+  size_t control(Gear& G, size_t i) {
+    LoopRunner& L = G.loops[(size_t)G.steps[i].loop];
+    return G.steps[i].loopEnd ? L.end((uint8_t*)arena->p, G.args, G.runBufs) : L.begin();
   }
   [[noreturn]] void stepFailed(const Step& s, const StepInfo& info, const std::string& reason);
   std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
@@ -180,15 +190,6 @@ Model::Model() : impl_(new Impl) {}
 Model::~Model() { impl_->printProfile(); }
 
 namespace {
-
-// One buffer of the plan: where it lives, checked against its memory's size.
-struct PlanBuffer {
-  bool weights = false;
-  uint64_t offset = 0, size = 0;
-  bool run = false;  // a run-sized value: offset / size is its dims slot in the arena
-  int64_t rank = 0;
-  size_t esize = 0;
-};
 
 RuntimeError badPlan(const std::string& what, const std::string& msg) {
   return RuntimeError(what + ": invalid execution plan: " + msg);
@@ -363,6 +364,7 @@ struct CheckedPlan {
   std::vector<int64_t> outShapeAt;             // per output: "shape_at", -1 when absent
   std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
   std::vector<std::vector<size_t>> stepSizes;  // per step: argument positions of the run-sized outputs it sizes
+  std::vector<LoopSpec> loops;                 // loop control steps (loop_control.h)
   GearDesc desc;
 };
 
@@ -398,12 +400,13 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
   c.outIds = readTensorDescs(p.at("outputs"), c.bufs, what, c.desc.outputs);
   c.outShapeAt = readShapeAt(p.at("outputs"), c.bufs, c.outIds, what, c.desc.outputs);
   for (auto& s : p.at("steps")) {
-    s.at("symbol").get<std::string>();
+    if (!s.contains("control")) s.at("symbol").get<std::string>();
     c.stepArgs.emplace_back();
     for (auto& a : s.at("args")) c.stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, c.bufs, what));
     c.stepSizes.push_back(s.contains("sizes") ? s.at("sizes").get<std::vector<size_t>>() : std::vector<size_t>());
   }
   checkRunSized(c, what);
+  c.loops = checkLoopSteps(p.at("steps"), c.stepArgs, c.bufs, what);
   if (p.contains("dims")) c.desc.dims = p.at("dims").get<std::vector<int64_t>>();
   return c;
 }
@@ -528,9 +531,13 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       for (size_t i = 0; i < stepList.size(); ++i) {
         const auto& s = stepList[i];
         Step st;
-        st.symbol = s.at("symbol").get<std::string>();
-        st.fn = (AtcKernelEntry)so->symbol(st.symbol);
-        st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
+        if (s.contains("control")) {
+          st.label = s.at("control").get<std::string>() + " " + s.value("node", std::string());
+        } else {
+          st.symbol = s.at("symbol").get<std::string>();
+          st.fn = (AtcKernelEntry)so->symbol(st.symbol);
+          st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
+        }
         st.argBegin = G.args.size();
         for (int64_t a : c.stepArgs[i]) {
           if (a >= 0 && c.bufs[(size_t)a].run) G.runBufs[runIndex[(size_t)a]].argSlots.push_back(G.args.size());
@@ -544,6 +551,12 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         size_t described = G.infos.back().inputs.size() + G.infos.back().outputs.size();
         if (described && described < st.spans.size()) st.workspace = st.spans.back();
         G.steps.push_back(st);
+      }
+      for (const LoopSpec& spec : c.loops) {
+        G.steps[spec.begin].loop = G.steps[spec.end].loop = (int64_t)G.loops.size();
+        G.steps[spec.end].loopEnd = true;
+        G.loops.emplace_back(spec, [&](int64_t id) { return ptr((size_t)id); },
+                             [&](int64_t id) { return runIndex[(size_t)id]; });
       }
       gears.push_back(std::move(G));
       gearDescs.push_back(std::move(c.desc));
@@ -698,19 +711,20 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   const AtcRt* rt = I.pool->rt();
   if (I.observer || I.checked()) {
     I.runSteps(G, rt);
-  } else if (I.profile) {
-    for (auto& s : G.steps) {
-      auto t0 = std::chrono::steady_clock::now();
-      if (s.sizes.empty()) s.fn(G.args.data() + s.argBegin, rt);
-      else I.sizeAndRun(G, s, rt);
-      s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    G.runs++;
   } else {
-    for (auto& s : G.steps) {
+    for (size_t i = 0; i < G.steps.size();) {
+      auto& s = G.steps[i];
+      if (s.loop >= 0) {
+        i = I.control(G, i);
+        continue;
+      }
+      auto t0 = I.profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       if (s.sizes.empty()) s.fn(G.args.data() + s.argBegin, rt);
       else I.sizeAndRun(G, s, rt);
+      if (I.profile) s.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++i;
     }
+    if (I.profile) G.runs++;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (G.outRun[i] >= 0) {  // in the runtime's memory: Model::outputData
@@ -756,6 +770,10 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
   bool guard = !exceptionDumpDir.empty() || boundsCheck;  // a failed bounds check is a trap
   for (size_t i = 0; i < G.steps.size(); ++i) {
     auto& s = G.steps[i];
+    if (s.loop >= 0) {  // a loop control step: no kernel to observe or check
+      i = control(G, i) - 1;
+      continue;
+    }
     const StepInfo& info = G.infos[i];
     if (redzone) fillRedzones(s.spans, redzone);
     if (observer) observer->beforeStep(run, info);

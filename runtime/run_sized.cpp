@@ -12,15 +12,11 @@
 namespace atc {
 namespace rt {
 
-namespace {
-// The most one run-sized value may take: the machine's memory (an allocation beyond it would
-// succeed lazily and end in the kernel of an out-of-memory kill instead of an error).
-uint64_t memoryLimit() {
+uint64_t runMemoryLimit() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : (uint64_t)kMaxTensorBytes;
   return phys < (uint64_t)kMaxTensorBytes ? phys : (uint64_t)kMaxTensorBytes;
 }
-}  // namespace
 
 RunBuffer::~RunBuffer() { free(data_); }
 
@@ -40,9 +36,9 @@ void RunBuffer::size(const uint8_t* arena, std::vector<void*>& args) {
                          "[" + joinInts(dims) + "]: for example an Expand shape that does not broadcast, a negative " +
                          "size, repeat or depth)");
   int64_t bytes = 0;
-  if (!shapeSize(dims, esize_, nullptr, &bytes) || (uint64_t)bytes > memoryLimit())
+  if (!shapeSize(dims, esize_, nullptr, &bytes) || (uint64_t)bytes > runMemoryLimit())
     throw RuntimeError("output " + name_ + ": this run's input values give it shape [" + joinInts(dims) +
-                       "], more memory than this machine has (" + std::to_string(memoryLimit()) + " bytes)");
+                       "], more memory than this machine has (" + std::to_string(runMemoryLimit()) + " bytes)");
   if ((uint64_t)bytes > cap_ || !data_) {
     uint64_t want = (uint64_t)bytes + (uint64_t)bytes / 4;  // room to grow a little without a new allocation
     want = (want + 63) / 64 * 64;

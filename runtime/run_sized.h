@@ -12,6 +12,10 @@
 namespace atc {
 namespace rt {
 
+// The most one run-sized value may take: the machine's memory (an allocation beyond it would
+// succeed lazily and end in an out-of-memory kill instead of an error).
+uint64_t runMemoryLimit();
+
 class RunBuffer {
  public:
   RunBuffer(std::string name, uint64_t dimsOffset, int64_t rank, size_t esize)

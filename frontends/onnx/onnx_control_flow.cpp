@@ -14,6 +14,7 @@ struct Ctx {
   frontend::ImportEval& ev;
   const BodyImporter& importBody;
   const BranchSelector& select;
+  const CompositeTest& composite;
   const onnx::NodeProto& n;
   const std::string& name;
 
@@ -48,6 +49,15 @@ struct Ctx {
       if (a.name() == key) return a.i();
     return def;
   }
+  // A folded scalar, or false when v is not known at compile time.
+  bool tryFold(Value* v, const std::string& what, int64_t* out) {
+    TensorPtr t = ev.constantOf(v);
+    if (!t) return false;
+    if (t->type.numel() != 1)
+      invalid("has " + what + " with " + std::to_string(t->type.numel()) + " elements (one is required)");
+    *out = t->intAt(0);
+    return true;
+  }
 
   Value* op(const std::string& type, const std::vector<Value*>& ins, std::map<std::string, AttrValue> attrs,
             const std::string& part) {
@@ -59,13 +69,6 @@ struct Ctx {
   }
   Value* constI64(int64_t v, const std::string& part) {
     return g.newConstant(name + "/" + part, makeIntTensor({v}, DType::I64, true));
-  }
-  // A folded scalar (bool or integer) or a refusal naming what it is.
-  int64_t foldedScalar(Value* v, const std::string& what) {
-    TensorPtr t = ev.constantOf(v);
-    if (!t) refuse(what + " does not fold to a compile-time constant");
-    if (t->type.numel() != 1) invalid("has " + what + " with " + std::to_string(t->type.numel()) + " elements (one is required)");
-    return t->intAt(0);
   }
   const TensorType& staticType(Value* v, const std::string& what) {
     const TensorType& t = ev.typeOf(v);
@@ -93,6 +96,9 @@ struct Ctx {
         for (const auto& sg : a.graphs()) s += bodySize(sg);
       }
     return std::max<int64_t>(s, 1);
+  }
+  bool withinBudget(int64_t iterations, const onnx::GraphProto& body) const {
+    return iterations <= kMaxUnrolledNodes / bodySize(body);
   }
   void checkBudget(int64_t iterations, const onnx::GraphProto& body) const {
     int64_t size = bodySize(body);
@@ -152,6 +158,35 @@ std::vector<Value*> lowerIf(Ctx& c, const std::vector<Value*>& ins) {
   return outs;
 }
 
+// The loop in the runtime (ops/control/loop_ops.cpp): LoopBegin, the body imported once, LoopEnd.
+std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std::vector<Value*>& ins,
+                                int64_t nCarried) {
+  for (size_t k = 2; k < ins.size(); ++k)
+    if (c.composite && c.composite(ins[k]))
+      c.refuse("its trip count or condition is only known at run time (or it runs more iterations than unrolling "
+               "allows), so it runs in the runtime, which carries tensors only; loop-carried value " +
+               std::to_string(k - 2) + " is a sequence or an optional");
+  std::vector<Value*> beginIns = {ins.size() > 0 ? ins[0] : nullptr, ins.size() > 1 ? ins[1] : nullptr};
+  beginIns.insert(beginIns.end(), ins.begin() + std::min<size_t>(ins.size(), 2), ins.end());
+  std::vector<Value*> bodyIns = {c.g.newValue(c.name + "/iteration_num"), c.g.newValue(c.name + "/cond_in")};
+  for (int64_t k = 0; k < nCarried; ++k) bodyIns.push_back(c.g.newValue(c.name + "/carried" + std::to_string(k)));
+  Node* begin = c.g.addNode("LoopBegin", c.g.uniqueNodeName(c.name + "/begin"), beginIns, bodyIns);
+  begin->attrs["_carried"] = nCarried;
+  begin->originalNames = {c.name};
+  std::vector<Value*> outs = c.importBody(body, bodyIns, c.name + "/body");
+  std::vector<Value*> endIns = {bodyIns[0]};
+  endIns.insert(endIns.end(), outs.begin(), outs.end());
+  std::vector<Value*> results;
+  for (size_t k = 1; k < outs.size(); ++k)
+    results.push_back(c.g.newValue(c.name + ((int64_t)k <= nCarried ? "/final" : "/scan") + std::to_string(k - 1)));
+  Node* end = c.g.addNode("LoopEnd", c.g.uniqueNodeName(c.name + "/end"), endIns, results);
+  end->attrs["_carried"] = nCarried;
+  end->originalNames = {c.name};
+  for (Value* r : results) c.ev.typeOf(r);  // the checks of loop_ops.cpp, at import
+  results.resize((size_t)c.n.output_size());
+  return results;
+}
+
 std::vector<Value*> lowerLoop(Ctx& c, const std::vector<Value*>& ins) {
   const onnx::GraphProto& body = c.graphAttr("body");
   Value* m = ins.size() > 0 ? ins[0] : nullptr;
@@ -165,12 +200,16 @@ std::vector<Value*> lowerLoop(Ctx& c, const std::vector<Value*>& ins) {
     c.invalid("has a body with " + std::to_string(body.output_size()) + " outputs for " + std::to_string(nCarried) +
               " loop-carried values");
   if (!m && !cond) c.refuse("it has neither a trip count nor a condition (an infinite loop)");
-  int64_t trip = m ? c.foldedScalar(m, "the trip count M") : INT64_MAX;
-  bool go = cond ? c.foldedScalar(cond, "the initial condition") != 0 : true;
-  if (m) c.checkBudget(std::max<int64_t>(trip, 0), body);
+  // Unrolled when the trip count and every condition fold and the iterations fit the budget;
+  // otherwise the loop runs in the runtime (runtimeLoop).
+  int64_t trip = INT64_MAX, go = 1;
+  if ((m && !c.tryFold(m, "the trip count M", &trip)) || (cond && !c.tryFold(cond, "the initial condition", &go)) ||
+      (m && !c.withinBudget(std::max<int64_t>(trip, 0), body)))
+    return runtimeLoop(c, body, ins, nCarried);
+  std::vector<Value*> init = carried;
   std::vector<std::vector<Value*>> scans((size_t)nScan);
   for (int64_t i = 0; go && i < trip; ++i) {
-    if (!m) c.checkBudget(i + 1, body);
+    if (!m && !c.withinBudget(i + 1, body)) return runtimeLoop(c, body, ins, nCarried);
     std::string it = "iter" + std::to_string(i);
     std::vector<Value*> bodyIns = {c.constI64(i, it + "/i"),
                                    c.g.newConstant(c.name + "/" + it + "/cond", makeScalar(1, DType::Bool))};
@@ -178,11 +217,13 @@ std::vector<Value*> lowerLoop(Ctx& c, const std::vector<Value*>& ins) {
     std::vector<Value*> outs = c.importBody(body, bodyIns, c.name + "/" + it);
     std::copy(outs.begin() + 1, outs.begin() + 1 + nCarried, carried.begin());
     for (int64_t k = 0; k < nScan; ++k) scans[(size_t)k].push_back(outs[(size_t)(1 + nCarried + k)]);
-    go = c.foldedScalar(outs[0], "the condition computed by iteration " + std::to_string(i) + " of the body") != 0;
+    // a condition only a run knows: the iterations unrolled so far are dropped (dead code)
+    if (!c.tryFold(outs[0], "the condition computed by iteration " + std::to_string(i) + " of the body", &go))
+      return runtimeLoop(c, body, ins, nCarried);
   }
   std::vector<Value*> result = carried;
   for (int64_t k = 0; k < nScan; ++k) {
-    if (scans[(size_t)k].empty()) c.refuse("it runs no iteration, so its scan outputs would be empty tensors");
+    if (scans[(size_t)k].empty()) return runtimeLoop(c, body, ins, nCarried);  // an empty scan output: [0, ...]
     result.push_back(c.stack(scans[(size_t)k], 0, "scan" + std::to_string(k)));
   }
   result.resize((size_t)c.n.output_size());
@@ -297,9 +338,10 @@ bool isControlFlowNode(const onnx::NodeProto& n) {
 }
 
 std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
-                                     const BranchSelector& select, const onnx::NodeProto& n,
-                                     const std::string& name, const std::vector<Value*>& ins, int64_t opset) {
-  Ctx c{g, ev, importBody, select, n, name};
+                                     const BranchSelector& select, const CompositeTest& composite,
+                                     const onnx::NodeProto& n, const std::string& name,
+                                     const std::vector<Value*>& ins, int64_t opset) {
+  Ctx c{g, ev, importBody, select, composite, n, name};
   std::vector<Value*> outs;
   if (n.op_type() == "If") outs = lowerIf(c, ins);
   else if (n.op_type() == "Loop") outs = lowerLoop(c, ins);

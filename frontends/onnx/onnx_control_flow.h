@@ -28,6 +28,9 @@ using BodyImporter = std::function<std::vector<Value*>(
 // If-conversion of one output of a run-time If whose branches give a sequence or an optional
 // (onnx_composite.h); returns null when both give tensors.
 using BranchSelector = std::function<Value*(Value* cond, Value* thenV, Value* elseV, const std::string& name)>;
+// Whether a value stands for a sequence or an optional (which only loops unrolled at compile
+// time may carry).
+using CompositeTest = std::function<bool(const Value*)>;
 
 // Where(cond, t, e) for one If output, refused (E19010, naming the If node `name`) unless both
 // branches give the same static type; t itself when both branches give the same value.
@@ -46,7 +49,8 @@ constexpr int64_t kMaxUnrolledNodes = 20000;
 // Lowers one control-flow node whose inputs are `ins` (null: absent); returns one value per
 // output of n. `name`: the node's unique name, the prefix of everything made.
 std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
-                                     const BranchSelector& select, const onnx::NodeProto& n, const std::string& name,
+                                     const BranchSelector& select, const CompositeTest& composite,
+                                     const onnx::NodeProto& n, const std::string& name,
                                      const std::vector<Value*>& ins, int64_t opset);
 
 }  // namespace onnxfe

@@ -36,6 +36,15 @@ std::string shapeText(const TensorType& t) {
 
 bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
+// A scan output of a loop that runs at run time (ops/control/loop_ops.cpp): run-sized.
+bool isLoopScanOutput(const Value* v) {
+  const Node* p = v->producer;
+  if (!p || p->type != "LoopEnd") return false;
+  for (size_t k = (size_t)p->attrInt("_carried", 0); k < p->outputs.size(); ++k)
+    if (p->outputs[k] == v) return true;
+  return false;
+}
+
 bool isSequenceMap(const onnx::NodeProto& n) { return isDefaultDomain(n.domain()) && n.op_type() == "SequenceMap"; }
 
 // Nodes the importer resolves itself (sequences, optionals, control flow): their inputs may
@@ -380,6 +389,11 @@ class OnnxImporter {
   // Identity.
   void bindLoweredOutputs(const onnx::NodeProto& n, int i, const std::vector<Value*>& outs) {
     for (size_t k = 0; k < outs.size() && k < nodeOutputs_[(size_t)i].size(); ++k) {
+      if (isLoopScanOutput(outs[k])) {  // run-sized: no Identity reads it, it takes the name
+        g_->swapNames(nodeOutputs_[(size_t)i][k], outs[k]);
+        if (!n.output((int)k).empty()) values_[n.output((int)k)] = outs[k];
+        continue;
+      }
       if (!comp_.isComposite(outs[k])) {
         g_->addNode("Identity", g_->uniqueNodeName(nodeName(n, i) + "/out" + std::to_string(k)), {outs[k]},
                     {nodeOutputs_[(size_t)i][k]});
@@ -443,7 +457,8 @@ class OnnxImporter {
     onnxfe::BranchSelector select = [this](Value* cond, Value* t, Value* e, const std::string& nm) {
       return comp_.select(*g_, *eval_, cond, t, e, nm);
     };
-    return onnxfe::lowerControlFlow(*g_, *eval_, body, select, n, name, ins, g_->opsetVersion);
+    onnxfe::CompositeTest composite = [this](const Value* v) { return comp_.isComposite(v); };
+    return onnxfe::lowerControlFlow(*g_, *eval_, body, select, composite, n, name, ins, g_->opsetVersion);
   }
 
   std::vector<Value*> importBody(const onnx::GraphProto& body, const std::vector<Value*>& ins,

@@ -133,12 +133,18 @@ def loop_body(extra_nodes, cond_out="cond_in"):
                              [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3]), vi("scan", F, [2, 3])])
 
 
+def inner_body_rt():
+    return helper.make_graph([helper.make_node("Identity", ["ci"], ["co"]), helper.make_node("Neg", ["a"], ["a_out"])],
+                             "inner_rt", [vi("j", I64, []), vi("ci", BOOL, []), vi("a", F, [2, 3])],
+                             [vi("co", BOOL, []), vi("a_out", F, [2, 3])])
+
+
 def loop_ref(x, y0, iters):
     y, scans = y0, []
     for i in range(iters):
         y = y + x * np.float32(i)
         scans.append(y)
-    return [y, np.stack(scans)]
+    return [y, np.stack(scans) if scans else np.zeros((0,) + y0.shape, np.float32)]
 
 
 Y0 = rng.standard_normal((2, 3)).astype(np.float32)
@@ -211,16 +217,143 @@ def scan_ref(ins):
 check_runs("scan_reverse_axes", p, [[rng.standard_normal(2).astype(np.float32), np.ones(2, np.float32),
                                      rng.standard_normal((2, 4)).astype(np.float32)]], scan_ref)
 
-# 8. A Loop whose trip count is a graph input: refused (run-time control flow), no .om.
+# 8. Loops that run in the runtime (docs/frontend-onnx.md, "Loops at run time"): a trip count
+#    fed at run time, 0, 1 and 5 iterations through one .om; the scan output sized by the run.
 p = model("loop_runtime_trip", [helper.make_node("Loop", ["M", "", "y0"], ["y", "ys"], body=loop_body([]))],
           [vi("M", I64, []), x23, vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, None)])
-check_refused("loop_runtime_trip", p, "E19010", "the trip count M does not fold to a compile-time constant")
+check_runs("loop_runtime_trip", p, [[np.array(m, np.int64), X, Y0] for m in (0, 1, 5)],
+           lambda ins: loop_ref(ins[1], ins[2], int(ins[0])))
+# The same under the default precision mode (force_fp16): the body runs in float16, the loop's
+# control and carried copies are unchanged.
+r, om = compile_model("loop_runtime_fp16", p, ["--precision_mode=force_fp16"])
+ok = r.returncode == 0
+if ok:
+    feeds = [np.array(4, np.int64), X, Y0]
+    files = []
+    for j, a in enumerate(feeds):
+        files.append(os.path.join(WORK, "loop_fp16.in%d.npy" % j))
+        np.save(files[-1], a)
+    res = os.path.join(WORK, "loop_fp16.res")
+    run = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files), "--output=" + res],
+                         capture_output=True, text=True)
+    ok = run.returncode == 0
+    if ok:
+        want = loop_ref(X, Y0, 4)
+        got = [np.load(os.path.join(res, "output_%d.npy" % i)) for i in range(2)]
+        ok = all(g.shape == w.shape and np.allclose(g, w, rtol=1e-2, atol=1e-2) for g, w in zip(got, want))
+report("loop_runtime_fp16", ok, (r.stdout + r.stderr)[-300:])
 
-# 9. A Loop that would unroll past the node budget: refused, no .om.
-p = model("loop_too_long", [const("M", np.array(10 ** 7, np.int64)),
-                            helper.make_node("Loop", ["M", "", "y0"], ["y", "ys"], body=loop_body([]))],
-          [x23, vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, None)])
-check_refused("loop_too_long", p, "E19010", "would unroll to more than")
+# A while loop: no trip count, the body's condition decides (double y until its sum passes a
+# limit fed at run time); a value computed before the loop (z = Exp(x)) read in the body, an
+# unrelated one (w = Neg(x)) computed outside it, and the scan output read by a Mul after it.
+while_body = helper.make_graph(
+    [helper.make_node("Add", ["y", "y"], ["y2"]), helper.make_node("Add", ["y2", "z"], ["y_out"]),
+     helper.make_node("ReduceSum", ["y_out"], ["tot"], keepdims=0),
+     helper.make_node("Less", ["tot", "lim"], ["cond_out"]),
+     helper.make_node("Identity", ["tot"], ["scan"])],
+    "wbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
+    [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3]), vi("scan", F, [])])
+p = model("loop_while", [helper.make_node("Exp", ["x"], ["z"]), helper.make_node("Neg", ["x"], ["w"]),
+                         const("go", np.array(True)),
+                         helper.make_node("Loop", ["", "go", "y0"], ["y", "tots"], body=while_body),
+                         const("two", np.array(2, np.float32)), helper.make_node("Mul", ["tots", "two"], ["tots2"])],
+          [x23, vi("y0", F, [2, 3]), vi("lim", F, [])],
+          [vi("y", F, [2, 3]), vi("tots2", F, None), vi("w", F, [2, 3])])
+
+
+def while_ref(ins):
+    x, y, lim = ins
+    z, tots = np.exp(x), []
+    while True:
+        y = y + y + z
+        tots.append(y.sum(dtype=np.float32))
+        if not tots[-1] < lim:
+            break
+    return [y, 2 * np.array(tots, np.float32), -x]
+
+
+Xp = np.abs(X)
+check_runs("loop_while", p, [[Xp, Y0, np.array(lim, np.float32)] for lim in (-1e9, 50.0, 1e4)], while_ref)
+
+# Two carried values that swap (a_out = b, b_out = a + 1): the runtime copies through a staging
+# buffer, so neither is overwritten before it is read.
+swap_body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Identity", ["b"], ["a_out"]),
+     const("one", np.array(1, np.float32)), helper.make_node("Add", ["a", "one"], ["b_out"])],
+    "sbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("a", F, [3]), vi("b", F, [3])],
+    [vi("cond_out", BOOL, []), vi("a_out", F, [3]), vi("b_out", F, [3])])
+p = model("loop_swap", [helper.make_node("Loop", ["M", "", "a0", "b0"], ["a", "b"], body=swap_body)],
+          [vi("M", I64, []), vi("a0", F, [3]), vi("b0", F, [3])], [vi("a", F, [3]), vi("b", F, [3])])
+
+
+def swap_ref(ins):
+    a, b = ins[1], ins[2]
+    for _ in range(int(ins[0])):
+        a, b = b, a + 1
+    return [a, b]
+
+
+A3, B3 = np.arange(3, dtype=np.float32), 10 + np.arange(3, dtype=np.float32)
+check_runs("loop_swap", p, [[np.array(m, np.int64), A3, B3] for m in (0, 1, 2, 7)], swap_ref)
+
+# 9. A Loop past the unrolling budget (30,000 iterations) runs in the runtime instead.
+max_body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Cast", ["i"], ["fi"], to=F),
+     helper.make_node("Max", ["y", "fi"], ["y_out"]), helper.make_node("Identity", ["y_out"], ["scan"])],
+    "mbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
+    [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3]), vi("scan", F, [2, 3])])
+p = model("loop_too_long", [const("M", np.array(30000, np.int64)),
+                            helper.make_node("Loop", ["M", "", "y0"], ["y", "ys"], body=max_body)],
+          [vi("y0", F, [2, 3])], [vi("y", F, [2, 3]), vi("ys", F, None)])
+
+
+def max_ref(ins):
+    ys = np.maximum.accumulate(np.maximum(ins[0][None], np.arange(30000, dtype=np.float32)[:, None, None]), axis=0)
+    return [ys[-1], ys]
+
+
+check_runs("loop_too_long", p, [[Y0 * 100]], max_ref)
+
+# Refused: a run-time loop inside another one's body, and a carried value whose shape the body
+# changes.
+outer_rt = helper.make_graph([helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+                             helper.make_node("Loop", ["M", "", "y"], ["y_out"], body=inner_body_rt())],
+                            "obody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
+                            [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3])])
+p = model("loop_nested_runtime", [helper.make_node("Loop", ["M", "", "y0"], ["y"], body=outer_rt)],
+          [vi("M", I64, []), vi("y0", F, [2, 3])], [vi("y", F, [2, 3])])
+check_refused("loop_nested_runtime", p, "E19010", "lies inside the body of another")
+grow_body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+     helper.make_node("Concat", ["y", "y"], ["y_out"], axis=0)],
+    "gbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
+    [vi("cond_out", BOOL, []), vi("y_out", F, None)])
+p = model("loop_carried_grows", [helper.make_node("Loop", ["M", "", "y0"], ["y"], body=grow_body)],
+          [vi("M", I64, []), vi("y0", F, [2, 3])], [vi("y", F, None)])
+check_refused("loop_carried_grows", p, "E19010", "keeps each carried value's type and shape")
+# A carried value whose shape comes from data (a Slice up to the iteration number): checked at
+# run time; a run that changes it fails with a message, the next run works.
+slice_body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"]), const("z1", np.array([0], np.int64)),
+     const("o1", np.array(1, np.int64)), helper.make_node("Add", ["i", "o1"], ["e0"]),
+     helper.make_node("Unsqueeze", ["e0", "z1"], ["e1"]), helper.make_node("Slice", ["v", "z1", "e1"], ["y_out"])],
+    "slbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [1])],
+    [vi("cond_out", BOOL, []), vi("y_out", F, None)])
+p = model("loop_carried_data_shape", [helper.make_node("Loop", ["M", "", "y0"], ["y"], body=slice_body)],
+          [vi("M", I64, []), vi("v", F, [4]), vi("y0", F, [1])], [vi("y", F, [1])])
+V4 = np.arange(4, dtype=np.float32) + 1
+check_runs("loop_carried_data_shape", p, [[np.array(1, np.int64), V4, np.zeros(1, np.float32)]],
+           lambda ins: [ins[1][:1]])
+r, om = compile_model("loop_carried_data_shape2", p)
+feeds = [np.array(3, np.int64), V4, np.zeros(1, np.float32)]
+files = []
+for j, a in enumerate(feeds):
+    files.append(os.path.join(WORK, "lcds.in%d.npy" % j))
+    np.save(files[-1], a)
+run = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files), "--output=" + WORK + "/lcds"],
+                     capture_output=True, text=True)
+report("loop_carried_data_shape_changes", run.returncode != 0 and "leaves the body with the shape [2]" in run.stderr,
+       "rc %d: %s" % (run.returncode, (run.stdout + run.stderr)[-300:]))
 
 # 9b. Nested loops: each fits the budget alone, together they do not (the importer counts).
 inner_body = helper.make_graph([helper.make_node("Identity", ["ci"], ["co"]), helper.make_node("Neg", ["a"], ["a_out"])],
