@@ -195,3 +195,92 @@ TEST(PlanMemory, ReusesDisjointLifetimes) {
   std::vector<PlanBuffer> c = b;
   EXPECT_EQ(planArena(c, false), 128 + 128 + 64);
 }
+
+namespace {
+// y = x * 2^M through a run-time loop (ops/control/loop_ops.cpp), each iteration's value scanned.
+std::vector<uint8_t> buildDoublingLoop() {
+  Graph g;
+  g.name = "doubling_loop";
+  g.opsetVersion = 17;
+  Value* m = g.newValue("M", TensorType(DType::I64, {}));
+  Value* x = g.newValue("x", TensorType(DType::F32, {3}));
+  g.inputs = {m, x};
+  Value* iter = g.newValue("iter");
+  Value* condIn = g.newValue("cond_in");
+  Value* xin = g.newValue("x_in");
+  Node* b = g.addNode("LoopBegin", "begin", {m, nullptr, x}, {iter, condIn, xin});
+  b->attrs["_carried"] = int64_t(1);
+  inferNode(g, *b);
+  Value* two = g.newConstant("two", makeScalar(2, DType::F32));
+  Value* xout = g.newValue("x_out");
+  inferNode(g, *g.addNode("Mul", "double", {xin, two}, {xout}));
+  Value* fin = g.newValue("y");
+  Value* scan = g.newValue("ys");
+  Node* e = g.addNode("LoopEnd", "end", {iter, condIn, xout, xout}, {fin, scan});
+  e->attrs["_carried"] = int64_t(1);
+  inferNode(g, *e);
+  g.outputs = {fin, scan};
+  BackendOptions o;
+  o.cmdline = "test";
+  return buildOm(g, o, loadHostTargetProfile("native"));
+}
+
+nlohmann::json& stepOf(nlohmann::json& j, const std::string& control) {
+  for (auto& s : j["steps"])
+    if (s.value("control", std::string()) == control) return s;
+  throw std::runtime_error("no " + control + " step");
+}
+}  // namespace
+
+TEST(RuntimeOm, RunTimeLoopRunsAnyTripCount) {
+  std::vector<uint8_t> om1 = buildDoublingLoop();
+  EXPECT_EQ(om1, buildDoublingLoop());  // deterministic
+  auto m = rt::Model::loadFromMemory(om1.data(), om1.size(), 1);
+  ASSERT_EQ(m->outputs().size(), 2u);
+  EXPECT_TRUE(m->outputs()[1].runSized);
+  const float x[3] = {1, -2, 0.5f};
+  for (int64_t trips : {3, 0, 1, 3}) {  // one model, run after run, the scan output resized
+    float y[3] = {0};
+    m->run({&trips, x}, {y, nullptr});
+    float want = std::ldexp(1.0f, (int)trips);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(y[k], x[k] * want) << trips;
+    ASSERT_EQ(m->lastOutputs()[1].shape, (std::vector<int64_t>{trips, 3}));
+    const float* ys = (const float*)m->outputData(1);
+    for (int64_t t = 0; t < trips; ++t) EXPECT_EQ(ys[t * 3 + 1], x[1] * std::ldexp(1.0f, (int)t + 1));
+  }
+}
+
+// A plan whose loop steps could make the runtime copy outside a buffer or jump anywhere is refused.
+TEST(RuntimeOm, CraftedLoopPlansAreRefused) {
+  std::vector<uint8_t> om1 = buildDoublingLoop();
+  auto edit = [&](const std::function<void(nlohmann::json&)>& f) { return editPlan(om1, f); };
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_begin")["end"] = 0; }), "no matching loop_end");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_end")["begin"] = 5; }), "no matching loop_end");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_begin")["control"] = "jump"; }), "unknown control step");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_begin")["args"].erase(0); }), "argument counts");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_end")["carried"] = 2; }), "argument counts");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_begin")["bytes"][2] = 4096; }), "different sizes");
+  expectError(edit([](nlohmann::json& j) {
+                for (auto& s : j["steps"]) {  // every copy 4096 bytes: larger than the buffers
+                  if (!s.contains("control")) continue;
+                  for (size_t p : s.value("control", std::string()) == "loop_begin" ? std::vector<size_t>{2, 5}
+                                                                                     : std::vector<size_t>{2, 4})
+                    s["bytes"][p] = 4096;
+                }
+              }),
+              "which is smaller");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_begin")["bytes"][3] = 4; }), "wrong size");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_end")["scan_dims"] = {{4}}; }), "dims do not match");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_end")["sizes"] = nlohmann::json::array(); }),
+              "no earlier step sized");
+  expectError(edit([](nlohmann::json& j) {  // an extra argument sized: the final value's buffer is no run buffer
+                stepOf(j, "loop_end")["sizes"].push_back(4);
+              }),
+              "no run-sized buffer");
+  expectError(edit([](nlohmann::json& j) { stepOf(j, "loop_end")["shape_at"][2] = 8; }), "do not lie in its buffer");
+  expectError(edit([](nlohmann::json& j) {  // the iteration number written into the weights
+                for (size_t id = 0; id < j["buffers"].size(); ++id)
+                  if (j["buffers"][id]["mem"] == "weights") stepOf(j, "loop_begin")["args"][3] = id;
+              }),
+              "in the weights");
+}
