@@ -2,8 +2,8 @@
 // runtime runs the steps from a LoopBegin to its LoopEnd once per iteration, so exactly the
 // loop's body must lie between them. The body is every node that depends on the LoopBegin and
 // that the LoopEnd depends on; every other node is moved out (before the loop when it does
-// not depend on it, after it otherwise), keeping the order stable. A loop inside another
-// loop's body that runs at run time is refused (E19010).
+// not depend on it, after it otherwise), keeping the order stable. A loop inside another's
+// body is ordered the same way inside it (its range nested in the outer one).
 #pragma once
 #include "ir/graph.h"
 

@@ -73,8 +73,6 @@ LoopSpec checkOneLoop(const nlohmann::json& steps, const std::vector<std::vector
   if (L.end <= i || L.end >= steps.size() || steps[L.end].value("control", std::string()) != "loop_end" ||
       steps[L.end].at("begin").get<size_t>() != i)
     throw bad(what, name + " has no matching loop_end after it");
-  for (size_t j = i + 1; j < L.end; ++j)
-    if (steps[j].contains("control")) throw bad(what, name + " has another loop step inside its body");
   const auto& se = steps[L.end];
   const int64_t n = sb.at("carried").get<int64_t>();
   L.beginArgs = stepArgs[i];
@@ -130,18 +128,21 @@ LoopSpec checkOneLoop(const nlohmann::json& steps, const std::vector<std::vector
 std::vector<LoopSpec> checkLoopSteps(const nlohmann::json& steps, const std::vector<std::vector<int64_t>>& stepArgs,
                                      const std::vector<PlanBuffer>& bufs, const std::string& what) {
   std::vector<LoopSpec> loops;
-  size_t ends = 0;
+  std::vector<size_t> open;  // the begins of the loops around this step: nested, never crossing
   for (size_t i = 0; i < steps.size(); ++i) {
     if (!steps[i].contains("control")) continue;
     const std::string kind = steps[i].at("control").get<std::string>();
     if (kind == "loop_end") {
-      ++ends;
+      if (open.empty() || steps[i].at("begin").get<size_t>() != open.back())
+        throw bad(what, "the loop_end step " + std::to_string(i) + " does not close the innermost open loop");
+      open.pop_back();
       continue;
     }
     if (kind != "loop_begin") throw bad(what, "unknown control step " + kind);
     loops.push_back(checkOneLoop(steps, stepArgs, i, bufs, what));
+    open.push_back(i);
   }
-  if (ends != loops.size()) throw bad(what, "a loop_end without its loop_begin");
+  if (!open.empty()) throw bad(what, "a loop_begin without its loop_end");
   return loops;
 }
 

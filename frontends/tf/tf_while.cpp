@@ -65,28 +65,98 @@ LoopShape analyse(const GraphIndex& idx, const WhileFrame& f) {
   return s;
 }
 
-// The condition's value at this iteration; *dead when the whole loop lies on an untaken side.
-bool foldCondition(const WhileFrame& f, const tfproto::NodeDef& lc, Value* v, frontend::ImportEval& ev, int iter,
-                   Value* dead, bool* frameDead) {
+// The condition's value at this iteration (*pred); *frameDead when the whole loop lies on an
+// untaken side. False when only a run knows it.
+bool foldCondition(Value* v, frontend::ImportEval& ev, Value* dead, bool* pred, bool* frameDead) {
   if (v == dead) {
     *frameDead = true;
-    return false;
+    *pred = false;
+    return true;
   }
   TensorPtr c = ev.constantOf(v);
-  if (!c || c->type.numel() != 1)
-    refuse(f, "its condition [" + lc.name() + "] is not known at compile time at iteration " + std::to_string(iter) +
-                  ": the number of iterations depends on run-time input values, and loops are unrolled when the "
-                  "graph is compiled",
-           "Make the trip count follow from constants and input shapes (--input_shape), or cut the graph with "
-           "--out_nodes.");
-  return c->intAt(0) != 0;
+  if (!c || c->type.numel() != 1) return false;
+  *pred = c->intAt(0) != 0;
+  return true;
 }
 
-}  // namespace
+// The frame converted once with each loop variable's Merge giving merges[name], the Switches
+// sending the values on to the body; returns the LoopCond's input.
+Value* convertPass(Graph& g, const GraphIndex& idx, const WhileFrame& f, const LoopShape& shape,
+                   const FrameHooks& h, const std::map<std::string, Value*>& merges) {
+  const std::string lcName = shape.loopCond->name();
+  Value* cond = nullptr;
+  for (int k : f.nodes) {
+    const auto& n = idx.gd->node(k);
+    auto in = [&](int i) {
+      if (i >= n.input_size()) invalidNode(n, "input " + std::to_string(i) + " is missing");
+      return h.lookup(n.input(i), n);
+    };
+    auto& out = h.outputs(n.name());
+    if (opIs(n, "Enter") || opIs(n, "NextIteration")) {
+      out = {in(0)};
+    } else if (opIs(n, "Merge") && shape.vars.count(n.name())) {
+      out = {merges.at(n.name()), g.newConstant(n.name() + ":1", makeIntTensor({1}, DType::I32, true))};
+    } else if (opIs(n, "LoopCond")) {
+      out = {in(0)};
+      cond = out[0];
+    } else if (opIs(n, "Switch") && n.input_size() == 2 && parseInputRef(n.input(1)).node == lcName) {
+      out = {h.dead, in(0)};
+    } else if (opIs(n, "Exit")) {
+      out = {h.dead};
+    } else {
+      h.convert(n);
+    }
+  }
+  return cond;
+}
 
-void unrollWhileFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, frontend::ImportEval& ev,
-                      const FrameHooks& h) {
-  LoopShape shape = analyse(idx, f);
+// A loop whose condition only a run knows, or too long to unroll: LoopBegin, the frame's body,
+// the condition on the next values, LoopEnd (ops/control/loop_ops.cpp); the Exits take the
+// final values. The nodes the passes leave unused (a body on the initial values, a second one
+// on the next values) are dead code.
+void runtimeWhile(Graph& g, const GraphIndex& idx, const WhileFrame& f, const LoopShape& shape,
+                  const FrameHooks& h) {
+  std::map<std::string, Value*> init, in, next;
+  for (const auto& [merge, var] : shape.vars) init[merge] = h.lookup(var.init, *idx.find(merge));
+  Value* c0 = convertPass(g, idx, f, shape, h, init);
+  if (c0 == h.dead) return;  // the whole loop lies on an untaken side: its Exits stay dead
+  std::vector<Value*> beginIns = {nullptr, c0}, bodyIns = {g.newValue(f.name + "/iteration"), g.newValue(f.name + "/cond")};
+  for (const auto& [merge, v] : init) {
+    beginIns.push_back(v);
+    bodyIns.push_back(in[merge] = g.newValue(merge + "/in"));
+  }
+  Node* begin = g.addNode("LoopBegin", g.uniqueNodeName(f.name + "/begin"), beginIns, bodyIns);
+  begin->attrs["_carried"] = (int64_t)init.size();
+  convertPass(g, idx, f, shape, h, in);
+  for (const auto& [merge, var] : shape.vars) {
+    next[merge] = h.outputs(var.next).at(0);
+    if (next[merge] == h.dead)
+      refuse(f, "the loop variable of Merge [" + merge + "] has no value after an iteration",
+             "Check that the model is a valid frozen TensorFlow graph.");
+  }
+  Value* c1 = convertPass(g, idx, f, shape, h, next);
+  std::vector<Value*> endIns = {bodyIns[0], c1}, finals;
+  for (const auto& [merge, v] : next) {
+    endIns.push_back(v);
+    finals.push_back(g.newValue(merge + "/final"));
+  }
+  Node* end = g.addNode("LoopEnd", g.uniqueNodeName(f.name + "/end"), endIns, finals);
+  end->attrs["_carried"] = (int64_t)init.size();
+  for (int k : f.nodes) {  // Exit(Switch(Merge, LoopCond):0): the Merge's final value
+    const auto& n = idx.gd->node(k);
+    if (!opIs(n, "Exit")) continue;
+    const auto* sw = idx.find(parseInputRef(n.input(0)).node);
+    auto it = sw && n.input_size() > 0 ? shape.vars.find(parseInputRef(sw->input(0)).node) : shape.vars.end();
+    if (it == shape.vars.end())
+      refuse(f, "its Exit [" + n.name() + "] does not read a loop variable's Switch",
+             "Check that the model is a valid frozen TensorFlow graph.");
+    h.outputs(n.name()) = {finals[(size_t)std::distance(shape.vars.begin(), it)]};
+  }
+}
+
+bool unrollFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, frontend::ImportEval& ev, const FrameHooks& h,
+                 const LoopShape& shapeIn) {
+  LoopShape shape = shapeIn;
   const std::string lcName = shape.loopCond->name();
   const size_t nodesBefore = g.nodes().size();
   std::map<std::string, Value*> next;  // loop variable values for the next iteration, by Merge
@@ -106,7 +176,7 @@ void unrollWhileFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, fron
         out = {v, g.newConstant(n.name() + ":1", makeIntTensor({iter == 0 ? 0 : 1}, DType::I32, true))};
       } else if (opIs(n, "LoopCond")) {
         out = {in(0)};
-        pred = foldCondition(f, n, out[0], ev, iter, h.dead, &frameDead);
+        if (!foldCondition(out[0], ev, h.dead, &pred, &frameDead)) return false;
       } else if (opIs(n, "Switch") && n.input_size() == 2 && parseInputRef(n.input(1)).node == lcName) {
         Value* data = in(0);
         out = frameDead ? std::vector<Value*>{h.dead, h.dead}
@@ -125,13 +195,18 @@ void unrollWhileFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, fron
                "Check that the model is a valid frozen TensorFlow graph.");
       next[merge] = v;
     }
-    if ((int64_t)(g.nodes().size() - nodesBefore) > kMaxUnrolledNodes || iter + 1 >= kMaxIterations)
-      refuse(f, "unrolling it stopped after " + std::to_string(iter + 1) + " iterations and " +
-                    std::to_string(g.nodes().size() - nodesBefore) + " nodes (at most " +
-                    std::to_string(kMaxUnrolledNodes) + " nodes and " + std::to_string(kMaxIterations) +
-                    " iterations are unrolled)",
-             "Shorten the loop, or cut the graph with --out_nodes.");
+    if ((int64_t)(g.nodes().size() - nodesBefore) > kMaxUnrolledNodes || iter + 1 >= kMaxIterations) return false;
   }
+  return true;
+}
+}  // namespace
+
+void unrollWhileFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, frontend::ImportEval& ev,
+                      const FrameHooks& h) {
+  LoopShape shape = analyse(idx, f);
+  // Unrolled while the condition folds and the budget holds; else the loop runs at run time
+  // (the iterations unrolled so far become dead code).
+  if (!unrollFrame(g, idx, f, ev, h, shape)) runtimeWhile(g, idx, f, shape, h);
 }
 
 }  // namespace tffe

@@ -89,6 +89,55 @@ def _(g):
     return {"x": x0}, [(exits[1] + ":0", x0.astype(np.float64) * 16), (exits[0] + ":0", np.float32(15))]
 
 
+@case("while_runtime_limit")
+def _(g):
+    """The trip count fed at run time (n = 7): i, x = 0, x0; while i < n: x = x * 0.5 + w; i += 1.
+    The loop runs in the runtime (docs/frontend-tf.md)."""
+    x0, w = rnd(2, 3), rnd(2, 3)
+    g.placeholder("x", x0.shape)
+    g.placeholder("n", (), np.int32)
+    g.const("w", w)
+    g.const("i0", np.int32(0))
+
+    def cond(enter, m):
+        return g.op("Less", "rt/Less", [m[0], enter("rt/Less/Enter", "n", np.int32)], T=np.int32)
+
+    def body(enter, ids, pivot):
+        g.op("Mul", "rt/mul", [ids[1], body_const(g, "rt/mul/y", np.float32(0.5), pivot)])
+        g.op("AddV2", "rt/add", ["rt/mul", enter("rt/add/Enter", "w")])
+        g.op("AddV2", "rt/add_1", [ids[0], body_const(g, "rt/add_1/y", np.int32(1), pivot)], T=np.int32)
+        return ["rt/add_1", "rt/add"]
+
+    exits = while_loop(g, "rt", ["i0", "x"], [np.int32, np.float32], cond, body)
+    y = x0.astype(np.float64)
+    for _ in range(7):
+        y = y * 0.5 + w
+    return {"x": x0, "n": np.int32(7)}, [(exits[1] + ":0", y), (exits[0] + ":0", np.int32(7))]
+
+
+@case("while_runtime_value_exit")
+def _(g):
+    """An exit decided by run-time values: while sum(x) < lim: x = x * 2 (lim fed at run time);
+    the condition on the initial value is checked before the first iteration."""
+    x0 = np.abs(rnd(4)) + 0.1
+    g.placeholder("x", x0.shape)
+    g.placeholder("lim", ())
+
+    def cond(enter, m):
+        g.op("Sum", "rv/sum", [m[0], body_const(g, "rv/axis", np.int32(0), "^" + m[0])], Tidx=np.int32)
+        return g.op("Less", "rv/Less", ["rv/sum", enter("rv/Less/Enter", "lim")])
+
+    def body(enter, ids, pivot):
+        g.op("AddV2", "rv/dbl", [ids[0], ids[0]])
+        return ["rv/dbl"]
+
+    exits = while_loop(g, "rv", ["x"], [np.float32], cond, body)
+    y = x0.astype(np.float64)
+    while y.sum() < 50:
+        y = y * 2
+    return {"x": x0, "lim": np.float32(50)}, [(exits[0] + ":0", y)]
+
+
 def dynamic_rnn(g, steps, batch, dim, hidden):
     """outputs, state = tf.nn.dynamic_rnn(BasicRNNCell(hidden), x, time_major=True): the trip
     count is the input's first dim, read through Shape -> StridedSlice."""
