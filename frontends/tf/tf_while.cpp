@@ -120,7 +120,8 @@ void runtimeWhile(Graph& g, const GraphIndex& idx, const WhileFrame& f, const Lo
   for (const auto& [merge, var] : shape.vars) init[merge] = h.lookup(var.init, *idx.find(merge));
   Value* c0 = convertPass(g, idx, f, shape, h, init);
   if (c0 == h.dead) return;  // the whole loop lies on an untaken side: its Exits stay dead
-  std::vector<Value*> beginIns = {nullptr, c0}, bodyIns = {g.newValue(f.name + "/iteration"), g.newValue(f.name + "/cond")};
+  std::vector<Value*> beginIns = {nullptr, c0};
+  std::vector<Value*> bodyIns = {g.newValue(f.name + "/iteration"), g.newValue(f.name + "/cond")};
   for (const auto& [merge, v] : init) {
     beginIns.push_back(v);
     bodyIns.push_back(in[merge] = g.newValue(merge + "/in"));
