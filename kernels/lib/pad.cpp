@@ -1,4 +1,4 @@
-// pad: bufs = {in, out}. Modes: 0 constant, 1 reflect, 2 edge. Negative pads crop.
+// pad: bufs = {in, out}. Modes: 0 constant, 1 reflect, 2 edge, 3 wrap. Negative pads crop.
 // P = {esize, rank, mode, valueBits (the pad value's bytes), outBuf (index in bufs),
 //      outDims[r], inDims[r], begin[r], valueBuf (bufs index of a pad value fed at run time, or -1)}
 // (begin = pads at the start of each dim). Items: output rows (all dims but the last).
@@ -13,6 +13,10 @@ ATCK_INLINE int64_t mapCoord(int64_t o, int64_t begin, int64_t n, int64_t mode) 
   if (c >= 0 && c < n) return c;
   if (mode == 0 || n == 0) return -1;
   if (mode == 2) return c < 0 ? 0 : n - 1;
+  if (mode == 3) {  // wrap: as if the dim's two ends were joined (numpy's "wrap")
+    c %= n;
+    return c < 0 ? c + n : c;
+  }
   if (n == 1) return 0;
   int64_t period = 2 * (n - 1);
   c %= period;

@@ -1,4 +1,4 @@
-// Pad: constant / reflect / edge. Pads (and the constant value) come from attributes
+// Pad: constant / reflect / edge / wrap (opset 19). Pads (and the constant value) come from attributes
 // (opset < 11) or inputs (opset 11+; axes input of opset 18). Negative pads crop. The pads
 // must be constants (they decide the output's shape); the constant value may be fed at run time.
 #include <cmath>
@@ -10,7 +10,7 @@ namespace {
 
 struct PadSpec {
   std::vector<int64_t> begin, end;
-  int64_t mode;  // 0 constant, 1 reflect, 2 edge
+  int64_t mode;  // 0 constant, 1 reflect, 2 edge, 3 wrap
   int64_t bits;  // pad value bytes
 };
 
@@ -60,6 +60,7 @@ PadSpec padSpec(const Node& n) {
   if (mode == "constant") s.mode = 0;
   else if (mode == "reflect") s.mode = 1;
   else if (mode == "edge") s.mode = 2;
+  else if (mode == "wrap") s.mode = 3;
   else opError(n, "unsupported pad mode '" + mode + "'");
   return s;
 }
@@ -91,7 +92,7 @@ void inferPad(Graph&, Node& n) {
   for (size_t d = 0; d < in.size(); ++d) {
     out[d] = in[d] + s.begin[d] + s.end[d];
     if (out[d] < 0) opError(n, "negative output dim");
-    if (s.mode != 0 && in[d] == 0 && out[d] > 0) opError(n, "cannot reflect/edge-pad an empty dim");
+    if (s.mode != 0 && in[d] == 0 && out[d] > 0) opError(n, "cannot reflect/edge/wrap-pad an empty dim");
   }
   n.outputs[0]->type = TensorType(n.inputs[0]->type.dtype, out);
 }
