@@ -83,8 +83,9 @@ void atck_pad_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
 // pad_rt: Pad whose pads are fed at run time; the output is run-sized (kernels/lib/run_sized.h).
 // bufs = {X, pads, [constant_value], [axes], Y, Y's dims slot};
 // P = {esize, rank, mode, valueBits, valueBuf (-1: valueBits), nin, nAxes, pads dtype,
-//      axes[nAxes] (normalised), X dims[rank]}. A dim below 0, or a reflect / edge pad of an empty
-// dim, is invalid. One task.
+//      axes dtype (-1: the axes follow in P; else they are read from bufs[3]),
+//      [axes[nAxes] (normalised)], X dims[rank]}. A dim below 0, a reflect / edge / wrap pad of an
+// empty dim, an axis fed at run time outside [-rank, rank) or repeated, is invalid. One task.
 #include "kernels/lib/run_sized.h"
 
 ATC_KERNEL(pad_rt)
@@ -92,14 +93,21 @@ ATC_KERNEL(pad_rt)
 int64_t atck_pad_rt_ntasks(const int64_t*) { return 1; }
 
 void atck_pad_rt_task(const int64_t* P, void** bufs, int64_t begin, int64_t) {
-  const int64_t es = P[0], r = P[1], mode = P[2], nin = P[5], na = P[6], dt = P[7];
-  const int64_t* axes = P + 8;
-  const int64_t* id = axes + na;
+  const int64_t es = P[0], r = P[1], mode = P[2], nin = P[5], na = P[6], dt = P[7], adt = P[8];
+  const int64_t* axes = P + 9;
+  const int64_t* id = axes + (adt >= 0 ? 0 : na);
   int64_t pb[ATCK_RS_MAX_RANK], od[ATCK_RS_MAX_RANK];
-  int valid = 1;
+  int valid = 1, seen[ATCK_RS_MAX_RANK] = {0};
   for (int64_t d = 0; d < r; ++d) pb[d] = 0, od[d] = id[d];
   for (int64_t i = 0; i < na; ++i) {
-    const int64_t a = axes[i], b = atck_rs_int(bufs[1], dt, i), e = atck_rs_int(bufs[1], dt, i + na);
+    int64_t a = adt >= 0 ? atck_rs_int(bufs[3], adt, i) : axes[i];
+    if (a < 0) a += r;
+    if (a < 0 || a >= r || seen[a]) {
+      valid = 0;
+      break;
+    }
+    seen[a] = 1;
+    const int64_t b = atck_rs_int(bufs[1], dt, i), e = atck_rs_int(bufs[1], dt, i + na);
     pb[a] = b;
     od[a] = id[a] + b + e;
     if (od[a] < 0 || (mode != 0 && id[a] == 0 && od[a] > 0)) valid = 0;

@@ -1,6 +1,6 @@
 // Pad: constant / reflect / edge / wrap (opset 19). Pads (and the constant value) come from attributes
-// (opset < 11) or inputs (opset 11+; axes input of opset 18). Negative pads crop. The pads
-// must be constants (they decide the output's shape); the constant value may be fed at run time.
+// (opset < 11) or inputs (opset 11+; axes input of opset 18). Negative pads crop. Pads or axes
+// fed at run time make the output run-sized (pad_rt); the constant value may be fed at run time.
 #include <cmath>
 
 #include "ops/datamove/datamove_util.h"
@@ -14,6 +14,8 @@ struct PadSpec {
   int64_t bits;  // pad value bytes
 };
 
+bool runTimeAxes(const Node& n) { return n.input(3) && !n.input(3)->isConstant(); }
+
 PadSpec padSpec(const Node& n) {
   const Shape& in = dm::staticShape(n, 0);
   size_t r = in.size();
@@ -26,7 +28,8 @@ PadSpec padSpec(const Node& n) {
     s.bits = dm::elementBits(n.attrFloat("value", 0.0), dt);
   } else {
     const int64_t naxes = n.input(3) ? n.input(3)->type.numel() : (int64_t)r;
-    if (!n.input(1) || !n.input(1)->isConstant()) pads.assign((size_t)(2 * naxes), 0);  // run-time pads: pad_rt
+    // pads or axes fed at run time: pad_rt reads them
+    if (!n.input(1) || !n.input(1)->isConstant() || runTimeAxes(n)) pads.assign((size_t)(2 * naxes), 0);
     else pads = dm::constInts(n, 1, "pads");
     if (n.input(2) && !n.input(2)->isConstant()) {  // fed at run time: the kernel reads it (valueBuf)
       if (n.input(2)->type.dtype != dt)
@@ -42,7 +45,10 @@ PadSpec padSpec(const Node& n) {
     }
   }
   std::vector<int64_t> axes;
-  if (n.input(3)) {
+  if (runTimeAxes(n)) {
+    axes.assign((size_t)n.input(3)->type.numel(), 0);  // placeholders: the kernel reads them
+    for (size_t i = 0; i < axes.size() && i < r; ++i) axes[i] = (int64_t)i;
+  } else if (n.input(3)) {
     axes = dm::constInts(n, 3, "axes");
   } else {
     for (size_t i = 0; i < r; ++i) axes.push_back((int64_t)i);
@@ -65,13 +71,17 @@ PadSpec padSpec(const Node& n) {
   return s;
 }
 
-// Pads fed at run time (opset 11+): the output is run-sized (pad_rt). Axes must be constant.
+// Pads or axes fed at run time (opset 11+ / 18+): the output is run-sized (pad_rt).
 bool runTimePads(const Node& n) {
-  int64_t len = 0;
-  if (n.hasAttr("pads") || n.hasAttr("paddings") ||
-      !dm::runTimeShapeInput(n, 1, "pads", {DType::I64}, &len, 2 * kRunSizedMaxRank))
-    return false;
-  const int64_t naxes = n.input(3) ? n.input(3)->type.numel() : n.inputs[0]->type.rank();
+  int64_t len = 0, naxes = 0;
+  if (n.hasAttr("pads") || n.hasAttr("paddings")) return false;
+  const bool axesRt = runTimeAxes(n) && dm::runTimeShapeInput(n, 3, "axes", {DType::I64, DType::I32}, &naxes,
+                                                               kRunSizedMaxRank);
+  if (!dm::runTimeShapeInput(n, 1, "pads", {DType::I64}, &len, 2 * kRunSizedMaxRank)) {
+    if (!axesRt) return false;
+    len = n.input(1)->type.numel();
+  }
+  if (!axesRt) naxes = n.input(3) ? n.input(3)->type.numel() : n.inputs[0]->type.rank();
   if (len != 2 * naxes) opError(n, "pads must hold 2 values per axis");
   return true;
 }
@@ -82,7 +92,7 @@ void inferPad(Graph&, Node& n) {
   if (runTimePads(n)) {
     if ((int64_t)in.size() > kRunSizedMaxRank) opError(n, "at most 8 dims are supported with pads fed at run time");
     Shape out = in;
-    if (!n.input(3)) out.assign(in.size(), -1);
+    if (!n.input(3) || runTimeAxes(n)) out.assign(in.size(), -1);
     else
       for (int64_t a : dm::constInts(n, 3, "axes")) out[(size_t)normalizeAxis(a, (int64_t)in.size(), n)] = -1;
     dm::setRunSized(n, 0, n.inputs[0]->type.dtype, out);
@@ -100,7 +110,9 @@ void inferPad(Graph&, Node& n) {
 KernelCall lowerPadRunTime(const Node& n, const PadSpec& s) {
   const Shape& in = n.inputs[0]->type.shape;
   std::vector<int64_t> axes;
-  if (n.input(3)) {
+  const bool axesRt = runTimeAxes(n);  // the kernel reads them from bufs[3]
+  if (axesRt) {
+  } else if (n.input(3)) {
     for (int64_t a : dm::constInts(n, 3, "axes")) axes.push_back(normalizeAxis(a, (int64_t)in.size(), n));
   } else {
     for (size_t d = 0; d < in.size(); ++d) axes.push_back((int64_t)d);
@@ -109,7 +121,8 @@ KernelCall lowerPadRunTime(const Node& n, const PadSpec& s) {
   KernelCall k{"pad_rt",
                {(int64_t)dtypeSize(n.inputs[0]->type.dtype), (int64_t)in.size(), s.mode, s.bits,
                 cv && !cv->isConstant() && cv->type.numel() == 1 ? 2 : -1, (int64_t)n.inputs.size(),
-                (int64_t)axes.size(), (int64_t)n.inputs[1]->type.dtype}};
+                axesRt ? n.input(3)->type.numel() : (int64_t)axes.size(), (int64_t)n.inputs[1]->type.dtype,
+                axesRt ? (int64_t)n.input(3)->type.dtype : -1}};
   k.params.insert(k.params.end(), axes.begin(), axes.end());
   k.params.insert(k.params.end(), in.begin(), in.end());
   k.sizesOutputs = true;

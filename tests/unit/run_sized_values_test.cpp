@@ -165,3 +165,38 @@ TEST(RunSizedValues, TheCApiReadsTheOutputWhereTheModelKeepsIt) {
 }
 
 }  // namespace
+
+// Pad with its axes fed at run time (opset 18): any dim may be padded, so the output is
+// run-sized; an axis out of range or repeated fails the run, and the next run works.
+TEST(RunSizedValues, PadAxesFedAtRunTime) {
+  Graph g;
+  g.name = "pad_axes_rt";
+  g.opsetVersion = 18;
+  Value* x = g.newValue("x", TensorType(DType::F32, {2, 3}));
+  Value* pads = g.newConstant("pads", makeIntTensor({1, 2}, DType::I64));
+  Value* axes = g.newValue("axes", TensorType(DType::I64, {1}));
+  Value* y = g.newValue("y");
+  g.inputs = {x, axes};
+  Node* pad = g.addNode("Pad", "pad", {x, pads, nullptr, axes}, {y});
+  pad->attrs["mode"] = std::string("wrap");
+  inferNode(g, *pad);
+  g.outputs = {y};
+  EXPECT_TRUE(isRunSized(y));
+  auto m = compile(g);
+  const float xs[6] = {1, 2, 3, 4, 5, 6};
+  const int64_t cols[1] = {-1}, rows[1] = {0};
+  m->run({xs, cols}, {nullptr});  // wrap along dim 1: one column before, two after
+  ASSERT_EQ(m->lastOutputs()[0].shape, (std::vector<int64_t>{2, 6}));
+  const float* out = (const float*)m->outputData(0);
+  const float wantCols[12] = {3, 1, 2, 3, 1, 2, 6, 4, 5, 6, 4, 5};
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(out[i], wantCols[i]) << i;
+  m->run({xs, rows}, {nullptr});
+  ASSERT_EQ(m->lastOutputs()[0].shape, (std::vector<int64_t>{5, 3}));
+  out = (const float*)m->outputData(0);
+  const float wantRows[15] = {4, 5, 6, 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6};
+  for (int i = 0; i < 15; ++i) EXPECT_EQ(out[i], wantRows[i]) << i;
+  const int64_t bad[1] = {2};
+  EXPECT_THROW(m->run({xs, bad}, {nullptr}), rt::RuntimeError);
+  m->run({xs, cols}, {nullptr});
+  EXPECT_EQ(m->lastOutputs()[0].shape, (std::vector<int64_t>{2, 6}));
+}
