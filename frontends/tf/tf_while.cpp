@@ -79,6 +79,12 @@ bool foldCondition(Value* v, frontend::ImportEval& ev, Value* dead, bool* pred, 
   return true;
 }
 
+// Input i of a frame node (E10041 when it has none).
+Value* frameInput(const FrameHooks& h, const tfproto::NodeDef& n, int i) {
+  if (i >= n.input_size()) invalidNode(n, "input " + std::to_string(i) + " is missing");
+  return h.lookup(n.input(i), n);
+}
+
 // The frame converted once with each loop variable's Merge giving merges[name], the Switches
 // sending the values on to the body; returns the LoopCond's input.
 Value* convertPass(Graph& g, const GraphIndex& idx, const WhileFrame& f, const LoopShape& shape,
@@ -87,10 +93,7 @@ Value* convertPass(Graph& g, const GraphIndex& idx, const WhileFrame& f, const L
   Value* cond = nullptr;
   for (int k : f.nodes) {
     const auto& n = idx.gd->node(k);
-    auto in = [&](int i) {
-      if (i >= n.input_size()) invalidNode(n, "input " + std::to_string(i) + " is missing");
-      return h.lookup(n.input(i), n);
-    };
+    auto in = [&](int i) { return frameInput(h, n, i); };
     auto& out = h.outputs(n.name());
     if (opIs(n, "Enter") || opIs(n, "NextIteration")) {
       out = {in(0)};
@@ -165,10 +168,7 @@ bool unrollFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, frontend:
   for (int iter = 0; pred; ++iter) {
     for (int k : f.nodes) {
       const auto& n = idx.gd->node(k);
-      auto in = [&](int i) {
-        if (i >= n.input_size()) invalidNode(n, "input " + std::to_string(i) + " is missing");
-        return h.lookup(n.input(i), n);
-      };
+      auto in = [&](int i) { return frameInput(h, n, i); };
       auto& out = h.outputs(n.name());
       if (opIs(n, "Enter")) {
         if (iter == 0) out = {in(0)};
