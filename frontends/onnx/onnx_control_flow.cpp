@@ -174,6 +174,9 @@ std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std:
   begin->attrs["_carried"] = nCarried;
   begin->originalNames = {c.name};
   std::vector<Value*> outs = c.importBody(body, bodyIns, c.name + "/body");
+  int64_t always = 0;
+  if (!beginIns[0] && !outs.empty() && c.tryFold(outs[0], "the body's condition", &always) && always)
+    c.refuse("it has no trip count and its body's condition is always true: it would never end");
   std::vector<Value*> endIns = {bodyIns[0]};
   endIns.insert(endIns.end(), outs.begin(), outs.end());
   std::vector<Value*> results;
