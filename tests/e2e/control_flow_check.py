@@ -334,8 +334,8 @@ p = model("loop_carried_grows", [helper.make_node("Loop", ["M", "", "y0"], ["y"]
 check_refused("loop_carried_grows", p, "E19010", "keeps each carried value's type and shape")
 never_body = helper.make_graph(
     [const("yes", np.array(True)), helper.make_node("Identity", ["yes"], ["cond_out"]),
-     helper.make_node("Neg", ["y"], ["y_out"])], "nbody", [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])],
-    [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3])])
+     helper.make_node("Neg", ["y"], ["y_out"])], "nbody",
+    [vi("i", I64, []), vi("cond_in", BOOL, []), vi("y", F, [2, 3])], [vi("cond_out", BOOL, []), vi("y_out", F, [2, 3])])
 p = model("loop_never_ends", [helper.make_node("Loop", ["", "c", "y0"], ["y"], body=never_body)],
           [vi("c", BOOL, []), vi("y0", F, [2, 3])], [vi("y", F, [2, 3])])
 check_refused("loop_never_ends", p, "E19010", "it would never end")
