@@ -160,7 +160,6 @@ LoopRunner::LoopRunner(const LoopSpec& spec, const std::function<uint8_t*(int64_
   for (size_t j = 0; j < n; ++j) {
     init_.push_back(ptr(b[2 + j]));
     carriedIn_.push_back(ptr(b[4 + n + j]));
-    carriedInRead_.push_back(carriedIn_.back());
     carriedOut_.push_back(ptr(e[2 + j]));
     final_.push_back(ptr(e[2 + n + k + j]));
   }
@@ -177,7 +176,8 @@ LoopRunner::LoopRunner(const LoopSpec& spec, const std::function<uint8_t*(int64_
 
 // Copies through a staging buffer: a carried output may be another carried value's input
 // (a body that swaps two values), so no input may be overwritten before every output is read.
-void LoopRunner::copyCarried(const std::vector<const uint8_t*>& from, const std::vector<uint8_t*>& to) {
+template <class Src>
+void LoopRunner::copyCarried(const std::vector<Src>& from, const std::vector<uint8_t*>& to) {
   size_t at = 0;
   for (size_t j = 0; j < from.size(); ++j) {
     std::memcpy(staging_.data() + at, from[j], spec_.carriedBytes[j]);
@@ -261,7 +261,7 @@ size_t LoopRunner::end(uint8_t* arena, std::vector<void*>& args, std::vector<Run
     }
     copyCarried(carriedOut_, final_);
   } else {
-    copyCarried(carriedInRead_, final_);  // no iteration: the initial values
+    copyCarried(carriedIn_, final_);  // no iteration: the initial values, as loop_begin set them
   }
   for (size_t j = 0; j < scan_.size(); ++j) {
     RunBuffer& rb = runBufs[scanRun_[j]];

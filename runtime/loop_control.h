@@ -49,13 +49,14 @@ class LoopRunner {
   size_t end(uint8_t* arena, std::vector<void*>& args, std::vector<RunBuffer>& runBufs);
 
  private:
-  void copyCarried(const std::vector<const uint8_t*>& from, const std::vector<uint8_t*>& to);
+  template <class Src>  // const uint8_t* or uint8_t*
+  void copyCarried(const std::vector<Src>& from, const std::vector<uint8_t*>& to);
   std::vector<int64_t> actualDims(const uint8_t* buf, int64_t at, size_t rank) const;
   void checkIteration();
   LoopSpec spec_;
   const uint8_t *m_ = nullptr, *cond_ = nullptr, *condOut_ = nullptr;
   uint8_t *iter_ = nullptr, *condIn_ = nullptr;
-  std::vector<const uint8_t*> init_, carriedOut_, scan_, carriedInRead_;
+  std::vector<const uint8_t*> init_, carriedOut_, scan_;
   std::vector<uint8_t*> carriedIn_, final_;
   std::vector<size_t> scanRun_;
   std::vector<std::vector<int64_t>> scanActual_;  // the dims of this run's scan values

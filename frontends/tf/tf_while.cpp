@@ -159,8 +159,7 @@ void runtimeWhile(Graph& g, const GraphIndex& idx, const WhileFrame& f, const Lo
 }
 
 bool unrollFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, frontend::ImportEval& ev, const FrameHooks& h,
-                 const LoopShape& shapeIn) {
-  LoopShape shape = shapeIn;
+                 const LoopShape& shape) {
   const std::string lcName = shape.loopCond->name();
   const size_t nodesBefore = g.nodes().size();
   std::map<std::string, Value*> next;  // loop variable values for the next iteration, by Merge
@@ -173,7 +172,7 @@ bool unrollFrame(Graph& g, const GraphIndex& idx, const WhileFrame& f, frontend:
       if (opIs(n, "Enter")) {
         if (iter == 0) out = {in(0)};
       } else if (opIs(n, "Merge") && shape.vars.count(n.name())) {
-        Value* v = iter == 0 ? h.lookup(shape.vars[n.name()].init, n) : next[n.name()];
+        Value* v = iter == 0 ? h.lookup(shape.vars.at(n.name()).init, n) : next[n.name()];
         out = {v, g.newConstant(n.name() + ":1", makeIntTensor({iter == 0 ? 0 : 1}, DType::I32, true))};
       } else if (opIs(n, "LoopCond")) {
         out = {in(0)};
