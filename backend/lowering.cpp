@@ -40,7 +40,8 @@ std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
   for (auto* o : g.outputs) state.uses[o]++;
   for (auto& np : g.nodes()) {
     Node& n = *np;
-    if (isLoopControl(n)) {  // the runtime's loop steps (backend/loop_schedule.h ordered the body)
+    // the runtime's loop steps (backend/loop_schedule.h ordered the body) and sequence steps
+    if (isLoopControl(n) || isSequenceControl(n)) {
       LoweredNode L;
       L.node = &n;
       L.control = true;

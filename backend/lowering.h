@@ -14,11 +14,13 @@ struct LoweredNode {
   Node* node = nullptr;
   KernelCall call;
   bool skip = false;  // outputs all constant, or aliased onto input 0 (memory plan)
-  bool control = false;  // LoopBegin / LoopEnd: a loop control step of the runtime, no kernel
+  bool control = false;  // a control step of the runtime (loop, sequence), no kernel
 };
 
 // A loop control node (ops/control/loop_ops.cpp).
 inline bool isLoopControl(const Node& n) { return n.type == "LoopBegin" || n.type == "LoopEnd"; }
+// A node on a sequence made at run time (ops/control/sequence_ops.cpp).
+inline bool isSequenceControl(const Node& n) { return n.type.rfind("RuntimeSequence", 0) == 0; }
 
 // g must have static shapes everywhere (E19999 otherwise).
 std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target);

@@ -15,6 +15,7 @@
 #include "backend/kernel_cache_glue.h"
 #include "backend/loop_schedule.h"
 #include "backend/loop_steps.h"
+#include "backend/sequence_steps.h"
 #include "backend/lowering.h"
 #include "kernels/codegen/codegen.h"
 #include "support/checked_math.h"
@@ -85,7 +86,7 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     LoweredNode& L = lowered[i];
     if (L.skip) continue;
     if (L.control) {
-      steps.push_back(loopControlStep(L, bp));
+      steps.push_back(isSequenceControl(*L.node) ? sequenceControlStep(L, bp) : loopControlStep(L, bp));
       continue;
     }
     json args = json::array();
@@ -167,6 +168,8 @@ json graphPlan(Graph& g, json steps, BufferPlan& bp) {
     j["dtype_code"] = (int)v->type.dtype;
     j["bytes"] = std::max<int64_t>(v->type.byteSize(), 0);
     j["buffer"] = bp.regionOf(v);
+    // a sequence made at run time: its buffer holds the handle, the runtime gives its tensors
+    if (v->producer && v->producer->type == "RuntimeSequenceOutput") j["sequence"] = true;
     if (isRunSized(v)) j["run_sized"] = true;  // its dims: the slot of its "run" buffer
     else if (v->shapeFromData) j["shape_at"] = dataShapeOffset(v->type);  // the actual dims (int64) there
     return j;

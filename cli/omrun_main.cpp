@@ -158,23 +158,33 @@ void writeOutputs(const std::string& outDir, const std::string& outfmt, const Mo
   const std::vector<TensorDesc>& outs = m.lastOutputs();
   std::string err = atc::makeDirs(outDir);
   if (!err.empty()) throw RuntimeError("cannot create output folder " + outDir + ": " + err);
+  // every tensor written: a plain output, or each tensor of a sequence made at run time
+  std::vector<atc::rt::StepTensor> files;
+  std::vector<std::string> names;
   nlohmann::json index = nlohmann::json::array();
   for (size_t i = 0; i < outs.size(); ++i) {
-    std::string file = "output_" + std::to_string(i) + (outfmt == "BIN" ? ".bin" : ".npy");
-    index.push_back({{"index", i}, {"name", outs[i].name}, {"dtype", outs[i].dtype}, {"shape", outs[i].shape},
-                     {"file", file}});
+    std::vector<atc::rt::StepTensor> ts = {{outs[i], m.outputData(i)}};
+    if (outs[i].sequence) ts = m.sequenceOutput(i);
+    for (size_t k = 0; k < ts.size(); ++k) {
+      std::string base = "output_" + std::to_string(i) + (outs[i].sequence ? "_" + std::to_string(k) : "");
+      std::string file = base + (outfmt == "BIN" ? ".bin" : ".npy");
+      index.push_back({{"index", i}, {"name", ts[k].desc.name}, {"dtype", ts[k].desc.dtype},
+                       {"shape", ts[k].desc.shape}, {"file", file}});
+      files.push_back(ts[k]);
+      names.push_back(outDir + "/" + file);
+    }
   }
   std::ofstream idx(outDir + "/outputs.json");
   idx << index.dump(1) << "\n";
   if (!idx) throw RuntimeError("cannot write " + outDir + "/outputs.json");
-  for (size_t i = 0; i < outs.size(); ++i) {
-    std::string base = outDir + "/output_" + std::to_string(i);
+  for (size_t i = 0; i < files.size(); ++i) {
+    const TensorDesc& d = files[i].desc;
     if (outfmt == "BIN") {
-      std::ofstream f(base + ".bin", std::ios::binary);
-      f.write((const char*)m.outputData(i), (std::streamsize)outs[i].bytes);
-      if (!f) throw RuntimeError("cannot write " + base + ".bin");
+      std::ofstream f(names[i], std::ios::binary);
+      f.write((const char*)files[i].data, (std::streamsize)d.bytes);
+      if (!f) throw RuntimeError("cannot write " + names[i]);
     } else {
-      atc::rt::writeNpy(base + ".npy", outs[i].dtype, outs[i].shape, m.outputData(i), outs[i].bytes);
+      atc::rt::writeNpy(names[i], d.dtype, d.shape, files[i].data, d.bytes);
     }
   }
 }

@@ -41,6 +41,9 @@ struct TensorDesc {
   // not known before a run and bytes is 0. It lives in the runtime's memory: run() takes a null
   // pointer for it, outputData() gives its data and lastOutputs() its shape after each run.
   bool runSized = false;
+  // A sequence made at run time (docs/frontend-onnx.md, "Sequences at run time"): the output
+  // itself is an int64 handle; Model::sequenceOutput() gives its tensors after each run.
+  bool sequence = false;
   std::string shapeString() const;  // "[1,3,224,224]"
 };
 
@@ -135,6 +138,9 @@ class Model {
   // each shapeFromData output (its data fills the first `bytes` of the caller's buffer).
   // Before a run, outputs() itself.
   const std::vector<TensorDesc>& lastOutputs() const;
+  // The tensors of sequence output i (outputs()[i].sequence) on the last run, named "y[0]",
+  // "y[1]", ... after the output; empty when it held none. Valid until the next run.
+  const std::vector<StepTensor>& sequenceOutput(size_t i) const;
 
   // The current gear's steps, in execution order.
   const std::vector<StepInfo>& steps() const;

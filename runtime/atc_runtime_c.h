@@ -47,6 +47,17 @@ size_t atc_model_output_last_bytes(const atc_model* m, size_t i);
  * for every output (NULL when i is out of range). */
 int atc_model_output_run_sized(const atc_model* m, size_t i);
 const void* atc_model_output_data(const atc_model* m, size_t i);
+/* Sequences made at run time (docs/frontend-onnx.md, "Sequences at run time"): 1 when output
+ * i is one (its own data is an int64 handle). After a run: the number of tensors it held, and
+ * tensor k's dtype name, rank, dims, bytes and data (NULL / 0 when out of range), valid until
+ * the next run. */
+int atc_model_output_is_sequence(const atc_model* m, size_t i);
+size_t atc_model_sequence_length(const atc_model* m, size_t i);
+const char* atc_model_sequence_dtype(const atc_model* m, size_t i, size_t k);
+size_t atc_model_sequence_rank(const atc_model* m, size_t i, size_t k);
+const int64_t* atc_model_sequence_dims(const atc_model* m, size_t i, size_t k);
+size_t atc_model_sequence_bytes(const atc_model* m, size_t i, size_t k);
+const void* atc_model_sequence_data(const atc_model* m, size_t i, size_t k);
 
 /* Gears of a dynamic model (atc --dynamic_batch_size / --dynamic_image_size / --dynamic_dims,
  * docs/dynamic-shapes.md). A static model has one gear with no dims. The input and output

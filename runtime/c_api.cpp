@@ -96,6 +96,40 @@ int atc_model_output_run_sized(const atc_model* m, size_t i) {
   auto* d = desc(m, i, false);
   return d && d->runSized ? 1 : 0;
 }
+int atc_model_output_is_sequence(const atc_model* m, size_t i) {
+  auto* d = desc(m, i, false);
+  return d && d->sequence ? 1 : 0;
+}
+namespace {
+const atc::rt::StepTensor* seqTensor(const atc_model* m, size_t i, size_t k) {
+  if (!atc_model_output_is_sequence(m, i)) return nullptr;
+  const auto& l = m->m->sequenceOutput(i);
+  return k < l.size() ? &l[k] : nullptr;
+}
+}  // namespace
+size_t atc_model_sequence_length(const atc_model* m, size_t i) {
+  return atc_model_output_is_sequence(m, i) ? m->m->sequenceOutput(i).size() : 0;
+}
+const char* atc_model_sequence_dtype(const atc_model* m, size_t i, size_t k) {
+  auto* t = seqTensor(m, i, k);
+  return t ? t->desc.dtype.c_str() : nullptr;
+}
+size_t atc_model_sequence_rank(const atc_model* m, size_t i, size_t k) {
+  auto* t = seqTensor(m, i, k);
+  return t ? t->desc.shape.size() : 0;
+}
+const int64_t* atc_model_sequence_dims(const atc_model* m, size_t i, size_t k) {
+  auto* t = seqTensor(m, i, k);
+  return t ? t->desc.shape.data() : nullptr;
+}
+size_t atc_model_sequence_bytes(const atc_model* m, size_t i, size_t k) {
+  auto* t = seqTensor(m, i, k);
+  return t ? (size_t)t->desc.bytes : 0;
+}
+const void* atc_model_sequence_data(const atc_model* m, size_t i, size_t k) {
+  auto* t = seqTensor(m, i, k);
+  return t ? t->data : nullptr;
+}
 const void* atc_model_output_data(const atc_model* m, size_t i) {
   if (!m || i >= m->m->outputs().size()) return nullptr;
   return m->m->outputData(i);

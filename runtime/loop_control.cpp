@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "runtime/atc_runtime.h"
+#include "runtime/sequence_control.h"
 #include "support/checked_math.h"
 #include "support/strings.h"
 
@@ -132,6 +133,7 @@ std::vector<LoopSpec> checkLoopSteps(const nlohmann::json& steps, const std::vec
   for (size_t i = 0; i < steps.size(); ++i) {
     if (!steps[i].contains("control")) continue;
     const std::string kind = steps[i].at("control").get<std::string>();
+    if (isSequenceStepKind(kind)) continue;  // checked by checkSequenceSteps (sequence_control.h)
     if (kind == "loop_end") {
       if (open.empty() || steps[i].at("begin").get<size_t>() != open.back())
         throw bad(what, "the loop_end step " + std::to_string(i) + " does not close the innermost open loop");

@@ -23,6 +23,7 @@
 #include "runtime/om_signature.h"
 #include "runtime/plan_buffer.h"
 #include "runtime/run_sized.h"
+#include "runtime/sequence_control.h"
 #include "runtime/so_loader.h"
 #include "runtime/step_checks.h"
 #include "runtime/thread_pool.h"
@@ -116,6 +117,7 @@ struct Model::Impl {
     double seconds = 0;  // ATC_PROFILE: total time in this step
     int64_t loop = -1;     // a loop control step (loop_control.h): its index in Gear::loops
     bool loopEnd = false;  // loop_end (else loop_begin)
+    int64_t seq = -1;      // a sequence control step (sequence_control.h): its index in Gear::seqSteps
   };
   // One plan per gear (a static model: one), over the shared arena, weights and kernels.
   struct Gear {
@@ -128,6 +130,8 @@ struct Model::Impl {
     std::vector<RunBuffer> runBufs;  // run-sized values
     std::vector<int64_t> outRun;     // per output: its index in runBufs, -1: in the arena
     std::vector<LoopRunner> loops;   // run-time loops (loop_control.h)
+    std::vector<SeqStepSpec> seqSteps;  // sequence control steps (sequence_control.h)
+    std::vector<std::vector<StepTensor>> lastSeq;  // per output: a sequence output's tensors
     int64_t runs = 0;             // ATC_PROFILE: runs of this gear
   };
   std::vector<Gear> gears;
@@ -150,11 +154,18 @@ struct Model::Impl {
     for (auto& sz : s.sizes) G.runBufs[sz.second].size((const uint8_t*)arena->p, G.args);
     s.fn(G.args.data() + s.argBegin, rt);
   }
-  // A loop control step: returns the index of the step to run next.
+  // A loop or sequence control step: returns the index of the step to run next.
   size_t control(Gear& G, size_t i) {
-    LoopRunner& L = G.loops[(size_t)G.steps[i].loop];
-    return G.steps[i].loopEnd ? L.end((uint8_t*)arena->p, G.args, G.runBufs) : L.begin();
+    const Step& s = G.steps[i];
+    if (s.seq >= 0) {
+      runSequenceStep(G.seqSteps[(size_t)s.seq], seqStore, G.args.data() + s.argBegin, (const uint8_t*)arena->p);
+      return i + 1;
+    }
+    LoopRunner& L = G.loops[(size_t)s.loop];
+    return s.loopEnd ? L.end((uint8_t*)arena->p, G.args, G.runBufs) : L.begin();
   }
+  SequenceStore seqStore;  // the sequences made by the current run
+  void sequenceOutputs(Gear& G, const GearDesc& D);
   [[noreturn]] void stepFailed(const Step& s, const StepInfo& info, const std::string& reason);
   std::unique_ptr<FileImage> image;  // Model::load: the file, read-only; the weights are used in place
   void printProfile() const;
@@ -257,6 +268,9 @@ std::vector<size_t> readTensorDescs(const nlohmann::json& arr, const std::vector
     d.shape = t.at("shape").get<std::vector<int64_t>>();
     d.bytes = t.at("bytes").get<uint64_t>();
     size_t id = planBufferId(t.at("buffer"), bufs, what);
+    d.sequence = t.value("sequence", false);  // its buffer holds a handle (sequence_control.h)
+    if (d.sequence && (d.dtype != "int64" || !d.shape.empty() || bufs[id].run))
+      throw badPlan(what, d.name + ": a sequence output needs one int64 handle");
     if (t.value("run_sized", false) || bufs[id].run) {  // an output sized by each run
       bool dimsOk = (int64_t)d.shape.size() == bufs[id].rank;
       for (int64_t x : d.shape) dimsOk = dimsOk && x >= -1;
@@ -365,6 +379,7 @@ struct CheckedPlan {
   std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
   std::vector<std::vector<size_t>> stepSizes;  // per step: argument positions of the run-sized outputs it sizes
   std::vector<LoopSpec> loops;                 // loop control steps (loop_control.h)
+  std::vector<SeqStepSpec> seqs;               // sequence control steps (sequence_control.h)
   GearDesc desc;
 };
 
@@ -407,6 +422,7 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
   }
   checkRunSized(c, what);
   c.loops = checkLoopSteps(p.at("steps"), c.stepArgs, c.bufs, what);
+  c.seqs = checkSequenceSteps(p.at("steps"), c.stepArgs, c.bufs, what);
   if (p.contains("dims")) c.desc.dims = p.at("dims").get<std::vector<int64_t>>();
   return c;
 }
@@ -492,7 +508,8 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     uint64_t ksize = 0;
     const uint8_t* k = v.has(om::kKernels) ? v.part(om::kKernels, &ksize) : nullptr;
     bool anySteps = false;
-    for (auto& c : checked) anySteps = anySteps || !c.stepArgs.empty();
+    for (auto& c : checked)  // kernel steps (a plan of control steps only needs no kernels)
+      for (auto& s : c.plan->at("steps")) anySteps = anySteps || !s.contains("control");
     if (anySteps && !ksize) throw badPlan(what, "steps but no kernels");
     if (checkOnly) {
       if (anySteps) checkSharedObject(k, ksize);
@@ -558,6 +575,11 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         G.loops.emplace_back(spec, [&](int64_t id) { return ptr((size_t)id); },
                              [&](int64_t id) { return runIndex[(size_t)id]; });
       }
+      for (const SeqStepSpec& spec : c.seqs) {
+        G.steps[spec.step].seq = (int64_t)G.seqSteps.size();
+        G.seqSteps.push_back(spec);
+      }
+      G.lastSeq.resize(c.desc.outputs.size());
       gears.push_back(std::move(G));
       gearDescs.push_back(std::move(c.desc));
     }
@@ -709,12 +731,14 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
   for (size_t i = 0; i < inputs.size(); ++i)
     if (D.inputs[i].bytes && inputs[i] != G.inPtr[i]) std::memcpy(G.inPtr[i], inputs[i], D.inputs[i].bytes);
   const AtcRt* rt = I.pool->rt();
+  I.seqStore.reset();
+  for (auto& l : G.lastSeq) l.clear();
   if (I.observer || I.checked()) {
     I.runSteps(G, rt);
   } else {
     for (size_t i = 0; i < G.steps.size();) {
       auto& s = G.steps[i];
-      if (s.loop >= 0) {
+      if (s.loop >= 0 || s.seq >= 0) {
         i = I.control(G, i);
         continue;
       }
@@ -736,6 +760,30 @@ void Model::run(const std::vector<const void*>& inputs, const std::vector<void*>
     if (G.outShapeAt[i] >= 0) G.lastOut[i] = dataShapedOutput(D.outputs[i], G.outPtr[i], G.outShapeAt[i]);
     if (G.lastOut[i].bytes && outputs[i]) std::memcpy(outputs[i], G.outPtr[i], G.lastOut[i].bytes);
   }
+  I.sequenceOutputs(G, D);
+}
+
+// Each sequence output's tensors, named "y[0]", "y[1]", ... (none: an empty optional).
+void Model::Impl::sequenceOutputs(Gear& G, const GearDesc& D) {
+  for (size_t i = 0; i < D.outputs.size(); ++i) {
+    if (!D.outputs[i].sequence) continue;
+    int64_t h;
+    std::memcpy(&h, G.outPtr[i], 8);
+    if (h == 0) continue;
+    auto l = seqStore.list(h, "output " + D.outputs[i].name);
+    for (size_t k = 0; k < l.size(); ++k) {
+      StepTensor t{l[k]->desc, l[k]->data.data()};
+      t.desc.name = D.outputs[i].name + "[" + std::to_string(k) + "]";
+      G.lastSeq[i].push_back(t);
+    }
+  }
+}
+
+const std::vector<StepTensor>& Model::sequenceOutput(size_t i) const {
+  const Impl::Gear& G = impl_->gears[impl_->cur];
+  if (i >= G.lastSeq.size() || !impl_->gearDescs[impl_->cur].outputs[i].sequence)
+    throw RuntimeError("output " + std::to_string(i) + " is not a sequence output");
+  return G.lastSeq[i];
 }
 
 const void* Model::outputData(size_t i) const {
@@ -770,7 +818,7 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
   bool guard = !exceptionDumpDir.empty() || boundsCheck;  // a failed bounds check is a trap
   for (size_t i = 0; i < G.steps.size(); ++i) {
     auto& s = G.steps[i];
-    if (s.loop >= 0) {  // a loop control step: no kernel to observe or check
+    if (s.loop >= 0 || s.seq >= 0) {  // a control step: no kernel to observe or check
       i = control(G, i) - 1;
       continue;
     }

@@ -47,6 +47,19 @@ Value* copyTo(Graph& g, Value* x, const std::string& name) {
   return out;
 }
 
+// A new value named `name` (the model's name for an output; a placeholder that held it takes
+// the new value's generated name).
+Value* outputNamed(Graph& g, const std::string& name) {
+  Value* out = g.newValue(name);
+  if (out->name != name)
+    if (Value* held = g.findValue(name)) g.swapNames(out, held);
+  return out;
+}
+
+Value* noHandle(Graph& g, const std::string& name) {
+  return g.newConstant(name + "/no_sequence", makeIntTensor({0}, DType::I64, true));
+}
+
 [[noreturn]] void refuseSelect(const std::string& name, const std::string& why) {
   throw AtcError("E19010",
                  "Op [" + name + ", If] cannot be compiled: its condition is only known at run time and " + why + ".",
@@ -145,7 +158,42 @@ Value* Composites::importInput(Graph& g, const onnx::ValueInfoProto& in,
   return opts.adopt(g, name, {boolConstant(g, name + "/has", true), payload});
 }
 
+Value* Composites::node(Graph& g, frontend::ImportEval& ev, const std::string& type, const std::vector<Value*>& ins,
+                        const std::string& name) {
+  std::string nm = g.uniqueNodeName(name);
+  Value* out = g.newValue(nm);
+  handleReaders_.insert(g.addNode(type, nm, ins, {out}));
+  ev.typeOf(out);
+  return out;
+}
+
+Value* Composites::toHandle(Graph& g, frontend::ImportEval& ev, Value* v, const std::string& name) {
+  if (seqs.isSequence(v)) return seqs.handleOf(g, ev, v, name);
+  const OptionalValue& o = opts.get(v);
+  TensorPtr has = ev.constantOf(o.has);
+  if (!o.payload || (has && has->intAt(0) == 0)) return noHandle(g, name);
+  if (!seqs.isSequence(o.payload))
+    throw AtcError("E19010",
+                   "Optional [" + name + "] holds a tensor, and a loop that runs in the runtime carries only tensors, "
+                   "sequences and optionals of sequences.",
+                   "Carry the tensor itself, or make the loop's trip count a constant (docs/frontend-onnx.md).");
+  Value* h = seqs.handleOf(g, ev, o.payload, name);
+  if (has) return h;
+  return node(g, ev, "Where", {o.has, h, noHandle(g, name)}, name + "/optional_handle");
+}
+
+Value* Composites::fromHandle(Graph& g, frontend::ImportEval& ev, Value* h, bool optional, const std::string& name) {
+  seqs.adoptRuntime(h);
+  if (!optional) return h;
+  Value* none = node(g, ev, "Equal", {h, noHandle(g, name)}, name + "/is_none");
+  return opts.adopt(g, name, {node(g, ev, "Not", {none}, name + "/has"), h});
+}
+
 void Composites::flattenOutput(Graph& g, Value* v, const std::string& name, std::vector<Value*>* outputs) {
+  if (seqs.isRuntime(v)) {  // its tensors: the runtime's (Model::sequenceOutput)
+    Node* n = g.addNode("RuntimeSequenceOutput", g.uniqueNodeName(name + "/sequence"), {v}, {outputNamed(g, name)});
+    return outputs->push_back(n->outputs[0]);
+  }
   if (seqs.isSequence(v)) {
     const std::vector<Value*>& l = seqs.listOf(v);
     for (size_t i = 0; i < l.size(); ++i) {
@@ -164,6 +212,13 @@ void Composites::flattenOutput(Graph& g, Value* v, const std::string& name, std:
   }
   const OptionalValue& o = opts.get(v);
   outputs->push_back(copyTo(g, o.has, name + "[has]"));
+  if (seqs.isRuntime(o.payload)) {  // no tensors when it holds none
+    Value* h = g.newValue(g.uniqueNodeName(name + "/handle"));
+    handleReaders_.insert(g.addNode("Where", h->name, {o.has, o.payload, noHandle(g, name)}, {h}));
+    Node* n = g.addNode("RuntimeSequenceOutput", g.uniqueNodeName(name + "/sequence"), {h}, {outputNamed(g, name)});
+    n->attrs["allow_none"] = int64_t(1);
+    return outputs->push_back(n->outputs[0]);
+  }
   if (seqs.isSequence(o.payload))
     flattenOutput(g, o.payload, name, outputs);
   else if (o.payload)
@@ -174,12 +229,13 @@ Value* Composites::select(Graph& g, frontend::ImportEval& ev, Value* cond, Value
                           const std::string& name) {
   if (!isComposite(t) && !isComposite(e)) return nullptr;
   if (t == e) return t;
+  if (seqs.isSequence(t) && seqs.isSequence(e) &&
+      (seqs.isRuntime(t) || seqs.isRuntime(e) || seqs.listOf(t).size() != seqs.listOf(e).size()))
+    return seqs.adoptRuntime(node(g, ev, "Where", {cond, seqs.handleOf(g, ev, t, name), seqs.handleOf(g, ev, e, name)},
+                                  name + "/select_sequence"));
   if (seqs.isSequence(t) && seqs.isSequence(e)) {
     const std::vector<Value*>& lt = seqs.listOf(t);
     const std::vector<Value*>& le = seqs.listOf(e);
-    if (lt.size() != le.size())
-      refuseSelect(name, "its branches give sequences of " + std::to_string(lt.size()) + " and " +
-                             std::to_string(le.size()) + " tensors");
     std::vector<Value*> l;
     for (size_t i = 0; i < lt.size(); ++i) {
       if (!lt[i] || !le[i]) refuseSelect(name, "a branch's sequence has elements of run-time sizes");

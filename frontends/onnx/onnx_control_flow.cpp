@@ -14,7 +14,7 @@ struct Ctx {
   frontend::ImportEval& ev;
   const BodyImporter& importBody;
   const BranchSelector& select;
-  const CompositeTest& composite;
+  const CompositeCarrier& composite;
   const onnx::NodeProto& n;
   const std::string& name;
 
@@ -161,19 +161,42 @@ std::vector<Value*> lowerIf(Ctx& c, const std::vector<Value*>& ins) {
 // The loop in the runtime (ops/control/loop_ops.cpp): LoopBegin, the body imported once, LoopEnd.
 std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std::vector<Value*>& ins,
                                 int64_t nCarried) {
-  for (size_t k = 2; k < ins.size(); ++k)
-    if (c.composite && c.composite(ins[k]))
-      c.refuse("its trip count or condition is only known at run time (or it runs more iterations than unrolling "
-               "allows), so it runs in the runtime, which carries tensors only; loop-carried value " +
-               std::to_string(k - 2) + " is a sequence or an optional");
   std::vector<Value*> beginIns = {ins.size() > 0 ? ins[0] : nullptr, ins.size() > 1 ? ins[1] : nullptr};
   beginIns.insert(beginIns.end(), ins.begin() + std::min<size_t>(ins.size(), 2), ins.end());
+  // a carried sequence or optional travels as a handle (ops/control/sequence_ops.cpp)
+  std::vector<bool> composite((size_t)nCarried, false);
+  for (int64_t k = 0; k < nCarried; ++k) {
+    Value*& v = beginIns[(size_t)(2 + k)];
+    if (!v || !c.composite.is || !c.composite.is(v)) continue;
+    composite[(size_t)k] = true;
+    v = c.composite.toHandle(v, c.name + "/carried" + std::to_string(k));
+  }
   std::vector<Value*> bodyIns = {c.g.newValue(c.name + "/iteration_num"), c.g.newValue(c.name + "/cond_in")};
   for (int64_t k = 0; k < nCarried; ++k) bodyIns.push_back(c.g.newValue(c.name + "/carried" + std::to_string(k)));
   Node* begin = c.g.addNode("LoopBegin", c.g.uniqueNodeName(c.name + "/begin"), beginIns, bodyIns);
   begin->attrs["_carried"] = nCarried;
   begin->originalNames = {c.name};
-  std::vector<Value*> outs = c.importBody(body, bodyIns, c.name + "/body");
+  std::vector<Value*> bodyView = bodyIns;
+  for (int64_t k = 0; k < nCarried; ++k)
+    if (composite[(size_t)k])
+      bodyView[(size_t)(2 + k)] = c.composite.fromHandle(bodyIns[(size_t)(2 + k)],
+                                                         c.composite.isOptional(ins[(size_t)(2 + k)]), c.name);
+  std::vector<Value*> outs = c.importBody(body, bodyView, c.name + "/body");
+  std::vector<bool> optionalOut((size_t)nCarried, false);
+  for (size_t k = 1; k < outs.size(); ++k) {
+    bool isComp = outs[k] && c.composite.is && c.composite.is(outs[k]);
+    if ((int64_t)k > nCarried) {
+      if (isComp) c.refuse("its body gives a sequence or an optional as scan output " + std::to_string(k - 1 - nCarried));
+      continue;
+    }
+    if (isComp != composite[k - 1])
+      c.refuse("loop-carried value " + std::to_string(k - 1) + " enters the body as a " +
+               (composite[k - 1] ? "sequence or optional" : "tensor") + " and leaves it as a " +
+               (isComp ? "sequence or optional" : "tensor"));
+    if (!isComp) continue;
+    optionalOut[k - 1] = c.composite.isOptional(outs[k]);
+    outs[k] = c.composite.toHandle(outs[k], c.name + "/next" + std::to_string(k - 1));
+  }
   int64_t always = 0;
   if (!beginIns[0] && !outs.empty() && c.tryFold(outs[0], "the body's condition", &always) && always)
     c.refuse("it has no trip count and its body's condition is always true: it would never end");
@@ -186,6 +209,8 @@ std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std:
   end->attrs["_carried"] = nCarried;
   end->originalNames = {c.name};
   for (Value* r : results) c.ev.typeOf(r);  // the checks of loop_ops.cpp, at import
+  for (int64_t k = 0; k < nCarried; ++k)
+    if (composite[(size_t)k]) results[(size_t)k] = c.composite.fromHandle(results[(size_t)k], optionalOut[(size_t)k], c.name);
   results.resize((size_t)c.n.output_size());
   return results;
 }
@@ -341,7 +366,7 @@ bool isControlFlowNode(const onnx::NodeProto& n) {
 }
 
 std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
-                                     const BranchSelector& select, const CompositeTest& composite,
+                                     const BranchSelector& select, const CompositeCarrier& composite,
                                      const onnx::NodeProto& n, const std::string& name,
                                      const std::vector<Value*>& ins, int64_t opset) {
   Ctx c{g, ev, importBody, select, composite, n, name};

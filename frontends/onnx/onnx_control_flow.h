@@ -28,9 +28,16 @@ using BodyImporter = std::function<std::vector<Value*>(
 // If-conversion of one output of a run-time If whose branches give a sequence or an optional
 // (onnx_composite.h); returns null when both give tensors.
 using BranchSelector = std::function<Value*(Value* cond, Value* thenV, Value* elseV, const std::string& name)>;
-// Whether a value stands for a sequence or an optional (which only loops unrolled at compile
-// time may carry).
-using CompositeTest = std::function<bool(const Value*)>;
+// Sequences and optionals carried by a loop that runs in the runtime (onnx_composite.h): they
+// travel as run-time sequence handles (ops/control/sequence_ops.cpp).
+struct CompositeCarrier {
+  std::function<bool(const Value*)> is;          // a sequence or an optional
+  std::function<bool(const Value*)> isOptional;  // an optional
+  // The handle standing for sequence or optional v (E19010 for an optional tensor).
+  std::function<Value*(Value* v, const std::string& name)> toHandle;
+  // A handle as a sequence made at run time, or as an optional of one (0: holds none).
+  std::function<Value*(Value* h, bool optional, const std::string& name)> fromHandle;
+};
 
 // Where(cond, t, e) for one If output, refused (E19010, naming the If node `name`) unless both
 // branches give the same static type; t itself when both branches give the same value.
@@ -49,7 +56,7 @@ constexpr int64_t kMaxUnrolledNodes = 20000;
 // Lowers one control-flow node whose inputs are `ins` (null: absent); returns one value per
 // output of n. `name`: the node's unique name, the prefix of everything made.
 std::vector<Value*> lowerControlFlow(Graph& g, frontend::ImportEval& ev, const BodyImporter& importBody,
-                                     const BranchSelector& select, const CompositeTest& composite,
+                                     const BranchSelector& select, const CompositeCarrier& composite,
                                      const onnx::NodeProto& n, const std::string& name,
                                      const std::vector<Value*>& ins, int64_t opset);
 

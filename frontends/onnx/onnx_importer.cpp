@@ -457,7 +457,13 @@ class OnnxImporter {
     onnxfe::BranchSelector select = [this](Value* cond, Value* t, Value* e, const std::string& nm) {
       return comp_.select(*g_, *eval_, cond, t, e, nm);
     };
-    onnxfe::CompositeTest composite = [this](const Value* v) { return comp_.isComposite(v); };
+    onnxfe::CompositeCarrier composite;
+    composite.is = [this](const Value* v) { return comp_.isComposite(v); };
+    composite.isOptional = [this](const Value* v) { return comp_.opts.isOptional(v); };
+    composite.toHandle = [this](Value* v, const std::string& nm) { return comp_.toHandle(*g_, *eval_, v, nm); };
+    composite.fromHandle = [this](Value* h, bool optional, const std::string& nm) {
+      return comp_.fromHandle(*g_, *eval_, h, optional, nm);
+    };
     return onnxfe::lowerControlFlow(*g_, *eval_, body, select, composite, n, name, ins, g_->opsetVersion);
   }
 
@@ -569,7 +575,7 @@ class OnnxImporter {
   void refuseSequenceOutputs() {
     for (const auto& node : g_->nodes())
       for (Value* v : node->inputs)
-        if (comp_.isComposite(v))
+        if (!comp_.mayRead(*node, v))
           throw AtcError("E19010",
                          "Op [" + node->name + ", " + node->type + "] cannot be compiled: it would read the "
                          "sequence or optional [" + v->name + "] as a tensor.",

@@ -122,7 +122,29 @@ Value* concatFromSequence(SeqCtx& c, const List& l) {
   return c.op("Concat", parts, {{"axis", axis}});
 }
 
+[[noreturn]] void refuseRuntime(const SeqCtx& c) {
+  c.refuse("its sequence is made at run time (a loop running in the runtime carries it, or an insert at a run-time "
+           "position built it), which SequenceInsert, SequenceLength and the graph's outputs can read, not " +
+           c.n.op_type());
+}
+
 }  // namespace
+
+Value* Sequences::handleOf(Graph& g, frontend::ImportEval& ev, Value* v, const std::string& name) {
+  if (isRuntime(v)) return v;
+  const std::vector<Value*>& l = lists_.at(v);
+  for (size_t i = 0; i < l.size(); ++i)
+    if (!l[i])
+      throw AtcError("E19010",
+                     "Sequence [" + name + "] cannot be made at run time: its element " + std::to_string(i) +
+                         " has run-time split sizes.",
+                     "Split by sizes known at compile time (docs/frontend-onnx.md, \"Sequences at run time\").");
+  std::string nm = g.uniqueNodeName(name + "/make_sequence");
+  Value* h = g.newValue(nm);
+  g.addNode("RuntimeSequenceMake", nm, l, {h});
+  ev.typeOf(h);
+  return adoptRuntime(h);
+}
 
 Value* Sequences::adopt(Graph& g, const std::string& name, std::vector<Value*> l) {
   Value* marker = g.newConstant(name + "/sequence", makeScalar(0, DType::F32));
@@ -139,6 +161,8 @@ std::vector<Value*> Sequences::lowerMap(Graph& g, frontend::ImportEval& ev, cons
     if (a.name() == "body" && a.has_g()) body = &a.g();
   if (!body) c.invalid("has no body graph");
   if (!isSequence(c.in(0))) c.refuse("its first input is not a sequence made in this model");
+  for (Value* v : ins)
+    if (isRuntime(v)) refuseRuntime(c);
   const size_t len = listOf(ins[0]).size();
   for (Value* v : ins) {
     if (!v) c.invalid("has an absent input");
@@ -190,6 +214,13 @@ std::vector<Value*> Sequences::lower(Graph& g, frontend::ImportEval& ev, const o
   if (op == "SplitToSequence") {
     if (!c.in(0) || isSequence(c.in(0))) c.refuse("its input must be a tensor");
     return make(splitToSequence(c, c.in(0)));
+  }
+  if (op == "SequenceInsert" && c.in(1) && !isSequence(c.in(1)) && isSequence(c.in(0)) &&
+      (isRuntime(c.in(0)) || (c.in(2) && !ev.constantOf(c.in(2)))))  // the runtime inserts it
+    return {adoptRuntime(c.op("RuntimeSequenceInsert", {handleOf(g, ev, c.in(0), name), c.in(1), c.in(2)}))};
+  if (isRuntime(c.in(0))) {
+    if (op != "SequenceLength") refuseRuntime(c);
+    return {c.op("RuntimeSequenceLength", {c.in(0)})};
   }
   List l = seq(0);
   const int64_t size = (int64_t)l.size();

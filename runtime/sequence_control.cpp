@@ -1,0 +1,239 @@
+// See sequence_control.h.
+#include "runtime/sequence_control.h"
+
+#include <cstring>
+
+#include "runtime/run_sized.h"
+#include "support/checked_math.h"
+#include "support/strings.h"
+
+namespace atc {
+namespace rt {
+namespace {
+
+// The most sequences one run may make (each insert makes one): far beyond any real model, and
+// small enough that the store's bookkeeping stays below a few hundred MB.
+constexpr size_t kMaxSequences = size_t(1) << 22;
+
+RuntimeError bad(const std::string& what, const std::string& msg) {
+  return RuntimeError(what + ": invalid execution plan: " + msg);
+}
+
+struct StepCheck {
+  const std::vector<PlanBuffer>& bufs;
+  const std::string& what;
+  std::string name;
+
+  [[noreturn]] void fail(const std::string& why) const { throw bad(what, name + " " + why); }
+  const PlanBuffer& buf(const SeqArg& a) const { return bufs[(size_t)a.buf]; }
+  // A handle: one int64 in the arena (read: the weights too).
+  void handle(const SeqArg& a, bool written) const {
+    if (a.buf < 0 || a.dtype != "int64" || !a.dims.empty() || a.shapeAt >= 0 || a.run || buf(a).run ||
+        buf(a).size < 8 || (written && buf(a).weights))
+      fail("has a sequence handle that is not one int64 in " + std::string(written ? "the arena" : "memory"));
+  }
+  // A tensor copied into a sequence.
+  void element(const SeqArg& a) const {
+    if (a.buf < 0 || !a.esize || a.dims.size() > 8) fail("has an element of an unknown type or rank above 8");
+    const PlanBuffer& b = buf(a);
+    if (a.run) {
+      if (!b.run || b.rank != (int64_t)a.dims.size() || b.esize != a.esize)
+        fail("has a run-sized element outside a run-sized buffer of its rank and element size");
+      return;
+    }
+    int64_t bytes = -1;
+    if (b.run || !shapeSize(a.dims, a.esize, nullptr, &bytes) || (uint64_t)bytes > b.size)
+      fail("has an element larger than its buffer");
+    if (a.shapeAt < 0) return;
+    uint64_t off = (uint64_t)a.shapeAt;
+    if (off % 8 || off < (uint64_t)bytes || off > b.size || (b.size - off) / 8 < std::max<size_t>(a.dims.size(), 1))
+      fail("has an element whose actual dims do not lie after its data in its buffer");
+  }
+  void position(const SeqArg& a) const {
+    if (a.buf < 0) return;
+    int64_t n = 0;
+    if ((a.dtype != "int64" && a.dtype != "int32") || !shapeSize(a.dims, 1, &n, nullptr) || n != 1 || a.run ||
+        a.shapeAt >= 0 || buf(a).run || buf(a).size < a.esize)
+      fail("has a position that is not one int32 or int64");
+  }
+};
+
+SeqArg readArg(const nlohmann::json& t, int64_t buf, const std::vector<PlanBuffer>& bufs) {
+  SeqArg a;
+  a.buf = buf;
+  if (t.is_null()) return a;
+  a.dtype = t.at("dtype").get<std::string>();
+  a.dtypeCode = t.at("dtype_code").get<int32_t>();
+  a.esize = dtypeSizeByName(a.dtype);
+  a.dims = t.at("dims").get<std::vector<int64_t>>();
+  a.shapeAt = t.value("shape_at", int64_t(-1));
+  a.run = t.value("run", false);
+  if (a.run && buf >= 0) a.runDims = bufs[(size_t)buf].offset;
+  return a;
+}
+
+SeqStepSpec checkOne(const nlohmann::json& s, const std::vector<int64_t>& args, size_t i,
+                     const std::vector<PlanBuffer>& bufs, const std::string& what) {
+  SeqStepSpec spec;
+  spec.step = i;
+  spec.kind = s.at("control").get<std::string>();
+  spec.node = s.value("node", std::string());
+  spec.allowNone = s.value("allow_none", false);
+  const auto& tensors = s.at("tensors");
+  StepCheck c{bufs, what, "sequence step " + std::to_string(i) + " (" + spec.kind + ")"};
+  if (!tensors.is_array() || tensors.size() != args.size()) c.fail("describes other arguments than it has");
+  for (size_t k = 0; k < args.size(); ++k) spec.args.push_back(readArg(tensors[k], args[k], bufs));
+  const size_t n = args.size();
+  if (spec.kind == "seq_make") {
+    if (n < 1) c.fail("has no output");
+    for (size_t k = 0; k + 1 < n; ++k) c.element(spec.args[k]);
+  } else if (spec.kind == "seq_insert") {
+    if (n != 4) c.fail("has " + std::to_string(n) + " arguments (4 are required)");
+    c.handle(spec.args[0], false);
+    c.element(spec.args[1]);
+    c.position(spec.args[2]);
+  } else {
+    if (n != 2) c.fail("has " + std::to_string(n) + " arguments (2 are required)");
+    c.handle(spec.args[0], false);
+  }
+  c.handle(spec.args[n - 1], true);
+  return spec;
+}
+
+// The actual dims of argument a at `p` (its data), checked against its bound.
+std::vector<int64_t> actualDims(const SeqArg& a, const uint8_t* p, const uint8_t* arena, const std::string& node) {
+  if (a.shapeAt < 0 && !a.run) return a.dims;
+  std::vector<int64_t> d(a.dims.size());
+  std::memcpy(d.data(), (a.run ? arena + a.runDims : p + a.shapeAt), 8 * d.size());
+  for (size_t k = 0; k < d.size(); ++k)
+    if (d[k] < 0 || (!a.run && d[k] > a.dims[k]))
+      throw RuntimeError("op " + node + ": an element of the sequence has dims [" + joinInts(d) +
+                         "] this run, outside its bound [" + joinInts(a.dims) + "]");
+  return d;
+}
+
+std::shared_ptr<const SeqTensor> copyElement(const SeqArg& a, const void* p, const uint8_t* arena,
+                                             const std::string& node) {
+  auto t = std::make_shared<SeqTensor>();
+  t->desc.dtype = a.dtype;
+  t->desc.dtypeCode = a.dtypeCode;
+  t->desc.shape = actualDims(a, (const uint8_t*)p, arena, node);
+  int64_t bytes = 0;
+  if (!shapeSize(t->desc.shape, a.esize, nullptr, &bytes))
+    throw RuntimeError("op " + node + ": an element of shape [" + joinInts(t->desc.shape) + "] is too large");
+  t->desc.bytes = (uint64_t)bytes;
+  if (bytes) t->data.assign((const uint8_t*)p, (const uint8_t*)p + bytes);
+  return t;
+}
+
+int64_t readInt(const void* p, size_t esize) {
+  if (esize == 4) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  int64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+}  // namespace
+
+bool isSequenceStepKind(const std::string& k) {
+  return k == "seq_make" || k == "seq_insert" || k == "seq_length" || k == "seq_output";
+}
+
+std::vector<SeqStepSpec> checkSequenceSteps(const nlohmann::json& steps,
+                                            const std::vector<std::vector<int64_t>>& stepArgs,
+                                            const std::vector<PlanBuffer>& bufs, const std::string& what) {
+  std::vector<SeqStepSpec> out;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const std::string kind = steps[i].value("control", std::string());
+    if (isSequenceStepKind(kind)) out.push_back(checkOne(steps[i], stepArgs[i], i, bufs, what));
+  }
+  return out;
+}
+
+void SequenceStore::reset() {
+  entries_.clear();
+  bytes_ = 0;
+}
+
+int64_t SequenceStore::add(Entry e) {
+  if (entries_.size() >= kMaxSequences)
+    throw RuntimeError("the run makes more than " + std::to_string(kMaxSequences) + " sequences");
+  if (e.last) {
+    bytes_ += e.last->desc.bytes;
+    if (bytes_ > runMemoryLimit())
+      throw RuntimeError("the run's sequences hold more memory than this machine has (" +
+                         std::to_string(runMemoryLimit()) + " bytes)");
+  }
+  entries_.push_back(std::move(e));
+  return (int64_t)entries_.size();
+}
+
+int64_t SequenceStore::make(std::vector<std::shared_ptr<const SeqTensor>> elems) {
+  int64_t h = add(Entry{});  // the empty sequence
+  for (auto& t : elems) h = add(Entry{h, std::move(t), entries_[(size_t)h - 1].length + 1});
+  return h;
+}
+
+void SequenceStore::check(int64_t h, const std::string& node, bool allowNone) const {
+  if (h == 0 && allowNone) return;
+  if (h == 0)
+    throw RuntimeError("op " + node + ": the sequence it reads does not exist on this run (an empty optional)");
+  if (h < 0 || (uint64_t)h > entries_.size())
+    throw RuntimeError("op " + node + ": the sequence handle " + std::to_string(h) + " was not made in this run");
+}
+
+int64_t SequenceStore::length(int64_t h, const std::string& node) const {
+  check(h, node);
+  return entries_[(size_t)h - 1].length;
+}
+
+std::vector<std::shared_ptr<const SeqTensor>> SequenceStore::list(int64_t h, const std::string& node) const {
+  check(h, node);
+  std::vector<std::shared_ptr<const SeqTensor>> l((size_t)entries_[(size_t)h - 1].length);
+  for (size_t k = l.size(); k > 0; --k) {
+    const Entry& e = entries_[(size_t)h - 1];
+    l[k - 1] = e.last;
+    h = e.parent;
+  }
+  return l;
+}
+
+int64_t SequenceStore::insert(int64_t h, std::shared_ptr<const SeqTensor> x, int64_t pos, const std::string& node) {
+  const int64_t n = length(h, node);
+  if (pos < -n || pos > n)
+    throw RuntimeError("op " + node + ": the position " + std::to_string(pos) + " is outside [" + std::to_string(-n) +
+                       ", " + std::to_string(n) + "] for a sequence of " + std::to_string(n) + " tensors");
+  if (pos < 0) pos += n;
+  if (pos == n) return add(Entry{h, std::move(x), n + 1});
+  auto l = list(h, node);
+  l.insert(l.begin() + pos, std::move(x));
+  return make(std::move(l));
+}
+
+void runSequenceStep(const SeqStepSpec& s, SequenceStore& store, void* const* args, const uint8_t* arena) {
+  const size_t n = s.args.size();
+  auto handleAt = [&](size_t k) { return readInt(args[k], 8); };
+  int64_t out = 0;
+  if (s.kind == "seq_make") {
+    std::vector<std::shared_ptr<const SeqTensor>> elems;
+    for (size_t k = 0; k + 1 < n; ++k) elems.push_back(copyElement(s.args[k], args[k], arena, s.node));
+    out = store.make(std::move(elems));
+  } else if (s.kind == "seq_insert") {
+    int64_t h = handleAt(0);
+    int64_t pos = s.args[2].buf >= 0 ? readInt(args[2], s.args[2].esize) : store.length(h, s.node);
+    out = store.insert(h, copyElement(s.args[1], args[1], arena, s.node), pos, s.node);
+  } else if (s.kind == "seq_length") {
+    out = store.length(handleAt(0), s.node);
+  } else {  // seq_output
+    out = handleAt(0);
+    store.check(out, s.node, s.allowNone);
+  }
+  std::memcpy(args[n - 1], &out, 8);
+}
+
+}  // namespace rt
+}  // namespace atc
