@@ -41,7 +41,7 @@ const std::map<int64_t, const char*>& changesByOpset() {
 }
 
 // The new versions of those opsets that only add element types (float8e8m0 in 24, int2 and
-// uint2 in 25, float16 and bfloat16 to Celu in 28), or attributes that only apply to the new types
+// uint2 in 25, float16 and bfloat16 to Celu in 28, bfloat16 to SplitToSequence in 24), or attributes that only apply to the new types
 // (CastLike-24's round_mode);
 // Cast-24 changed its float8 saturation table: atc's float8 casts follow the current table
 // (kernels/lib/cast_lp.h, docs/element-types.md) at every opset. Compared
@@ -50,11 +50,11 @@ const std::map<int64_t, const char*>& changesByOpset() {
 // using them imports as the opset-23 op (an unsupported element type is still refused by
 // type). If, Loop and Scan 24 / 25 keep their opset-23 text and attributes (onnx/defs/controlflow:
 // the same doc strings, type lists of IR 12 / 13). Attention-24/25 (nonpad_kv_seqlen, sliding
-// windows) and SplitToSequence-24 (not compared) stay in the table above.
+// windows) stays in the table above.
 const std::map<int64_t, const char*>& typeOnlyChanges() {
   static const std::map<int64_t, const char*> t = {
       {24, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QuantizeLinear Reshape "
-           "Scan Shape Size Squeeze TopK Transpose Unsqueeze"},
+           "Scan Shape Size SplitToSequence Squeeze TopK Transpose Unsqueeze"},
       {25, "Cast CastLike Constant ConstantOfShape DequantizeLinear Flatten Identity If Loop Pad QuantizeLinear Reshape "
            "Scan Shape Size Squeeze Transpose Unsqueeze"},
       {27, "Range"},  // stash_type: float16 / bfloat16 computed in float or double; atc computes in double

@@ -51,7 +51,8 @@ def report(name, ok, why=""):
 
 def check_runs(name, path, feeds, refs, args=(), names=None):
     """feeds: list of input lists; refs: function(inputs) -> list of expected outputs; args: more
-    atc options; names: the output names omrun's outputs.json must list, in order."""
+    atc options; names: the output names omrun's outputs.json must list, in order (or a
+    function of the inputs giving them)."""
     r, om = compile_model(name, path, args)
     if r.returncode != 0:
         return report(name, False, "atc failed: " + (r.stdout + r.stderr)[-400:])
@@ -67,14 +68,16 @@ def check_runs(name, path, feeds, refs, args=(), names=None):
         if run.returncode != 0:
             return report(name, False, "omrun failed: " + (run.stdout + run.stderr)[-400:])
         with open(os.path.join(res, "outputs.json")) as f:
-            listed = [o["name"] for o in json.load(f)]
-        if names is not None and listed != names:
-            return report(name, False, "outputs %s, want %s" % (listed, names))
+            index = json.load(f)
+        listed = [o["name"] for o in index]
+        want_names = names(ins) if callable(names) else names
+        if want_names is not None and listed != want_names:
+            return report(name, False, "outputs %s, want %s" % (listed, want_names))
         wants = refs(ins)
         if len(listed) != len(wants):
             return report(name, False, "%d outputs, want %d" % (len(listed), len(wants)))
         for i, want in enumerate(wants):
-            got = np.load(os.path.join(res, "output_%d.npy" % i))
+            got = np.load(os.path.join(res, index[i]["file"]))
             want = np.asarray(want)
             if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5, atol=1e-5):
                 return report(name, False, "set %d output %d: got %s %s, want %s %s" %
@@ -461,7 +464,10 @@ seq_else1 = helper.make_graph([helper.make_node("SequenceConstruct", ["x"], ["s3
 p = model("sequence_runtime_if_lengths",
           [helper.make_node("If", ["c"], ["s"], then_branch=seq_then, else_branch=seq_else1)],
           [vi("c", BOOL, []), x23], [seq_vi("s", F, None)], opset=13)
-check_refused("sequence_runtime_if_lengths", p, "E19010", "its branches give sequences of 2 and 1 tensors")
+# Sequences of different lengths: the If selects a sequence made at run time (a handle).
+check_runs("sequence_runtime_if_lengths", p, [[np.array(True), x0], [np.array(False), x0]],
+           lambda ins: [ins[1], -ins[1]] if ins[0] else [ins[1]],
+           names=lambda ins: ["s[0]", "s[1]"] if ins[0] else ["s[0]"])
 # A sequence input, declared element by element; SequenceMap adds a tensor to each element.
 map_body = helper.make_graph([helper.make_node("Add", ["e", "t"], ["o"])], "mb", [vi("e", F, None), vi("t", F, [3])],
                              [vi("o", F, None)])
@@ -494,6 +500,79 @@ p = model("optional_runtime_if", [helper.make_node("If", ["c"], ["r"], then_bran
           [vi("c", BOOL, []), x23], [helper.make_value_info("r", helper.make_optional_type_proto(x23.type))], opset=18)
 check_runs("optional_runtime_if", p, [[np.array(True), x0], [np.array(False), x0]],
            lambda ins: [np.array(bool(ins[0])), ins[1]], names=["r[has]", "r[value]"])
+
+# Sequences made at run time (docs/frontend-onnx.md, "Sequences at run time").
+# A loop with a run-time trip count appends x[:i+1] (a shape that grows) each iteration.
+def growing_body(extra=()):
+    return helper.make_graph([
+        helper.make_node("Identity", ["ci"], ["co"]), const("one", np.array([1], np.int64)),
+        const("zero1", np.array([0], np.int64)), helper.make_node("Unsqueeze", ["i", "zero1"], ["i1"]),
+        helper.make_node("Add", ["i1", "one"], ["end"]), helper.make_node("Slice", ["v", "zero1", "end"], ["part"]),
+        helper.make_node("SequenceInsert", ["s", "part"], ["s_out"])] + list(extra), "grow",
+        [vi("i", I64, []), vi("ci", BOOL, []), seq_vi("s", F, None)], [vi("co", BOOL, []), seq_vi("s_out", F, None)])
+
+
+V = np.arange(1, 7, dtype=np.float32)
+grow_nodes = [const("v", V), helper.make_node("SequenceEmpty", [], ["s0"], dtype=F),
+              helper.make_node("Loop", ["m", "", "s0"], ["s"], body=growing_body()),
+              helper.make_node("SequenceLength", ["s"], ["n"])]
+p = model("sequence_runtime_loop", grow_nodes, [vi("m", I64, [])], [seq_vi("s", F, None), vi("n", I64, [])])
+for prec in ["must_keep_origin_dtype", "force_fp16"]:
+    check_runs("sequence_runtime_loop_" + prec, p, [[np.array(k, np.int64)] for k in (0, 1, 4)],
+               lambda ins: [V[:j + 1] for j in range(int(ins[0]))] + [np.int64(ins[0])],
+               names=lambda ins: ["s[%d]" % j for j in range(int(ins[0]))] + ["n"],
+               args=["--precision_mode=" + prec])
+# SequenceInsert at a position fed at run time, into a declared sequence input; a position
+# outside [-n, n] fails that run with the reason, and the next run works.
+p = model("sequence_insert_runtime", [helper.make_node("SequenceInsert", ["s", "t", "pos"], ["r"])],
+          [seq_vi("s", F, None), vi("t", F, [3]), vi("pos", I64, [])], [seq_vi("r", F, None)])
+s0, s1, t0 = (rng.standard_normal(sh).astype(np.float32) for sh in [(2,), (4,), (3,)])
+for pos in (0, 1, 2, -1, -2):
+    check_runs("sequence_insert_runtime_at_%d" % pos, p, [[s0, s1, t0, np.array(pos, np.int64)]],
+               lambda ins: (lambda l: l.insert(pos if pos >= 0 else pos + 2, ins[2]) or l)([ins[0], ins[1]]),
+               args=["--input_shape=s[0]:2;s[1]:4"])
+
+
+def run_fails(name, om, ins, phrase):
+    files = []
+    for j, a in enumerate(ins):
+        files.append(os.path.join(WORK, "%s.in%d.npy" % (name, j)))
+        np.save(files[-1], a)
+    r = subprocess.run([BIN + "/omrun", "--model=" + om, "--input=" + ",".join(files),
+                        "--output=" + os.path.join(WORK, name + ".res")], capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    report(name, r.returncode != 0 and phrase in text, "rc %d: %s" % (r.returncode, text[-300:]))
+
+
+run_fails("sequence_insert_runtime_bad_position", os.path.join(WORK, "sequence_insert_runtime_at_0.om"),
+          [s0, s1, t0, np.array(3, np.int64)], "the position 3 is outside [-2, 2] for a sequence of 2 tensors")
+# An optional carried by the loop, empty at first (test_loop16_seq_none's pattern): the body
+# starts a sequence when the optional holds none and extends it otherwise.
+opt_seq = helper.make_optional_type_proto(helper.make_sequence_type_proto(helper.make_tensor_type_proto(F, None)))
+start_g = helper.make_graph([const("z", np.float32(0)), helper.make_node("SequenceConstruct", ["z"], ["fresh"])],
+                            "start", [], [seq_vi("fresh", F, None)])
+keep_g = helper.make_graph([helper.make_node("OptionalGetElement", ["o"], ["kept"])], "keep", [],
+                           [seq_vi("kept", F, None)])
+opt_body = helper.make_graph([
+    helper.make_node("Identity", ["ci"], ["co"]), helper.make_node("OptionalHasElement", ["o"], ["has"]),
+    helper.make_node("Not", ["has"], ["none"]),
+    helper.make_node("If", ["none"], ["s"], then_branch=start_g, else_branch=keep_g),
+    helper.make_node("Cast", ["i"], ["fi"], to=F), helper.make_node("SequenceInsert", ["s", "fi"], ["s_out"])],
+    "ob", [vi("i", I64, []), vi("ci", BOOL, []), helper.make_value_info("o", opt_seq)],
+    [vi("co", BOOL, []), seq_vi("s_out", F, None)])
+p = model("sequence_runtime_optional", [
+    helper.make_node("Optional", [], ["o0"], type=opt_seq.optional_type.elem_type),
+    helper.make_node("Loop", ["m", "", "o0"], ["r"], body=opt_body)],
+    [vi("m", I64, [])], [seq_vi("r", F, None)], opset=18)
+check_runs("sequence_runtime_optional", p, [[np.array(k, np.int64)] for k in (1, 3)],
+           lambda ins: [np.float32(0)] + [np.float32(j) for j in range(int(ins[0]))])
+run_fails("sequence_runtime_optional_none", os.path.join(WORK, "sequence_runtime_optional.om"),
+          [np.array(0, np.int64)], "does not exist on this run (an empty optional)")
+# SequenceAt on a sequence made at run time: refused with the reason.
+p = model("sequence_runtime_at", grow_nodes[:3] + [const("k", np.array(0, np.int64)),
+                                                   helper.make_node("SequenceAt", ["s", "k"], ["e"])],
+          [vi("m", I64, [])], [vi("e", F, None)])
+check_refused("sequence_runtime_at", p, "E19010", "its sequence is made at run time")
 
 torch_case()
 print("%d failed" % failures)
