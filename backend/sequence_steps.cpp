@@ -10,7 +10,11 @@ nlohmann::json sequenceControlStep(const LoweredNode& L, BufferPlan& bp) {
   static const std::map<std::string, std::string> kinds = {{"RuntimeSequenceMake", "seq_make"},
                                                            {"RuntimeSequenceInsert", "seq_insert"},
                                                            {"RuntimeSequenceLength", "seq_length"},
-                                                           {"RuntimeSequenceOutput", "seq_output"}};
+                                                           {"RuntimeSequenceOutput", "seq_output"},
+                                                           {"RuntimeSequenceAt", "seq_at"},
+                                                           {"RuntimeSequenceErase", "seq_erase"},
+                                                           {"RuntimeSequenceConcat", "seq_concat"},
+                                                           {"RuntimeSequenceSplit", "seq_split"}};
   auto kind = kinds.find(n.type);
   if (kind == kinds.end()) internalError("no sequence step for " + n.type);
   nlohmann::json s, args = nlohmann::json::array(), tensors = nlohmann::json::array();
@@ -39,6 +43,12 @@ nlohmann::json sequenceControlStep(const LoweredNode& L, BufferPlan& bp) {
   s["args"] = args;
   s["tensors"] = tensors;
   if (n.type == "RuntimeSequenceOutput") s["allow_none"] = n.attrInt("allow_none", 0) != 0;
+  if (n.type == "RuntimeSequenceConcat" || n.type == "RuntimeSequenceSplit") s["axis"] = n.attrInt("axis", 0);
+  if (n.type == "RuntimeSequenceConcat") s["new_axis"] = n.attrInt("new_axis", 0) != 0;
+  if (n.type == "RuntimeSequenceSplit") s["keepdims"] = n.attrInt("keepdims", 1) != 0;
+  // a run-sized output taken out of a sequence: this step sizes it
+  if ((n.type == "RuntimeSequenceAt" || n.type == "RuntimeSequenceConcat") && isRunSized(n.outputs[0]))
+    s["sizes"] = std::vector<size_t>{n.inputs.size()};
   return s;
 }
 

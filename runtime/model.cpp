@@ -158,7 +158,14 @@ struct Model::Impl {
   size_t control(Gear& G, size_t i) {
     const Step& s = G.steps[i];
     if (s.seq >= 0) {
-      runSequenceStep(G.seqSteps[(size_t)s.seq], seqStore, G.args.data() + s.argBegin, (const uint8_t*)arena->p);
+      const SeqStepSpec& q = G.seqSteps[(size_t)s.seq];
+      auto sizeOutput = [&](const std::vector<int64_t>& dims) {
+        RunBuffer& b = G.runBufs[(size_t)q.outRun];
+        std::memcpy((uint8_t*)arena->p + b.dimsOffset(), dims.data(), 8 * dims.size());
+        b.size((const uint8_t*)arena->p, G.args);
+        return G.args[s.argBegin + q.args.size() - 1];
+      };
+      runSequenceStep(q, seqStore, G.args.data() + s.argBegin, (const uint8_t*)arena->p, sizeOutput);
       return i + 1;
     }
     LoopRunner& L = G.loops[(size_t)s.loop];
@@ -575,8 +582,9 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         G.loops.emplace_back(spec, [&](int64_t id) { return ptr((size_t)id); },
                              [&](int64_t id) { return runIndex[(size_t)id]; });
       }
-      for (const SeqStepSpec& spec : c.seqs) {
+      for (SeqStepSpec spec : c.seqs) {
         G.steps[spec.step].seq = (int64_t)G.seqSteps.size();
+        if (spec.args.back().run) spec.outRun = (int64_t)runIndex[(size_t)spec.args.back().buf];
         G.seqSteps.push_back(spec);
       }
       G.lastSeq.resize(c.desc.outputs.size());

@@ -6,8 +6,13 @@
 //   seq_insert args: h, x, pos? | h'       pos outside [-n, n] fails the run
 //   seq_length args: h | n
 //   seq_output args: h | h                 a graph output; h = 0 fails the run unless allow_none
+//   seq_at     args: h, pos | y            y: static (the element must have its dims) or run-sized
+//   seq_erase  args: h, pos? | h'          pos outside [-n, n - 1] fails the run (absent: -1)
+//   seq_concat args: h | y                 ConcatFromSequence (axis, new_axis); y run-sized
+//   seq_split  args: x, split? | h         SplitToSequence (axis, keepdims) by sizes a run gives
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +41,9 @@ struct SeqStepSpec {
   std::string kind, node;
   std::vector<SeqArg> args;  // inputs then the output
   bool allowNone = false;
+  int64_t axis = 0;                      // seq_concat, seq_split
+  bool newAxis = false, keepdims = true;  // seq_concat; seq_split
+  int64_t outRun = -1;  // a run-sized output's index in the gear's run buffers (set by the loader)
 };
 
 bool isSequenceStepKind(const std::string& control);
@@ -73,8 +81,10 @@ class SequenceStore {
 };
 
 // Runs one sequence step over its arguments' current addresses (args, as the kernels get
-// them) and the arena (for run-sized dims). Throws RuntimeError naming the node.
-void runSequenceStep(const SeqStepSpec& s, SequenceStore& store, void* const* args, const uint8_t* arena);
+// them) and the arena (for run-sized dims). sizeOutput(dims): gives a run-sized output its
+// dims and memory (RunBuffer::size), returns its address. Throws RuntimeError naming the node.
+void runSequenceStep(const SeqStepSpec& s, SequenceStore& store, void* const* args, const uint8_t* arena,
+                     const std::function<void*(const std::vector<int64_t>&)>& sizeOutput);
 
 }  // namespace rt
 }  // namespace atc

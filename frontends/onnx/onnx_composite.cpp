@@ -56,9 +56,6 @@ Value* outputNamed(Graph& g, const std::string& name) {
   return out;
 }
 
-Value* noHandle(Graph& g, const std::string& name) {
-  return g.newConstant(name + "/no_sequence", makeIntTensor({0}, DType::I64, true));
-}
 
 [[noreturn]] void refuseSelect(const std::string& name, const std::string& why) {
   throw AtcError("E19010",
@@ -171,7 +168,7 @@ Value* Composites::toHandle(Graph& g, frontend::ImportEval& ev, Value* v, const 
   if (seqs.isSequence(v)) return seqs.handleOf(g, ev, v, name);
   const OptionalValue& o = opts.get(v);
   TensorPtr has = ev.constantOf(o.has);
-  if (!o.payload || (has && has->intAt(0) == 0)) return noHandle(g, name);
+  if (!o.payload || (has && has->intAt(0) == 0)) return seqs.noHandle(g, name);
   if (!seqs.isSequence(o.payload))
     throw AtcError("E19010",
                    "Optional [" + name + "] holds a tensor, and a loop that runs in the runtime carries only tensors, "
@@ -179,13 +176,19 @@ Value* Composites::toHandle(Graph& g, frontend::ImportEval& ev, Value* v, const 
                    "Carry the tensor itself, or make the loop's trip count a constant (docs/frontend-onnx.md).");
   Value* h = seqs.handleOf(g, ev, o.payload, name);
   if (has) return h;
-  return node(g, ev, "Where", {o.has, h, noHandle(g, name)}, name + "/optional_handle");
+  return seqs.adoptRuntime(node(g, ev, "Where", {o.has, h, seqs.noHandle(g, name)}, name + "/optional_handle"),
+                           seqs.infoOf(ev, h));
 }
 
-Value* Composites::fromHandle(Graph& g, frontend::ImportEval& ev, Value* h, bool optional, const std::string& name) {
-  seqs.adoptRuntime(h);
+Value* Composites::fromHandle(Graph& g, frontend::ImportEval& ev, Value* h, bool optional, const std::string& name,
+                              const std::vector<Value*>& from, const Value* loopInput) {
+  SeqInfo info;
+  if (from.empty()) info.bases.insert(h);  // a loop body's input: what the loop puts in is not known yet
+  for (Value* v : from) info = mergeInfo(info, seqs.infoOf(ev, v));
+  if (loopInput) info.bases.erase(loopInput);
+  seqs.adoptRuntime(h, info);
   if (!optional) return h;
-  Value* none = node(g, ev, "Equal", {h, noHandle(g, name)}, name + "/is_none");
+  Value* none = node(g, ev, "Equal", {h, seqs.noHandle(g, name)}, name + "/is_none");
   return opts.adopt(g, name, {node(g, ev, "Not", {none}, name + "/has"), h});
 }
 
@@ -214,7 +217,7 @@ void Composites::flattenOutput(Graph& g, Value* v, const std::string& name, std:
   outputs->push_back(copyTo(g, o.has, name + "[has]"));
   if (seqs.isRuntime(o.payload)) {  // no tensors when it holds none
     Value* h = g.newValue(g.uniqueNodeName(name + "/handle"));
-    handleReaders_.insert(g.addNode("Where", h->name, {o.has, o.payload, noHandle(g, name)}, {h}));
+    handleReaders_.insert(g.addNode("Where", h->name, {o.has, o.payload, seqs.noHandle(g, name)}, {h}));
     Node* n = g.addNode("RuntimeSequenceOutput", g.uniqueNodeName(name + "/sequence"), {h}, {outputNamed(g, name)});
     n->attrs["allow_none"] = int64_t(1);
     return outputs->push_back(n->outputs[0]);
@@ -232,7 +235,8 @@ Value* Composites::select(Graph& g, frontend::ImportEval& ev, Value* cond, Value
   if (seqs.isSequence(t) && seqs.isSequence(e) &&
       (seqs.isRuntime(t) || seqs.isRuntime(e) || seqs.listOf(t).size() != seqs.listOf(e).size()))
     return seqs.adoptRuntime(node(g, ev, "Where", {cond, seqs.handleOf(g, ev, t, name), seqs.handleOf(g, ev, e, name)},
-                                  name + "/select_sequence"));
+                                  name + "/select_sequence"),
+                             mergeInfo(seqs.infoOf(ev, t), seqs.infoOf(ev, e)));
   if (seqs.isSequence(t) && seqs.isSequence(e)) {
     const std::vector<Value*>& lt = seqs.listOf(t);
     const std::vector<Value*>& le = seqs.listOf(e);

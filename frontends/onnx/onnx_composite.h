@@ -59,7 +59,10 @@ class Composites {
   Value* select(Graph& g, frontend::ImportEval& ev, Value* cond, Value* t, Value* e, const std::string& name);
   // A sequence or an optional of one as a run-time handle, and back (CompositeCarrier).
   Value* toHandle(Graph& g, frontend::ImportEval& ev, Value* v, const std::string& name);
-  Value* fromHandle(Graph& g, frontend::ImportEval& ev, Value* h, bool optional, const std::string& name);
+  // fromHandle's `from`: the handles whose tensors h may hold (none: h is a loop body's input);
+  // loopInput: the loop body input those may extend (a loop's final value).
+  Value* fromHandle(Graph& g, frontend::ImportEval& ev, Value* h, bool optional, const std::string& name,
+                    const std::vector<Value*>& from, const Value* loopInput);
 
  private:
   Value* node(Graph& g, frontend::ImportEval& ev, const std::string& type, const std::vector<Value*>& ins,

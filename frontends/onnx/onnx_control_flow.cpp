@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ir/op_registry.h"
 #include "support/diagnostics.h"
 
 namespace atc {
@@ -179,8 +180,8 @@ std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std:
   std::vector<Value*> bodyView = bodyIns;
   for (int64_t k = 0; k < nCarried; ++k)
     if (composite[(size_t)k])
-      bodyView[(size_t)(2 + k)] = c.composite.fromHandle(bodyIns[(size_t)(2 + k)],
-                                                         c.composite.isOptional(ins[(size_t)(2 + k)]), c.name);
+      bodyView[(size_t)(2 + k)] = c.composite.fromHandle(
+          bodyIns[(size_t)(2 + k)], c.composite.isOptional(ins[(size_t)(2 + k)]), c.name, {}, nullptr);
   std::vector<Value*> outs = c.importBody(body, bodyView, c.name + "/body");
   std::vector<bool> optionalOut((size_t)nCarried, false);
   for (size_t k = 1; k < outs.size(); ++k) {
@@ -208,9 +209,21 @@ std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std:
   Node* end = c.g.addNode("LoopEnd", c.g.uniqueNodeName(c.name + "/end"), endIns, results);
   end->attrs["_carried"] = nCarried;
   end->originalNames = {c.name};
-  for (Value* r : results) c.ev.typeOf(r);  // the checks of loop_ops.cpp, at import
-  for (int64_t k = 0; k < nCarried; ++k)
-    if (composite[(size_t)k]) results[(size_t)k] = c.composite.fromHandle(results[(size_t)k], optionalOut[(size_t)k], c.name);
+  // the loop's types at import (ImportEval infers a node alone, and LoopEnd needs its LoopBegin);
+  // an error here is reported by the passes, with the whole graph's types
+  for (Value* v : endIns)
+    if (v) c.ev.typeOf(v);
+  try {
+    inferNode(c.g, *end);
+  } catch (const AtcError&) {
+  }
+  for (int64_t k = 0; k < nCarried; ++k)  // what the loop gives: the initial tensors and those the body adds
+    if (composite[(size_t)k]) {
+      results[(size_t)k]->type = TensorType(DType::I64, {});  // a handle, however the rest of the loop typed
+      results[(size_t)k] =
+          c.composite.fromHandle(results[(size_t)k], optionalOut[(size_t)k], c.name,
+                                 {beginIns[(size_t)(2 + k)], outs[(size_t)(1 + k)]}, bodyIns[(size_t)(2 + k)]);
+    }
   results.resize((size_t)c.n.output_size());
   return results;
 }

@@ -35,8 +35,12 @@ struct CompositeCarrier {
   std::function<bool(const Value*)> isOptional;  // an optional
   // The handle standing for sequence or optional v (E19010 for an optional tensor).
   std::function<Value*(Value* v, const std::string& name)> toHandle;
-  // A handle as a sequence made at run time, or as an optional of one (0: holds none).
-  std::function<Value*(Value* h, bool optional, const std::string& name)> fromHandle;
+  // A handle as a sequence made at run time, or as an optional of one (0: holds none). from:
+  // the handles whose tensors it may hold (empty: a loop body's input); loopInput: the body
+  // input that a loop's final value extends (else null).
+  std::function<Value*(Value* h, bool optional, const std::string& name, const std::vector<Value*>& from,
+                       const Value* loopInput)>
+      fromHandle;
 };
 
 // Where(cond, t, e) for one If output, refused (E19010, naming the If node `name`) unless both

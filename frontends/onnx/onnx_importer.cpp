@@ -36,13 +36,15 @@ std::string shapeText(const TensorType& t) {
 
 bool isDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
-// A scan output of a loop that runs at run time (ops/control/loop_ops.cpp): run-sized.
-bool isLoopScanOutput(const Value* v) {
+// A run-sized value made at import: a scan output of a loop that runs at run time
+// (ops/control/loop_ops.cpp), a tensor taken out of a run-time sequence (sequence_ops.cpp).
+// (typed at import or not).
+bool isRunSizedResult(const Value* v) {
   const Node* p = v->producer;
-  if (!p || p->type != "LoopEnd") return false;
-  for (size_t k = (size_t)p->attrInt("_carried", 0); k < p->outputs.size(); ++k)
-    if (p->outputs[k] == v) return true;
-  return false;
+  if (p && p->type == "LoopEnd")
+    for (size_t k = (size_t)p->attrInt("_carried", 0); k < p->outputs.size(); ++k)
+      if (p->outputs[k] == v) return true;
+  return isRunSized(v);
 }
 
 bool isSequenceMap(const onnx::NodeProto& n) { return isDefaultDomain(n.domain()) && n.op_type() == "SequenceMap"; }
@@ -389,7 +391,7 @@ class OnnxImporter {
   // Identity.
   void bindLoweredOutputs(const onnx::NodeProto& n, int i, const std::vector<Value*>& outs) {
     for (size_t k = 0; k < outs.size() && k < nodeOutputs_[(size_t)i].size(); ++k) {
-      if (isLoopScanOutput(outs[k])) {  // run-sized: no Identity reads it, it takes the name
+      if (isRunSizedResult(outs[k])) {  // run-sized: no Identity reads it, it takes the name
         g_->swapNames(nodeOutputs_[(size_t)i][k], outs[k]);
         if (!n.output((int)k).empty()) values_[n.output((int)k)] = outs[k];
         continue;
@@ -461,8 +463,9 @@ class OnnxImporter {
     composite.is = [this](const Value* v) { return comp_.isComposite(v); };
     composite.isOptional = [this](const Value* v) { return comp_.opts.isOptional(v); };
     composite.toHandle = [this](Value* v, const std::string& nm) { return comp_.toHandle(*g_, *eval_, v, nm); };
-    composite.fromHandle = [this](Value* h, bool optional, const std::string& nm) {
-      return comp_.fromHandle(*g_, *eval_, h, optional, nm);
+    composite.fromHandle = [this](Value* h, bool optional, const std::string& nm, const std::vector<Value*>& from,
+                                  const Value* loopInput) {
+      return comp_.fromHandle(*g_, *eval_, h, optional, nm, from, loopInput);
     };
     return onnxfe::lowerControlFlow(*g_, *eval_, body, select, composite, n, name, ins, g_->opsetVersion);
   }

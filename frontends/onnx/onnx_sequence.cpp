@@ -74,12 +74,7 @@ List splitToSequence(SeqCtx& c, Value* x) {
   int64_t dim = t.shape[(size_t)axis];
   std::vector<int64_t> sizes;
   bool squeeze = false;
-  if (c.in(1) && !c.ev.constantOf(c.in(1))) {  // run-time sizes: only the count is known
-    const TensorType& st = c.ev.typeOf(c.in(1));
-    if (!st.isStatic() || st.rank() != 1) c.refuse("its split sizes are not known at compile time");
-    return List((size_t)st.shape[0], nullptr);
-  }
-  if (dim < 0) c.refuse("the split axis has no static length");
+
   if (!c.in(1)) {
     sizes.assign((size_t)dim, 1);
     squeeze = c.intAttr("keepdims", 1) == 0;
@@ -122,13 +117,112 @@ Value* concatFromSequence(SeqCtx& c, const List& l) {
   return c.op("Concat", parts, {{"axis", axis}});
 }
 
+// A tensor entering a run-time sequence: its type (a shape from data: any dims of its rank).
+SeqInfo tensorInfo(frontend::ImportEval& ev, Value* x) {
+  SeqInfo i;
+  i.any = true;
+  i.type = ev.typeOf(x);
+  i.mixed = !i.type.shapeKnown;
+  if (x->shapeFromData)
+    for (int64_t& d : i.type.shape) d = -1;
+  return i;
+}
+
+// The runtime splits x (SplitToSequence by sizes only a run gives, or along an axis whose
+// length only a run knows).
+bool splitsAtRunTime(SeqCtx& c) {
+  if (c.n.op_type() != "SplitToSequence" || !c.in(0)) return false;
+  if (c.in(1) && !c.ev.constantOf(c.in(1))) return true;
+  const TensorType& t = c.ev.typeOf(c.in(0));
+  int64_t axis = c.intAttr("axis", 0);
+  if (!t.shapeKnown || axis < -t.rank() || axis >= t.rank()) return false;  // refused or invalid below
+  return t.shape[(size_t)(axis < 0 ? axis + t.rank() : axis)] < 0 || c.in(0)->shapeFromData;
+}
+
 [[noreturn]] void refuseRuntime(const SeqCtx& c) {
-  c.refuse("its sequence is made at run time (a loop running in the runtime carries it, or an insert at a run-time "
-           "position built it), which SequenceInsert, SequenceLength and the graph's outputs can read, not " +
-           c.n.op_type());
+  c.refuse("its sequence is made at run time (a loop running in the runtime carries it, or a position or split "
+           "sizes fed at run time made it), which SequenceInsert, SequenceErase, SequenceAt, SequenceLength, "
+           "ConcatFromSequence and the graph's outputs can read, not " + c.n.op_type());
+}
+
+int64_t normalAxis(SeqCtx& c, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) c.invalid("has axis " + std::to_string(axis) + " for rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
 }
 
 }  // namespace
+
+SeqInfo mergeInfo(SeqInfo a, const SeqInfo& b) {
+  a.bases.insert(b.bases.begin(), b.bases.end());
+  if (!b.any) return a;
+  if (!a.any) {
+    SeqInfo r = b;
+    r.bases = a.bases;
+    return r;
+  }
+  a.mixed = a.mixed || b.mixed || a.type.dtype != b.type.dtype || a.type.rank() != b.type.rank();
+  for (size_t k = 0; !a.mixed && k < a.type.shape.size(); ++k)
+    if (a.type.shape[k] != b.type.shape[k]) a.type.shape[k] = -1;
+  return a;
+}
+
+SeqInfo Sequences::infoOf(frontend::ImportEval& ev, const Value* v) const {
+  auto rt = runtime_.find(v);
+  if (rt != runtime_.end()) return rt->second;
+  SeqInfo info;
+  for (Value* e : lists_.at(v)) {
+    SeqInfo one;
+    one.any = one.mixed = true;  // an element of run-time split sizes: its type unknown
+    info = mergeInfo(info, e ? tensorInfo(ev, e) : one);
+  }
+  return info;
+}
+
+Value* Sequences::noHandle(Graph& g, const std::string& name) {
+  return adoptRuntime(g.newConstant(name + "/no_sequence", makeIntTensor({0}, DType::I64, true)), SeqInfo{});
+}
+
+std::vector<Value*> Sequences::lowerRuntime(Graph& g, frontend::ImportEval& ev, const onnx::NodeProto& n,
+                                            const std::string& name, const std::vector<Value*>& ins) {
+  SeqCtx c{g, ev, n, name, ins};
+  const std::string& op = n.op_type();
+  if (op == "SplitToSequence") {
+    const TensorType& t = ev.typeOf(c.in(0));
+    int64_t axis = normalAxis(c, c.intAttr("axis", 0), t.rank());
+    SeqInfo info = tensorInfo(ev, c.in(0));
+    info.type.shape[(size_t)axis] = c.in(1) ? -1 : 1;
+    if (!c.in(1) && c.intAttr("keepdims", 1) == 0) info.type.shape.erase(info.type.shape.begin() + axis);
+    Value* h = c.op("RuntimeSequenceSplit", {c.in(0), c.in(1)}, {{"axis", axis}, {"keepdims", c.intAttr("keepdims", 1)}});
+    return {adoptRuntime(h, info)};
+  }
+  Value* h = handleOf(g, ev, c.in(0), name);
+  SeqInfo info = infoOf(ev, h);
+  if (op == "SequenceInsert") {
+    if (!c.in(1) || isSequence(c.in(1))) c.refuse("it inserts something that is not a tensor");
+    Value* r = c.op("RuntimeSequenceInsert", {h, c.in(1), c.in(2)});
+    return {adoptRuntime(r, mergeInfo(info, tensorInfo(ev, c.in(1))))};
+  }
+  if (op == "SequenceErase") return {adoptRuntime(c.op("RuntimeSequenceErase", {h, c.in(1)}), info)};
+  if (op == "SequenceLength") return {c.op("RuntimeSequenceLength", {h})};
+  if (op != "SequenceAt" && op != "ConcatFromSequence") refuseRuntime(c);
+  if (!info.any) c.refuse("its sequence is made at run time and never holds a tensor");
+  if (info.mixed || !info.bases.empty())
+    c.refuse("its sequence is made at run time, and the tensors it may hold " +
+             std::string(info.mixed ? "differ in element type or rank"
+                                    : "are not known inside the loop that makes them (read it after the loop)"));
+  const int64_t dtype = (int64_t)info.type.dtype;
+  if (op == "SequenceAt") {
+    if (!c.in(1)) c.invalid("has no position");
+    return {c.op("RuntimeSequenceAt", {h, c.in(1)}, {{"_dtype", dtype}, {"_dims", info.type.shape}})};
+  }
+  const int64_t newAxis = c.intAttr("new_axis", 0) != 0;
+  const int64_t axis = normalAxis(c, c.intAttr("axis", 0), info.type.rank() + newAxis);
+  Shape dims = info.type.shape;
+  if (newAxis) dims.insert(dims.begin() + axis, -1);
+  else dims[(size_t)axis] = -1;
+  return {c.op("RuntimeSequenceConcat", {h},
+               {{"axis", axis}, {"new_axis", newAxis}, {"_dtype", dtype}, {"_dims", std::vector<int64_t>(dims)}})};
+}
 
 Value* Sequences::handleOf(Graph& g, frontend::ImportEval& ev, Value* v, const std::string& name) {
   if (isRuntime(v)) return v;
@@ -143,7 +237,7 @@ Value* Sequences::handleOf(Graph& g, frontend::ImportEval& ev, Value* v, const s
   Value* h = g.newValue(nm);
   g.addNode("RuntimeSequenceMake", nm, l, {h});
   ev.typeOf(h);
-  return adoptRuntime(h);
+  return adoptRuntime(h, infoOf(ev, v));
 }
 
 Value* Sequences::adopt(Graph& g, const std::string& name, std::vector<Value*> l) {
@@ -205,6 +299,11 @@ std::vector<Value*> Sequences::lower(Graph& g, frontend::ImportEval& ev, const o
     return it->second;
   };
   auto make = [&](List l) { return std::vector<Value*>{adopt(g, name, std::move(l))}; };
+  // the runtime's sequences: one made at run time, a position or split sizes fed at run time
+  const bool rtPos = (op == "SequenceInsert" && c.in(2) && !ev.constantOf(c.in(2))) ||
+                     ((op == "SequenceAt" || op == "SequenceErase") && c.in(1) && !ev.constantOf(c.in(1)));
+  if (splitsAtRunTime(c) || (op != "SplitToSequence" && isSequence(c.in(0)) && (isRuntime(c.in(0)) || rtPos)))
+    return lowerRuntime(g, ev, n, name, ins);
   if (op == "SequenceEmpty") return make({});
   if (op == "SequenceConstruct") {
     for (Value* v : ins)
@@ -214,13 +313,6 @@ std::vector<Value*> Sequences::lower(Graph& g, frontend::ImportEval& ev, const o
   if (op == "SplitToSequence") {
     if (!c.in(0) || isSequence(c.in(0))) c.refuse("its input must be a tensor");
     return make(splitToSequence(c, c.in(0)));
-  }
-  if (op == "SequenceInsert" && c.in(1) && !isSequence(c.in(1)) && isSequence(c.in(0)) &&
-      (isRuntime(c.in(0)) || (c.in(2) && !ev.constantOf(c.in(2)))))  // the runtime inserts it
-    return {adoptRuntime(c.op("RuntimeSequenceInsert", {handleOf(g, ev, c.in(0), name), c.in(1), c.in(2)}))};
-  if (isRuntime(c.in(0))) {
-    if (op != "SequenceLength") refuseRuntime(c);
-    return {c.op("RuntimeSequenceLength", {c.in(0)})};
   }
   List l = seq(0);
   const int64_t size = (int64_t)l.size();

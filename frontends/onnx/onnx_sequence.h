@@ -27,6 +27,17 @@ namespace onnxfe {
 
 bool isSequenceNode(const onnx::NodeProto& n);
 
+// What compile time knows of the tensors a run-time sequence may hold: their dtype and dims
+// (-1 where they differ) when they share a dtype and rank, and the loop body inputs whose
+// tensors it may hold too (not known until the loop's body has been imported).
+struct SeqInfo {
+  bool any = false;    // it may hold a tensor
+  bool mixed = false;  // of different dtypes or ranks (or of unknown type)
+  TensorType type;
+  std::set<const Value*> bases;
+};
+SeqInfo mergeInfo(SeqInfo a, const SeqInfo& b);
+
 class Sequences {
  public:
   // Lowers one sequence node whose inputs are `ins` (null: absent); one value per output.
@@ -38,12 +49,16 @@ class Sequences {
   // A marker standing for the list `l` (a sequence graph input, a sequence an If selects).
   Value* adopt(Graph& g, const std::string& name, std::vector<Value*> l);
   bool isSequence(const Value* v) const { return v && (lists_.count(v) != 0 || runtime_.count(v) != 0); }
+  // A run-time handle standing for no sequence (an empty optional's).
+  Value* noHandle(Graph& g, const std::string& name);
   // A sequence made at run time: the value is its handle.
   bool isRuntime(const Value* v) const { return v && runtime_.count(v) != 0; }
-  Value* adoptRuntime(Value* handle) {
-    runtime_.insert(handle);
+  Value* adoptRuntime(Value* handle, SeqInfo info) {
+    runtime_[handle] = std::move(info);
     return handle;
   }
+  // What is known of the tensors of sequence v (a list: its elements' types).
+  SeqInfo infoOf(frontend::ImportEval& ev, const Value* v) const;
   // The tensors of a sequence made at compile time (not isRuntime).
   const std::vector<Value*>& listOf(const Value* v) const { return lists_.at(v); }
   // The run-time handle of sequence v: v itself, or a RuntimeSequenceMake of its tensors.
@@ -51,7 +66,9 @@ class Sequences {
 
  private:
   std::map<const Value*, std::vector<Value*>> lists_;  // null element: only its existence is known
-  std::set<const Value*> runtime_;                     // handles of sequences made at run time
+  std::map<const Value*, SeqInfo> runtime_;            // handles of sequences made at run time
+  std::vector<Value*> lowerRuntime(Graph& g, frontend::ImportEval& ev, const onnx::NodeProto& n,
+                                   const std::string& name, const std::vector<Value*>& ins);
 };
 
 }  // namespace onnxfe

@@ -11,7 +11,14 @@
 //   RuntimeSequenceLength(h) -> n           int64 scalar
 //   RuntimeSequenceOutput(h) -> h           a graph output: the runtime gives its tensors;
 //                                           attribute allow_none=1: h may be 0 (an optional)
-// An element may be static, data-shaped (within a bound) or run-sized.
+//   RuntimeSequenceAt(h, pos) -> y          SequenceAt; pos outside [-n, n-1] fails the run
+//   RuntimeSequenceErase(h, pos?) -> h'     SequenceErase (absent: the last)
+//   RuntimeSequenceConcat(h) -> y           ConcatFromSequence (axis, new_axis)
+//   RuntimeSequenceSplit(x, split?) -> h    SplitToSequence (axis, keepdims) by sizes a run gives
+// An element may be static, data-shaped (within a bound) or run-sized. A tensor taken out (At,
+// Concat) has the type the importer worked out from what enters the sequence (attributes
+// _dtype and _dims, -1 for a dim that differs between elements): static when every element has
+// the same shape (the runtime checks each run's), else run-sized.
 #include "ir/op_registry.h"
 
 namespace atc {
@@ -37,17 +44,63 @@ void inferMake(Graph&, Node& n) {
   setHandle(n);
 }
 
+void checkPosition(const Node& n, const Value* p);
+
 void inferInsert(Graph&, Node& n) {
   checkHandle(n, n.input(0), "a first input");
   checkElement(n, n.input(1));
-  if (const Value* p = n.input(2))
-    if ((p->type.dtype != DType::I64 && p->type.dtype != DType::I32) || !p->type.isStatic() || p->type.numel() != 1)
-      opError(n, "has a position that is not one int32 or int64");
+  checkPosition(n, n.input(2));
   setHandle(n);
 }
 
 void inferHandleOnly(Graph&, Node& n) {
   checkHandle(n, n.input(0), "an input");
+  setHandle(n);
+}
+
+void checkPosition(const Node& n, const Value* p) {
+  if (p && ((p->type.dtype != DType::I64 && p->type.dtype != DType::I32) || !p->type.isStatic() || p->type.numel() != 1))
+    opError(n, "has a position that is not one int32 or int64");
+}
+
+// A tensor taken out of a sequence: the type in _dtype / _dims.
+void setTaken(Node& n) {
+  int64_t code = n.attrInt("_dtype", -1);
+  std::vector<int64_t> dims = n.attrInts("_dims");
+  if (code < 0 || code > 255 || dims.size() > (size_t)kRunSizedMaxRank) opError(n, "has no valid _dtype / _dims");
+  bool run = false;
+  for (int64_t d : dims) {
+    if (d < -1) opError(n, "has a dim below -1 in _dims");
+    run = run || d < 0;
+  }
+  n.outputs[0]->type = TensorType((DType)code, dims);
+  n.outputs[0]->shapeFromData = run;
+}
+
+void inferAt(Graph&, Node& n) {
+  checkHandle(n, n.input(0), "a first input");
+  if (!n.input(1)) opError(n, "has no position");
+  checkPosition(n, n.input(1));
+  setTaken(n);
+}
+
+void inferErase(Graph&, Node& n) {
+  checkHandle(n, n.input(0), "a first input");
+  checkPosition(n, n.input(1));
+  setHandle(n);
+}
+
+void inferConcat(Graph&, Node& n) {
+  checkHandle(n, n.input(0), "an input");
+  setTaken(n);
+  if (!n.outputs[0]->shapeFromData) opError(n, "has an output that is not run-sized");
+}
+
+void inferSplit(Graph&, Node& n) {
+  checkElement(n, n.input(0));
+  if (const Value* s = n.input(1))
+    if ((s->type.dtype != DType::I64 && s->type.dtype != DType::I32) || !s->type.isStatic() || s->type.rank() > 1)
+      opError(n, "has split sizes that are not int32 or int64 of rank 0 or 1");
   setHandle(n);
 }
 
@@ -66,6 +119,10 @@ OpDef makeOp() { return sequenceOp("RuntimeSequenceMake", 0, -1, inferMake); }
 OpDef insertOp() { return sequenceOp("RuntimeSequenceInsert", 2, 3, inferInsert); }
 OpDef lengthOp() { return sequenceOp("RuntimeSequenceLength", 1, 1, inferHandleOnly); }
 OpDef outputOp() { return sequenceOp("RuntimeSequenceOutput", 1, 1, inferHandleOnly); }
+OpDef atOp() { return sequenceOp("RuntimeSequenceAt", 2, 2, inferAt); }
+OpDef eraseOp() { return sequenceOp("RuntimeSequenceErase", 1, 2, inferErase); }
+OpDef concatOp() { return sequenceOp("RuntimeSequenceConcat", 1, 1, inferConcat); }
+OpDef splitOp() { return sequenceOp("RuntimeSequenceSplit", 1, 2, inferSplit); }
 
 }  // namespace
 
@@ -73,5 +130,9 @@ ATC_REGISTER_OP(makeOp());
 ATC_REGISTER_OP(insertOp());
 ATC_REGISTER_OP(lengthOp());
 ATC_REGISTER_OP(outputOp());
+ATC_REGISTER_OP(atOp());
+ATC_REGISTER_OP(eraseOp());
+ATC_REGISTER_OP(concatOp());
+ATC_REGISTER_OP(splitOp());
 
 }  // namespace atc

@@ -568,11 +568,52 @@ check_runs("sequence_runtime_optional", p, [[np.array(k, np.int64)] for k in (1,
            lambda ins: [np.float32(0)] + [np.float32(j) for j in range(int(ins[0]))])
 run_fails("sequence_runtime_optional_none", os.path.join(WORK, "sequence_runtime_optional.om"),
           [np.array(0, np.int64)], "does not exist on this run (an empty optional)")
-# SequenceAt on a sequence made at run time: refused with the reason.
-p = model("sequence_runtime_at", grow_nodes[:3] + [const("k", np.array(0, np.int64)),
-                                                   helper.make_node("SequenceAt", ["s", "k"], ["e"])],
-          [vi("m", I64, [])], [vi("e", F, None)])
-check_refused("sequence_runtime_at", p, "E19010", "its sequence is made at run time")
+# Reading a sequence made at run time after the loop: SequenceAt at a position fed at run time
+# (a run-sized tensor: the elements' lengths differ), ConcatFromSequence (run-sized), and
+# SequenceErase; the sequence with its last element erased is an output too.
+p = model("sequence_runtime_read", grow_nodes[:3] + [
+    helper.make_node("SequenceAt", ["s", "k"], ["e"]), helper.make_node("ConcatFromSequence", ["s"], ["cat"], axis=0),
+    helper.make_node("SequenceErase", ["s"], ["shorter"]), helper.make_node("Neg", ["e"], ["neg_e"])],
+    [vi("m", I64, []), vi("k", I64, [])], [vi("neg_e", F, None), vi("cat", F, None), seq_vi("shorter", F, None)])
+check_runs("sequence_runtime_read", p, [[np.array(m, np.int64), np.array(k, np.int64)] for m, k in ((3, 0), (4, -1))],
+           lambda ins: [-V[:(int(ins[1]) % int(ins[0])) + 1], np.concatenate([V[:j + 1] for j in range(int(ins[0]))])] +
+           [V[:j + 1] for j in range(int(ins[0]) - 1)])
+run_fails("sequence_runtime_read_bad_position", os.path.join(WORK, "sequence_runtime_read.om"),
+          [np.array(2, np.int64), np.array(2, np.int64)], "the position 2 is outside [-2, 1]")
+run_fails("sequence_runtime_read_empty", os.path.join(WORK, "sequence_runtime_read.om"),
+          [np.array(0, np.int64), np.array(0, np.int64)], "outside [0, -1] for a sequence of 0 tensors")
+# Elements of one static shape: SequenceAt at a run-time position gives a static tensor, which
+# any op reads; ConcatFromSequence with new_axis stacks them.
+p = model("sequence_position_static", [
+    helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]), helper.make_node("SequenceAt", ["s", "k"], ["e"]),
+    helper.make_node("MatMul", ["e", "w"], ["y"]),
+    helper.make_node("SequenceInsert", ["s", "a", "k"], ["s2"]),
+    helper.make_node("ConcatFromSequence", ["s2"], ["st"], axis=1, new_axis=1)],
+    [vi("a", F, [2, 3]), vi("b", F, [2, 3]), vi("c", F, [2, 3]), vi("k", I64, []), vi("w", F, [3, 4])],
+    [vi("y", F, [2, 4]), vi("st", F, None)])
+A, B, C, W = (rng.standard_normal(sh).astype(np.float32) for sh in [(2, 3), (2, 3), (2, 3), (3, 4)])
+check_runs("sequence_position_static", p, [[A, B, C, np.array(k, np.int64), W] for k in (0, 2, -2)],
+           lambda ins: [[A, B, C][int(ins[3])] @ W,
+                        np.stack((lambda l: l.insert(int(ins[3]) % 3 if int(ins[3]) < 0 else int(ins[3]), A) or l)(
+                            [A, B, C]), axis=1)])
+# SplitToSequence by sizes fed at run time; the pieces' lengths, and their sum checked per run.
+p = model("sequence_split_runtime", [
+    helper.make_node("SplitToSequence", ["x", "sizes"], ["s"], axis=1),
+    helper.make_node("SequenceLength", ["s"], ["n"]), helper.make_node("SequenceAt", ["s", "k"], ["e"])],
+    [vi("x", F, [2, 5]), vi("sizes", I64, [3]), vi("k", I64, [])], [vi("n", I64, []), vi("e", F, None)])
+X5 = rng.standard_normal((2, 5)).astype(np.float32)
+check_runs("sequence_split_runtime", p, [[X5, np.array(sz, np.int64), np.array(1, np.int64)]
+                                          for sz in ([1, 2, 2], [0, 5, 0])],
+           lambda ins: [np.int64(3), X5[:, int(ins[1][0]):int(ins[1][0] + ins[1][1])]])
+run_fails("sequence_split_runtime_bad_sum", os.path.join(WORK, "sequence_split_runtime.om"),
+          [X5, np.array([1, 1, 1], np.int64), np.array(0, np.int64)], "the split sizes sum to 3, the axis has 5")
+# Inside the loop that grows it, the sequence's tensors are not known yet: refused.
+p = model("sequence_runtime_read_in_body", [
+    const("v", V), helper.make_node("SequenceEmpty", [], ["s0"], dtype=F),
+    helper.make_node("Loop", ["m", "", "s0"], ["s"], body=growing_body([
+        const("zero", np.array(0, np.int64)), helper.make_node("SequenceAt", ["s_out", "zero"], ["first"])]))],
+    [vi("m", I64, [])], [seq_vi("s", F, None)])
+check_refused("sequence_runtime_read_in_body", p, "E19010", "are not known inside the loop that makes them")
 
 torch_case()
 print("%d failed" % failures)
