@@ -58,7 +58,9 @@ void BufferPlan::extendAcrossLoops(const std::vector<LoweredNode>& lowered) {
     if (!lowered[b].control || lowered[b].node->type != "LoopBegin") continue;
     const Value* iter = lowered[b].node->outputs[0];
     int e = b + 1;
-    while (e < N && !(lowered[e].control && lowered[e].node->type == "LoopEnd" && lowered[e].node->input(0) == iter)) ++e;
+    while (e < N &&
+           !(lowered[e].control && lowered[e].node->type == "LoopEnd" && lowered[e].node->input(0) == iter))
+      ++e;
     if (e == N) internalError("LoopBegin " + lowered[b].node->name + " has no LoopEnd after it");
     for (auto* o : lowered[b].node->outputs) lastUse_[o] = std::max(lastUse_[o], e);
     std::set<const Value*> body;  // made by the body's steps, each iteration anew

@@ -161,7 +161,7 @@ struct Model::Impl {
       const SeqStepSpec& q = G.seqSteps[(size_t)s.seq];
       auto sizeOutput = [&](const std::vector<int64_t>& dims) {
         RunBuffer& b = G.runBufs[(size_t)q.outRun];
-        std::memcpy((uint8_t*)arena->p + b.dimsOffset(), dims.data(), 8 * dims.size());
+        if (!dims.empty()) std::memcpy((uint8_t*)arena->p + b.dimsOffset(), dims.data(), 8 * dims.size());
         b.size((const uint8_t*)arena->p, G.args);
         return G.args[s.argBegin + q.args.size() - 1];
       };
@@ -470,6 +470,24 @@ void readDebugChecks(const nlohmann::json& plan, const std::vector<CheckedPlan>&
         throw badPlan(what, "a buffer has no room for its oom red zones");
 }
 
+// The loop and sequence control steps of a gear's plan (loop_control.h, sequence_control.h).
+template <class Ptr>
+void attachControlSteps(Model::Impl::Gear& G, const CheckedPlan& c, const Ptr& ptr,
+                        std::map<size_t, size_t>& runIndex) {
+  for (const LoopSpec& spec : c.loops) {
+    G.steps[spec.begin].loop = G.steps[spec.end].loop = (int64_t)G.loops.size();
+    G.steps[spec.end].loopEnd = true;
+    G.loops.emplace_back(spec, [&](int64_t id) { return ptr((size_t)id); },
+                         [&](int64_t id) { return runIndex[(size_t)id]; });
+  }
+  for (SeqStepSpec spec : c.seqs) {
+    G.steps[spec.step].seq = (int64_t)G.seqSteps.size();
+    if (spec.args.back().run) spec.outRun = (int64_t)runIndex[(size_t)spec.args.back().buf];
+    G.seqSteps.push_back(spec);
+  }
+  G.lastSeq.resize(c.desc.outputs.size());
+}
+
 }  // namespace
 
 // Everything a load checks, in order: header, checksum, signature, plan (every gear's),
@@ -576,18 +594,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         if (described && described < st.spans.size()) st.workspace = st.spans.back();
         G.steps.push_back(st);
       }
-      for (const LoopSpec& spec : c.loops) {
-        G.steps[spec.begin].loop = G.steps[spec.end].loop = (int64_t)G.loops.size();
-        G.steps[spec.end].loopEnd = true;
-        G.loops.emplace_back(spec, [&](int64_t id) { return ptr((size_t)id); },
-                             [&](int64_t id) { return runIndex[(size_t)id]; });
-      }
-      for (SeqStepSpec spec : c.seqs) {
-        G.steps[spec.step].seq = (int64_t)G.seqSteps.size();
-        if (spec.args.back().run) spec.outRun = (int64_t)runIndex[(size_t)spec.args.back().buf];
-        G.seqSteps.push_back(spec);
-      }
-      G.lastSeq.resize(c.desc.outputs.size());
+      attachControlSteps(G, c, ptr, runIndex);
       gears.push_back(std::move(G));
       gearDescs.push_back(std::move(c.desc));
     }

@@ -140,7 +140,7 @@ SeqStepSpec checkOne(const nlohmann::json& s, const std::vector<int64_t>& args, 
 std::vector<int64_t> actualDims(const SeqArg& a, const uint8_t* p, const uint8_t* arena, const std::string& node) {
   if (a.shapeAt < 0 && !a.run) return a.dims;
   std::vector<int64_t> d(a.dims.size());
-  std::memcpy(d.data(), (a.run ? arena + a.runDims : p + a.shapeAt), 8 * d.size());
+  if (!d.empty()) std::memcpy(d.data(), (a.run ? arena + a.runDims : p + a.shapeAt), 8 * d.size());
   for (size_t k = 0; k < d.size(); ++k)
     if (d[k] < 0 || (!a.run && d[k] > a.dims[k]))
       throw RuntimeError("op " + node + ": an element of the sequence has dims [" + joinInts(d) +
@@ -252,7 +252,8 @@ std::vector<std::shared_ptr<const SeqTensor>> split(const SeqStepSpec& s, void* 
     sizes.assign((size_t)dim, 1);
   } else if (sp.dims.empty()) {
     int64_t chunk = readInt(args[1], sp.esize);
-    if (chunk <= 0) throw RuntimeError("op " + s.node + ": the split size " + std::to_string(chunk) + " is not positive");
+    if (chunk <= 0)
+      throw RuntimeError("op " + s.node + ": the split size " + std::to_string(chunk) + " is not positive");
     for (int64_t at = 0; at < dim; at += chunk) sizes.push_back(std::min(chunk, dim - at));
   } else {
     int64_t sum = 0;

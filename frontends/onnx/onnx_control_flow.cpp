@@ -187,7 +187,8 @@ std::vector<Value*> runtimeLoop(Ctx& c, const onnx::GraphProto& body, const std:
   for (size_t k = 1; k < outs.size(); ++k) {
     bool isComp = outs[k] && c.composite.is && c.composite.is(outs[k]);
     if ((int64_t)k > nCarried) {
-      if (isComp) c.refuse("its body gives a sequence or an optional as scan output " + std::to_string(k - 1 - nCarried));
+      if (isComp)
+        c.refuse("its body gives a sequence or an optional as scan output " + std::to_string(k - 1 - nCarried));
       continue;
     }
     if (isComp != composite[k - 1])

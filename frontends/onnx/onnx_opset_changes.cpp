@@ -41,7 +41,8 @@ const std::map<int64_t, const char*>& changesByOpset() {
 }
 
 // The new versions of those opsets that only add element types (float8e8m0 in 24, int2 and
-// uint2 in 25, float16 and bfloat16 to Celu in 28, bfloat16 to SplitToSequence in 24), or attributes that only apply to the new types
+// uint2 in 25, float16 and bfloat16 to Celu in 28, bfloat16 to SplitToSequence in 24), or
+// attributes that only apply to the new types
 // (CastLike-24's round_mode);
 // Cast-24 changed its float8 saturation table: atc's float8 casts follow the current table
 // (kernels/lib/cast_lp.h, docs/element-types.md) at every opset. Compared

@@ -192,7 +192,8 @@ std::vector<Value*> Sequences::lowerRuntime(Graph& g, frontend::ImportEval& ev, 
     SeqInfo info = tensorInfo(ev, c.in(0));
     info.type.shape[(size_t)axis] = c.in(1) ? -1 : 1;
     if (!c.in(1) && c.intAttr("keepdims", 1) == 0) info.type.shape.erase(info.type.shape.begin() + axis);
-    Value* h = c.op("RuntimeSequenceSplit", {c.in(0), c.in(1)}, {{"axis", axis}, {"keepdims", c.intAttr("keepdims", 1)}});
+    Value* h = c.op("RuntimeSequenceSplit", {c.in(0), c.in(1)},
+                    {{"axis", axis}, {"keepdims", c.intAttr("keepdims", 1)}});
     return {adoptRuntime(h, info)};
   }
   Value* h = handleOf(g, ev, c.in(0), name);

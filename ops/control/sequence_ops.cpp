@@ -59,7 +59,8 @@ void inferHandleOnly(Graph&, Node& n) {
 }
 
 void checkPosition(const Node& n, const Value* p) {
-  if (p && ((p->type.dtype != DType::I64 && p->type.dtype != DType::I32) || !p->type.isStatic() || p->type.numel() != 1))
+  if (p &&
+      ((p->type.dtype != DType::I64 && p->type.dtype != DType::I32) || !p->type.isStatic() || p->type.numel() != 1))
     opError(n, "has a position that is not one int32 or int64");
 }
 

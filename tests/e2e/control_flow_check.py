@@ -607,6 +607,15 @@ check_runs("sequence_split_runtime", p, [[X5, np.array(sz, np.int64), np.array(1
            lambda ins: [np.int64(3), X5[:, int(ins[1][0]):int(ins[1][0] + ins[1][1])]])
 run_fails("sequence_split_runtime_bad_sum", os.path.join(WORK, "sequence_split_runtime.om"),
           [X5, np.array([1, 1, 1], np.int64), np.array(0, np.int64)], "the split sizes sum to 3, the axis has 5")
+# A run-sized tensor (Expand to a shape fed at run time) inserted at a run-time position.
+p = model("sequence_run_sized_element", [
+    helper.make_node("Expand", ["x", "shape"], ["big"]), helper.make_node("SequenceConstruct", ["x"], ["s"]),
+    helper.make_node("SequenceInsert", ["s", "big", "k"], ["s2"])],
+    [vi("x", F, [1, 3]), vi("shape", I64, [2]), vi("k", I64, [])], [seq_vi("s2", F, None)])
+X13 = rng.standard_normal((1, 3)).astype(np.float32)
+check_runs("sequence_run_sized_element", p, [[X13, np.array(sh, np.int64), np.array(0, np.int64)]
+                                             for sh in ([4, 3], [2, 1])],
+           lambda ins: [X13 * np.ones(tuple(ins[1]), np.float32), X13])
 # Inside the loop that grows it, the sequence's tensors are not known yet: refused.
 p = model("sequence_runtime_read_in_body", [
     const("v", V), helper.make_node("SequenceEmpty", [], ["s0"], dtype=F),
