@@ -208,9 +208,39 @@ def options_seeds(out, src, shared):
     return n
 
 
+def sequence_loop_seed(out, atc, t, helper, numpy_helper, TP, np):
+    import subprocess
+    seq = helper.make_tensor_sequence_value_info
+    body = helper.make_graph([
+        helper.make_node("Identity", ["ci"], ["co"]),
+        helper.make_node("Constant", [], ["one"], value=numpy_helper.from_array(np.array([1], np.int64), "one")),
+        helper.make_node("Constant", [], ["z"], value=numpy_helper.from_array(np.array([0], np.int64), "z")),
+        helper.make_node("Unsqueeze", ["i", "z"], ["i1"]), helper.make_node("Add", ["i1", "one"], ["end"]),
+        helper.make_node("Slice", ["v", "z", "end"], ["part"]), helper.make_node("SequenceInsert", ["s", "part"], ["so"])],
+        "body", [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("ci", TP.BOOL, []),
+                 seq("s", TP.FLOAT, None)], [helper.make_tensor_value_info("co", TP.BOOL, []), seq("so", TP.FLOAT, None)])
+    g = helper.make_graph([
+        helper.make_node("Constant", [], ["v"], value=numpy_helper.from_array(np.arange(6, dtype=np.float32), "v")),
+        helper.make_node("SequenceEmpty", [], ["s0"], dtype=TP.FLOAT),
+        helper.make_node("Loop", ["m", "", "s0"], ["s"], body=body), helper.make_node("SequenceAt", ["s", "m"], ["e"]),
+        helper.make_node("ConcatFromSequence", ["s"], ["c"], axis=0)], "seqloop",
+        [helper.make_tensor_value_info("m", TP.INT64, [])],
+        [helper.make_tensor_value_info("e", TP.FLOAT, None), helper.make_tensor_value_info("c", TP.FLOAT, None),
+         seq("s", TP.FLOAT, None)])
+    path = os.path.join(t, "seqloop.onnx")
+    onnx_mod = __import__("onnx")
+    onnx_mod.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    cmd = [atc, "--model=" + path, "--framework=5", "--output=" + os.path.join(t, "seqloop"),
+           "--soc_version=x86-64-v3", "--op_compiler_cache_dir=" + os.path.join(t, "cache")]
+    if subprocess.run(cmd, capture_output=True).returncode != 0:
+        return 0
+    return put_file(out, os.path.join(t, "seqloop.om"))
+
+
 def om_seeds(out, src, shared):
-    """Small .om files: an element-wise model with a weight, a MatMul, a Conv, one signed, and
-    the MatMul with dynamic batch gears (TASK_INFO format 2)."""
+    """Small .om files: an element-wise model with a weight, a MatMul, a Conv, one signed, the
+    MatMul with dynamic batch gears (TASK_INFO format 2), and a loop run by the runtime that
+    grows a sequence read with SequenceAt and ConcatFromSequence (loop and sequence steps)."""
     import subprocess
     import tempfile
     import numpy as np
@@ -248,6 +278,8 @@ def om_seeds(out, src, shared):
                     cmd.append("--sign_key=" + key)
                 if subprocess.run(cmd, capture_output=True).returncode == 0:
                     n += put_file(out, os.path.join(t, name + ".om"))
+            if name == "add_relu":
+                n += sequence_loop_seed(out, atc, t, helper, numpy_helper, TensorProto, np)
             if name == "matmul":
                 cmd = [atc, "--model=" + path, "--framework=5", "--output=" + os.path.join(t, name + "_gears"),
                        "--soc_version=x86-64-v3", "--op_compiler_cache_dir=" + os.path.join(t, "cache"),
