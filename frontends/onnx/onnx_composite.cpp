@@ -56,7 +56,6 @@ Value* outputNamed(Graph& g, const std::string& name) {
   return out;
 }
 
-
 [[noreturn]] void refuseSelect(const std::string& name, const std::string& why) {
   throw AtcError("E19010",
                  "Op [" + name + ", If] cannot be compiled: its condition is only known at run time and " + why + ".",

@@ -74,7 +74,6 @@ List splitToSequence(SeqCtx& c, Value* x) {
   int64_t dim = t.shape[(size_t)axis];
   std::vector<int64_t> sizes;
   bool squeeze = false;
-
   if (!c.in(1)) {
     sizes.assign((size_t)dim, 1);
     squeeze = c.intAttr("keepdims", 1) == 0;
@@ -188,6 +187,7 @@ std::vector<Value*> Sequences::lowerRuntime(Graph& g, frontend::ImportEval& ev, 
   const std::string& op = n.op_type();
   if (op == "SplitToSequence") {
     const TensorType& t = ev.typeOf(c.in(0));
+    if (!t.shapeKnown) c.refuse("the input's rank is not known");
     int64_t axis = normalAxis(c, c.intAttr("axis", 0), t.rank());
     SeqInfo info = tensorInfo(ev, c.in(0));
     info.type.shape[(size_t)axis] = c.in(1) ? -1 : 1;
