@@ -246,6 +246,12 @@ class TfImporter {
     };
     h.convert = [this](const tfproto::NodeDef& n) { convertNode(n); };
     h.dead = deadValue();
+    h.isArrayFlow = [this](Value* v) { return tensorArrays_.isFlow(v); };
+    h.denseFlow = [this](Value* flow, Value* probe, const tfproto::NodeDef& at) {
+      TfCtx ctx(*g_, at, {});
+      return tensorArrays_.denseFlow(ctx, flow, probe);
+    };
+    h.adoptDense = [this](Value* v, const Value* like) { tensorArrays_.adoptDense(v, like); };
     unrollWhileFrame(*g_, idx_, f, *eval_, h);
   }
 

@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include "frontends/tf/tf_common.h"
+
 namespace atc {
 namespace tffe {
 namespace {
@@ -32,7 +34,8 @@ std::vector<Value*> TensorArrays::convert(TfCtx& ctx, frontend::ImportEval& ev) 
   if (kind == "Gather" || kind == "Concat") return gather(ctx, ev, kind);
   if (kind == "Size") {
     arrayOf(ctx, 0);
-    return {ctx.constScalar((double)elemsOf(ctx, 1).size(), DType::I32)};
+    auto d = dense_.find(ctx.in.at(1));
+    return {ctx.constScalar((double)(d != dense_.end() ? d->second.size : (int64_t)elemsOf(ctx, 1).size()), DType::I32)};
   }
   arrayOf(ctx, 0);  // Close
   return {};
@@ -61,6 +64,58 @@ const TensorArrays::Elems& TensorArrays::elemsOf(TfCtx& ctx, size_t input) {
     ctx.unsupported("input " + std::to_string(input) + " is not the flow of a TensorArray created in this graph "
                     "outside run-time branches");
   return it->second;
+}
+
+TensorType TensorArrays::elementType(TfCtx& ctx, const Elems& e, const Elems* probe) {
+  TensorType t;
+  bool found = false;
+  auto scan = [&](const Elems& l) {
+    for (Value* v : l) {
+      if (!v) continue;
+      if (!v->type.isStatic() || v->shapeFromData)
+        ctx.unsupported("an element of the TensorArray has no static shape, which a loop running at run time needs");
+      if (found && !(v->type == t))
+        ctx.unsupported("the TensorArray's elements differ in type (" + t.str() + ", " + v->type.str() +
+                        "), which a loop running at run time cannot hold in one tensor");
+      t = v->type;
+      found = true;
+    }
+  };
+  scan(e);
+  if (probe) scan(*probe);
+  if (!found)
+    ctx.unsupported("no element of the TensorArray is written before the loop or by its first iteration, so its "
+                    "element shape is not known");
+  return t;
+}
+
+// The elements stacked on a new first axis, zeros where unwritten.
+Value* TensorArrays::stacked(TfCtx& ctx, const Elems& e, const TensorType& elem) {
+  if (e.empty()) ctx.unsupported("the TensorArray is empty");
+  Shape all = {(int64_t)e.size()};
+  all.insert(all.end(), elem.shape.begin(), elem.shape.end());
+  bool none = true;
+  for (Value* v : e) none = none && !v;
+  if (none) return ctx.g.newConstant(ctx.def.name() + "/dense_zeros", std::make_shared<Tensor>(TensorType(elem.dtype, all)));
+  Value* zeros = nullptr;
+  std::vector<Value*> parts;
+  for (size_t i = 0; i < e.size(); ++i) {
+    Value* v = e[i];
+    if (!v && !zeros) zeros = ctx.g.newConstant(ctx.def.name() + "/zero_element", std::make_shared<Tensor>(elem));
+    parts.push_back(ctx.op("Unsqueeze", {v ? v : zeros}, {{"axes", std::vector<int64_t>{0}}}, "dense" + std::to_string(i)));
+  }
+  return parts.size() == 1 ? ctx.op("Identity", parts, {}, "dense") : ctx.op("Concat", parts, {{"axis", int64_t(0)}}, "dense");
+}
+
+Value* TensorArrays::denseFlow(TfCtx& ctx, Value* flow, Value* probe) {
+  if (dense_.count(flow)) return flow;
+  auto it = flows_.find(flow);
+  if (it == flows_.end()) ctx.unsupported("a loop variable is not the flow of a TensorArray created in this graph");
+  auto p = probe ? flows_.find(probe) : flows_.end();
+  TensorType elem = elementType(ctx, it->second, p != flows_.end() ? &p->second : nullptr);
+  Value* d = stacked(ctx, it->second, elem);
+  dense_[d] = Dense{(int64_t)it->second.size(), elem};
+  return d;
 }
 
 Value* TensorArrays::newFlow(TfCtx& ctx, Elems elems) {
@@ -92,6 +147,7 @@ std::vector<Value*> TensorArrays::create(TfCtx& ctx, frontend::ImportEval& ev) {
 // Split(handle, value, lengths, flow): consecutive pieces of value's first axis.
 std::vector<Value*> TensorArrays::scatter(TfCtx& ctx, frontend::ImportEval& ev, const std::string& kind) {
   const Array& a = arrayOf(ctx, 0);
+  if (dense_.count(ctx.in.at(3))) ctx.unsupported("it scatters into a TensorArray that a loop running at run time carries");
   Elems e = elemsOf(ctx, 3);
   bool split = kind == "Split";
   Value* value = ctx.in.at(split ? 1 : 2);
@@ -117,6 +173,18 @@ std::vector<Value*> TensorArrays::scatter(TfCtx& ctx, frontend::ImportEval& ev, 
 
 std::vector<Value*> TensorArrays::write(TfCtx& ctx, frontend::ImportEval& ev) {
   const Array& a = arrayOf(ctx, 0);
+  auto d = dense_.find(ctx.in.at(3));
+  if (d != dense_.end()) {  // element index of the dense tensor a run-time loop carries
+    if (a.dynamicSize)
+      ctx.unsupported("a loop running at run time writes a TensorArray of dynamic size (its size would change)");
+    Value* index = ctx.op("Cast", {ctx.in.at(1)}, {{"to", onnxTypeOf(DType::I64)}}, "index");
+    Value* indices = ctx.op("Reshape", {index, ctx.constI64({1, 1})}, {}, "indices");
+    Value* update = ctx.op("Unsqueeze", {ctx.in.at(2)}, {{"axes", std::vector<int64_t>{0}}}, "update");
+    Dense info = d->second;
+    Value* out = ctx.op("ScatterND", {ctx.in.at(3), indices, update}, {}, "write");
+    dense_[out] = info;
+    return {out};
+  }
   std::vector<int64_t> idx = foldInts(ctx, ev, 1, "index");
   Elems e = elemsOf(ctx, 3);
   if (idx.size() != 1 || idx[0] < 0 || (idx[0] >= (int64_t)e.size() && !a.dynamicSize) || idx[0] > 1000000)
@@ -128,6 +196,17 @@ std::vector<Value*> TensorArrays::write(TfCtx& ctx, frontend::ImportEval& ev) {
 
 std::vector<Value*> TensorArrays::read(TfCtx& ctx, frontend::ImportEval& ev) {
   arrayOf(ctx, 0);
+  Value* flow = ctx.in.at(2);
+  if (!dense_.count(flow) && !ev.constantOf(ctx.in.at(1))) {  // a run-time index: the elements stacked once
+    auto s = stackedOf_.find(flow);
+    if (s == stackedOf_.end()) {
+      const Elems& e = elemsOf(ctx, 2);
+      s = stackedOf_.emplace(flow, stacked(ctx, e, elementType(ctx, e, nullptr))).first;
+    }
+    flow = s->second;
+  }
+  if (flow != ctx.in.at(2) || dense_.count(flow))
+    return {ctx.op("Gather", {flow, ctx.in.at(1)}, {{"axis", int64_t(0)}}, "read")};
   std::vector<int64_t> idx = foldInts(ctx, ev, 1, "index");
   if (idx.size() != 1) ctx.invalid("the read index must be a scalar");
   return {element(ctx, elemsOf(ctx, 2), idx[0])};
@@ -138,6 +217,16 @@ std::vector<Value*> TensorArrays::read(TfCtx& ctx, frontend::ImportEval& ev) {
 std::vector<Value*> TensorArrays::gather(TfCtx& ctx, frontend::ImportEval& ev, const std::string& kind) {
   arrayOf(ctx, 0);
   bool concat = kind == "Concat";
+  auto d = dense_.find(ctx.in.at(concat ? 1 : 2));
+  if (d != dense_.end()) {  // the dense tensor a run-time loop gave
+    if (!concat) return {ctx.op("Gather", {ctx.in.at(2), ctx.in.at(1)}, {{"axis", int64_t(0)}}, "gather")};
+    const Dense& info = d->second;
+    if (info.elem.rank() < 1) ctx.unsupported("TensorArrayConcat needs elements of static rank >= 1");
+    Shape joined = info.elem.shape;
+    joined[0] *= info.size;
+    return {ctx.op("Reshape", {ctx.in.at(1), ctx.constI64(joined)}, {}, "concat"),
+            ctx.constI64(std::vector<int64_t>((size_t)info.size, info.elem.shape[0]))};
+  }
   const Elems& e = elemsOf(ctx, concat ? 1 : 2);
   std::vector<int64_t> idx;
   if (concat)

@@ -2,6 +2,7 @@
 #include "frontends/tf/tf_while.h"
 
 #include <map>
+#include <set>
 
 #include "frontends/tf/tf_convert.h"
 #include "support/diagnostics.h"
@@ -123,11 +124,18 @@ void runtimeWhile(Graph& g, const GraphIndex& idx, const WhileFrame& f, const Lo
   for (const auto& [merge, var] : shape.vars) init[merge] = h.lookup(var.init, *idx.find(merge));
   Value* c0 = convertPass(g, idx, f, shape, h, init);
   if (c0 == h.dead) return;  // the whole loop lies on an untaken side: its Exits stay dead
+  std::set<std::string> arrays;  // loop variables that are TensorArray flows: dense tensors
+  for (auto& [merge, v] : init)
+    if (h.isArrayFlow && h.isArrayFlow(v)) {
+      arrays.insert(merge);
+      v = h.denseFlow(v, h.outputs(shape.vars.at(merge).next).at(0), *idx.find(merge));
+    }
   std::vector<Value*> beginIns = {nullptr, c0};
   std::vector<Value*> bodyIns = {g.newValue(f.name + "/iteration"), g.newValue(f.name + "/cond")};
   for (const auto& [merge, v] : init) {
     beginIns.push_back(v);
     bodyIns.push_back(in[merge] = g.newValue(merge + "/in"));
+    if (arrays.count(merge)) h.adoptDense(in[merge], v);
   }
   Node* begin = g.addNode("LoopBegin", g.uniqueNodeName(f.name + "/begin"), beginIns, bodyIns);
   begin->attrs["_carried"] = (int64_t)init.size();
@@ -137,12 +145,14 @@ void runtimeWhile(Graph& g, const GraphIndex& idx, const WhileFrame& f, const Lo
     if (next[merge] == h.dead)
       refuse(f, "the loop variable of Merge [" + merge + "] has no value after an iteration",
              "Check that the model is a valid frozen TensorFlow graph.");
+    if (arrays.count(merge)) next[merge] = h.denseFlow(next[merge], nullptr, *idx.find(merge));
   }
   Value* c1 = convertPass(g, idx, f, shape, h, next);
   std::vector<Value*> endIns = {bodyIns[0], c1}, finals;
   for (const auto& [merge, v] : next) {
     endIns.push_back(v);
     finals.push_back(g.newValue(merge + "/final"));
+    if (arrays.count(merge)) h.adoptDense(finals.back(), init[merge]);
   }
   Node* end = g.addNode("LoopEnd", g.uniqueNodeName(f.name + "/end"), endIns, finals);
   end->attrs["_carried"] = (int64_t)init.size();

@@ -4,7 +4,8 @@
 // the Enters' values first and the NextIterations' values after, until the loop condition,
 // folded at compile time (frontends/common/import_eval.h), is false; the Exits then give the
 // loop variables' last values. A condition that depends on run-time input values, or a loop
-// that would add more than kMaxUnrolledNodes nodes, is refused (E19010).
+// that would add more than kMaxUnrolledNodes nodes, makes a loop that runs at run time
+// (LoopBegin / LoopEnd, docs/frontend-tf.md); the TensorArrays it carries are dense tensors.
 #pragma once
 #include <functional>
 #include <string>
@@ -29,6 +30,12 @@ struct FrameHooks {
   // Converts an ordinary node (its inputs already in their slots).
   std::function<void(const tfproto::NodeDef&)> convert;
   Value* dead = nullptr;  // the value of an untaken Switch side
+  // TensorArray flows among a run-time loop's variables (tf_tensor_array.h): carried as dense
+  // tensors. denseFlow(flow, probe, at): the dense tensor for flow (probe: the flow the body
+  // gave on the first values; nodes named after `at`); adoptDense(v, like).
+  std::function<bool(Value*)> isArrayFlow;
+  std::function<Value*(Value* flow, Value* probe, const tfproto::NodeDef& at)> denseFlow;
+  std::function<void(Value* v, const Value* like)> adoptDense;
 };
 
 void unrollWhileFrame(Graph& g, const GraphIndex& idx, const WhileFrame& frame, frontend::ImportEval& ev,

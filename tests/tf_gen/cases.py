@@ -133,6 +133,20 @@ def _(g):
     return {"a": a}, [("sm:0", e / e.sum(-1, keepdims=True)), ("lsm:0", ls)]
 
 
+@case("select_v1_rows")
+def _(g):
+    """Select (v1) with a vector condition picks rows of [4, 4] operands (SelectV2 would take it
+    as the last dim: with a square shape nothing would fail, the numbers would be wrong)."""
+    c = np.array([True, False, False, True])
+    x, y = rnd(4, 4), rnd(4, 4)
+    g.placeholder("c", c.shape, np.bool_)
+    g.placeholder("x", x.shape)
+    g.const("y", y)
+    g.op("Select", "sel", ["c", "x", "y"])
+    g.op("SelectV2", "sel2", ["c", "x", "y"])
+    return {"c": c, "x": x}, [("sel:0", np.where(c[:, None], x, y)), ("sel2:0", np.where(c, x, y))]
+
+
 @case("batch_matmul")
 def _(g):
     a, b = rnd(2, 4, 3), rnd(2, 5, 4)

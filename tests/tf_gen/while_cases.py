@@ -201,6 +201,75 @@ case("while_dynamic_rnn_7_steps")(lambda g: dynamic_rnn(g, 7, 2, 3, 5))
 case("while_dynamic_rnn_20_steps")(lambda g: dynamic_rnn(g, 20, 1, 10, 16))
 
 
+def dynamic_rnn_sequence_length(g, seq):
+    """tf.nn.dynamic_rnn(BasicRNNCell(5), x, sequence_length=seq_len, time_major=True) over 6
+    steps: the loop runs min(6, max(1, max(seq_len))) iterations, a number fed at run time, so
+    it runs in the runtime; inside, the input TensorArray is read and the output one written at
+    `time`, a finished sequence's output is zero and its state copied (Select with a [batch]
+    condition: rows); after the loop the outputs are stacked (zeros past the last iteration)."""
+    steps, batch, dim, hidden = 6, 3, 4, 5
+    seq = np.array(seq, np.int32)
+    x = rnd(steps, batch, dim)
+    wx, wh, b = rnd(dim, hidden) * 0.5, rnd(hidden, hidden) * 0.5, rnd(hidden)
+    g.placeholder("x", x.shape)
+    g.placeholder("seq_len", (batch,), np.int32)
+    for name, v in (("rnn/Wx", wx), ("rnn/Wh", wh), ("rnn/b", b), ("rnn/h0", np.zeros((batch, hidden), np.float32)),
+                    ("rnn/time", np.int32(0)), ("rnn/start", np.int32(0)), ("rnn/delta", np.int32(1)),
+                    ("rnn/steps", np.int32(steps)), ("rnn/one", np.int32(1)), ("rnn/axis0", np.int32(0))):
+        g.const(name, v)
+    g.op("Max", "rnn/max_len", ["seq_len", "rnn/axis0"], T=np.int32, Tidx=np.int32, keep_dims=False)
+    g.op("Maximum", "rnn/at_least_one", ["rnn/one", "rnn/max_len"], T=np.int32)
+    g.op("Minimum", "rnn/bound", ["rnn/steps", "rnn/at_least_one"], T=np.int32)
+    for ta in ("rnn/TensorArray", "rnn/TensorArray_1"):
+        g.op("TensorArrayV3", ta, ["rnn/steps"], T=None, dtype=np.float32, dynamic_size=False, clear_after_read=True,
+             identical_element_shapes=True, tensor_array_name="")
+    g.op("Range", "rnn/range", ["rnn/start", "rnn/steps", "rnn/delta"], T=None, Tidx=np.int32)
+    g.op("TensorArrayScatterV3", "rnn/unstack", ["rnn/TensorArray_1", "rnn/range", "x", "rnn/TensorArray_1:1"])
+
+    def cond(enter, m):
+        return g.op("Less", "rnn/while/Less", [m[0], enter("rnn/while/Less/Enter", "rnn/bound", np.int32)], T=np.int32)
+
+    def body(enter, ids, pivot):
+        time, flow, h = ids
+        g.op("TensorArrayReadV3", "rnn/while/read", [enter("rnn/while/read/Enter", "rnn/TensorArray_1", RESOURCE), time,
+                                                     enter("rnn/while/read/Enter_1", "rnn/unstack")], T=None,
+             dtype=np.float32)
+        g.op("MatMul", "rnn/while/mx", ["rnn/while/read", enter("rnn/while/Wx", "rnn/Wx")], transpose_a=False,
+             transpose_b=False)
+        g.op("MatMul", "rnn/while/mh", [h, enter("rnn/while/Wh", "rnn/Wh")], transpose_a=False, transpose_b=False)
+        g.op("AddV2", "rnn/while/sum", ["rnn/while/mx", "rnn/while/mh"])
+        g.op("BiasAdd", "rnn/while/biased", ["rnn/while/sum", enter("rnn/while/b", "rnn/b")], data_format="NHWC")
+        g.op("Tanh", "rnn/while/new_h", ["rnn/while/biased"])
+        g.op("GreaterEqual", "rnn/while/copy", [time, enter("rnn/while/seq_len", "seq_len", np.int32)], T=np.int32)
+        zeros = body_const(g, "rnn/while/zeros", np.zeros((batch, hidden), np.float32), pivot)
+        g.op("Select", "rnn/while/out", ["rnn/while/copy", zeros, "rnn/while/new_h"])
+        g.op("Select", "rnn/while/state", ["rnn/while/copy", h, "rnn/while/new_h"])
+        g.op("TensorArrayWriteV3", "rnn/while/write", [enter("rnn/while/write/Enter", "rnn/TensorArray", RESOURCE),
+                                                       time, "rnn/while/out", flow])
+        g.op("AddV2", "rnn/while/time", [time, body_const(g, "rnn/while/inc", np.int32(1), pivot)], T=np.int32)
+        return ["rnn/while/time", "rnn/while/write", "rnn/while/state"]
+
+    exits = while_loop(g, "rnn/while", ["rnn/time", "rnn/TensorArray:1", "rnn/h0"],
+                       [np.int32, np.float32, np.float32], cond, body)
+    g.op("TensorArraySizeV3", "rnn/size", ["rnn/TensorArray", exits[1]], T=None)
+    g.op("Range", "rnn/range_1", ["rnn/start", "rnn/size", "rnn/delta"], T=None, Tidx=np.int32)
+    g.op("TensorArrayGatherV3", "rnn/stack", ["rnn/TensorArray", "rnn/range_1", exits[1]], T=None, dtype=np.float32)
+    g.op("Identity", "outputs", ["rnn/stack"])
+    g.op("Identity", "state", [exits[2]])
+    outs, h = np.zeros((steps, batch, hidden)), np.zeros((batch, hidden))
+    for t in range(min(steps, max(1, int(seq.max())))):
+        new = np.tanh(x[t].astype(np.float64) @ wx + h @ wh + b)
+        done = (t >= seq)[:, None]
+        outs[t] = np.where(done, 0.0, new)
+        h = np.where(done, h, new)
+    return {"x": x, "seq_len": seq}, [("outputs:0", outs), ("state:0", h)]
+
+
+case("while_dynamic_rnn_sequence_length")(lambda g: dynamic_rnn_sequence_length(g, [4, 2, 3]))
+case("while_dynamic_rnn_sequence_length_full")(lambda g: dynamic_rnn_sequence_length(g, [6, 1, 6]))
+case("while_dynamic_rnn_sequence_length_zero")(lambda g: dynamic_rnn_sequence_length(g, [0, 0, 0]))
+
+
 def sigmoid(z):
     return 1.0 / (1.0 + np.exp(-z))
 

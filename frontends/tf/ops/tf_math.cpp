@@ -30,6 +30,19 @@ Outs log1p(TfCtx& c) {
 Outs expm1(TfCtx& c) {
   return {c.op("Sub", {c.op("Exp", {c.in.at(0)}, {}, "exp"), c.constScalar(1, c.irType("T", DType::F32))})};
 }
+// Select (v1): a vector condition with higher-rank branches picks rows (its dim 0), where
+// Where (SelectV2) would broadcast it against the last dim; so it gets trailing 1 dims first.
+Outs select(TfCtx& c) {
+  Value* cond = c.in.at(0);
+  const int64_t rc = c.rank(cond), rx = c.rank(c.in.at(1));
+  if (rc == 1 && rx > 1) {
+    std::vector<int64_t> shape((size_t)rx, 1);
+    shape[0] = -1;
+    cond = c.op("Reshape", {cond, c.constI64(shape)}, {}, "rows");
+  }
+  return {c.op("Where", {cond, c.in.at(1), c.in.at(2)})};
+}
+
 Outs notEqual(TfCtx& c) { return {c.op("Not", {c.op("Equal", c.in, {}, "equal")})}; }
 
 Converter reduce(const std::string& type) {
@@ -95,10 +108,11 @@ void registerMathConverters(ConverterTable& t) {
            {"Erf", "Erf"}, {"Sqrt", "Sqrt"}, {"Reciprocal", "Reciprocal"}, {"Inv", "Reciprocal"},
            {"Floor", "Floor"}, {"Ceil", "Ceil"}, {"Round", "Round"}, {"Rint", "Round"}, {"Sign", "Sign"},
            {"Sin", "Sin"}, {"Cos", "Cos"}, {"Tan", "Tan"}, {"Asin", "Asin"}, {"Acos", "Acos"},
-           {"Atan", "Atan"}, {"Sinh", "Sinh"}, {"Cosh", "Cosh"}, {"Select", "Where"}, {"SelectV2", "Where"},
+           {"Atan", "Atan"}, {"Sinh", "Sinh"}, {"Cosh", "Cosh"}, {"SelectV2", "Where"},
            {"IsNan", "IsNaN"}, {"IsInf", "IsInf"}})
     t[tf] = same(ir);
   t["Rsqrt"] = rsqrt;
+  t["Select"] = select;
   t["Square"] = square;
   t["SquaredDifference"] = squaredDifference;
   t["FloorDiv"] = floorDiv;
