@@ -185,6 +185,17 @@ std::vector<Value*> Sequences::lowerRuntime(Graph& g, frontend::ImportEval& ev, 
                                             const std::string& name, const std::vector<Value*>& ins) {
   SeqCtx c{g, ev, n, name, ins};
   const std::string& op = n.op_type();
+  // the position (or split sizes) the runtime reads: int32 / int64, one value (sizes: rank <= 1)
+  const bool positioned = op == "SequenceInsert" || op == "SequenceAt" || op == "SequenceErase" ||
+                          op == "SplitToSequence";
+  if (Value* p = positioned ? c.in(op == "SequenceInsert" ? 2 : 1) : nullptr) {
+    const TensorType& t = ev.typeOf(p);
+    bool isInt = t.dtype == DType::I64 || t.dtype == DType::I32;
+    if (t.shapeKnown &&
+        (op == "SplitToSequence" ? (!isInt || !t.isStatic() || t.rank() > 1) : (!isInt || t.numel() != 1)))
+      c.invalid(op == "SplitToSequence" ? "has split sizes that are not int32 or int64 of rank 0 or 1"
+                                        : "has a position that is not one int32 or int64 value");
+  }
   if (op == "SplitToSequence") {
     const TensorType& t = ev.typeOf(c.in(0));
     if (!t.shapeKnown) c.refuse("the input's rank is not known");

@@ -616,6 +616,25 @@ X13 = rng.standard_normal((1, 3)).astype(np.float32)
 check_runs("sequence_run_sized_element", p, [[X13, np.array(sh, np.int64), np.array(0, np.int64)]
                                              for sh in ([4, 3], [2, 1])],
            lambda ins: [X13 * np.ones(tuple(ins[1]), np.float32), X13])
+# Bad input: a float position (E10041, naming the model's node); a loop-carried sequence the body
+# turns into a tensor; a scan output that is a sequence (E19010 with the reason); no .om.
+p = model("sequence_float_position", [helper.make_node("SequenceConstruct", ["a"], ["s"]),
+                                      helper.make_node("SequenceInsert", ["s", "a", "k"], ["s2"])],
+          [vi("a", F, [2]), vi("k", F, [])], [seq_vi("s2", F, None)])
+check_refused("sequence_float_position", p, "E10041", "node [SequenceInsert_1] (SequenceInsert) has a position")
+tensor_body = helper.make_graph([helper.make_node("Identity", ["ci"], ["co"]), const("t", np.float32(1))], "tb",
+                                [vi("i", I64, []), vi("ci", BOOL, []), seq_vi("s", F, None)],
+                                [vi("co", BOOL, []), vi("t", F, [])])
+p = model("sequence_carried_becomes_tensor", [helper.make_node("SequenceEmpty", [], ["s0"], dtype=F),
+                                              helper.make_node("Loop", ["m", "", "s0"], ["s"], body=tensor_body)],
+          [vi("m", I64, [])], [vi("s", F, None)])
+check_refused("sequence_carried_becomes_tensor", p, "E19010", "enters the body as a sequence or optional")
+scan_seq_body = helper.make_graph([helper.make_node("Identity", ["ci"], ["co"]),
+                                   helper.make_node("SequenceConstruct", ["x1"], ["sq"])], "ssb",
+                                  [vi("i", I64, []), vi("ci", BOOL, [])], [vi("co", BOOL, []), seq_vi("sq", F, None)])
+p = model("sequence_scan_output", [helper.make_node("Loop", ["m", ""], ["s"], body=scan_seq_body)],
+          [vi("m", I64, []), vi("x1", F, [2])], [seq_vi("s", F, None)])
+check_refused("sequence_scan_output", p, "E19010", "gives a sequence or an optional as scan output 0")
 # Inside the loop that grows it, the sequence's tensors are not known yet: refused.
 p = model("sequence_runtime_read_in_body", [
     const("v", V), helper.make_node("SequenceEmpty", [], ["s0"], dtype=F),
