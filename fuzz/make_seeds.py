@@ -216,9 +216,11 @@ def sequence_loop_seed(out, atc, t, helper, numpy_helper, TP, np):
         helper.make_node("Constant", [], ["one"], value=numpy_helper.from_array(np.array([1], np.int64), "one")),
         helper.make_node("Constant", [], ["z"], value=numpy_helper.from_array(np.array([0], np.int64), "z")),
         helper.make_node("Unsqueeze", ["i", "z"], ["i1"]), helper.make_node("Add", ["i1", "one"], ["end"]),
-        helper.make_node("Slice", ["v", "z", "end"], ["part"]), helper.make_node("SequenceInsert", ["s", "part"], ["so"])],
+        helper.make_node("Slice", ["v", "z", "end"], ["part"]),
+        helper.make_node("SequenceInsert", ["s", "part"], ["so"])],
         "body", [helper.make_tensor_value_info("i", TP.INT64, []), helper.make_tensor_value_info("ci", TP.BOOL, []),
-                 seq("s", TP.FLOAT, None)], [helper.make_tensor_value_info("co", TP.BOOL, []), seq("so", TP.FLOAT, None)])
+                 seq("s", TP.FLOAT, None)],
+        [helper.make_tensor_value_info("co", TP.BOOL, []), seq("so", TP.FLOAT, None)])
     g = helper.make_graph([
         helper.make_node("Constant", [], ["v"], value=numpy_helper.from_array(np.arange(6, dtype=np.float32), "v")),
         helper.make_node("SequenceEmpty", [], ["s0"], dtype=TP.FLOAT),

@@ -35,7 +35,8 @@ std::vector<Value*> TensorArrays::convert(TfCtx& ctx, frontend::ImportEval& ev) 
   if (kind == "Size") {
     arrayOf(ctx, 0);
     auto d = dense_.find(ctx.in.at(1));
-    return {ctx.constScalar((double)(d != dense_.end() ? d->second.size : (int64_t)elemsOf(ctx, 1).size()), DType::I32)};
+    int64_t size = d != dense_.end() ? d->second.size : (int64_t)elemsOf(ctx, 1).size();
+    return {ctx.constScalar((double)size, DType::I32)};
   }
   arrayOf(ctx, 0);  // Close
   return {};
@@ -96,15 +97,18 @@ Value* TensorArrays::stacked(TfCtx& ctx, const Elems& e, const TensorType& elem)
   all.insert(all.end(), elem.shape.begin(), elem.shape.end());
   bool none = true;
   for (Value* v : e) none = none && !v;
-  if (none) return ctx.g.newConstant(ctx.def.name() + "/dense_zeros", std::make_shared<Tensor>(TensorType(elem.dtype, all)));
+  if (none)
+    return ctx.g.newConstant(ctx.def.name() + "/dense_zeros", std::make_shared<Tensor>(TensorType(elem.dtype, all)));
   Value* zeros = nullptr;
   std::vector<Value*> parts;
   for (size_t i = 0; i < e.size(); ++i) {
     Value* v = e[i];
     if (!v && !zeros) zeros = ctx.g.newConstant(ctx.def.name() + "/zero_element", std::make_shared<Tensor>(elem));
-    parts.push_back(ctx.op("Unsqueeze", {v ? v : zeros}, {{"axes", std::vector<int64_t>{0}}}, "dense" + std::to_string(i)));
+    parts.push_back(
+        ctx.op("Unsqueeze", {v ? v : zeros}, {{"axes", std::vector<int64_t>{0}}}, "dense" + std::to_string(i)));
   }
-  return parts.size() == 1 ? ctx.op("Identity", parts, {}, "dense") : ctx.op("Concat", parts, {{"axis", int64_t(0)}}, "dense");
+  if (parts.size() == 1) return ctx.op("Identity", parts, {}, "dense");
+  return ctx.op("Concat", parts, {{"axis", int64_t(0)}}, "dense");
 }
 
 Value* TensorArrays::denseFlow(TfCtx& ctx, Value* flow, Value* probe) {
@@ -147,7 +151,8 @@ std::vector<Value*> TensorArrays::create(TfCtx& ctx, frontend::ImportEval& ev) {
 // Split(handle, value, lengths, flow): consecutive pieces of value's first axis.
 std::vector<Value*> TensorArrays::scatter(TfCtx& ctx, frontend::ImportEval& ev, const std::string& kind) {
   const Array& a = arrayOf(ctx, 0);
-  if (dense_.count(ctx.in.at(3))) ctx.unsupported("it scatters into a TensorArray that a loop running at run time carries");
+  if (dense_.count(ctx.in.at(3)))
+    ctx.unsupported("it scatters into a TensorArray that a loop running at run time carries");
   Elems e = elemsOf(ctx, 3);
   bool split = kind == "Split";
   Value* value = ctx.in.at(split ? 1 : 2);
