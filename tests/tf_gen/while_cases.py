@@ -138,9 +138,13 @@ def _(g):
     return {"x": x0, "lim": np.float32(50)}, [(exits[0] + ":0", y)]
 
 
-def dynamic_rnn(g, steps, batch, dim, hidden):
+def dynamic_rnn(g, steps, batch, dim, hidden, seq=None):
     """outputs, state = tf.nn.dynamic_rnn(BasicRNNCell(hidden), x, time_major=True): the trip
-    count is the input's first dim, read through Shape -> StridedSlice."""
+    count is the input's first dim, read through Shape -> StridedSlice. With `seq`
+    (sequence_length=seq_len, fed at run time) the loop runs min(steps, max(1, max(seq_len)))
+    iterations, a number only a run knows, so it runs in the runtime with its TensorArrays as
+    dense tensors; a finished sequence's output is zero and its state copied (Select with a
+    [batch] condition: rows); the outputs past the last iteration stack as zeros."""
     x = rnd(steps, batch, dim)
     wx, wh, b = rnd(dim, hidden) * 0.5, rnd(hidden, hidden) * 0.5, rnd(hidden)
     g.placeholder("x", x.shape)
@@ -153,7 +157,15 @@ def dynamic_rnn(g, steps, batch, dim, hidden):
     g.op("StridedSlice", "rnn/strided_slice", ["rnn/Shape", "rnn/strided_slice/begin", "rnn/strided_slice/end",
                                                "rnn/strided_slice/strides"], T=np.int32, Index=np.int32,
          shrink_axis_mask=1, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0)
-    steps_t = "rnn/strided_slice"
+    steps_t = bound = "rnn/strided_slice"
+    if seq is not None:
+        seq = np.array(seq, np.int32)
+        g.placeholder("seq_len", (batch,), np.int32)
+        g.const("rnn/one", np.int32(1))
+        g.const("rnn/axis0", np.int32(0))
+        g.op("Max", "rnn/max_len", ["seq_len", "rnn/axis0"], T=np.int32, Tidx=np.int32, keep_dims=False)
+        g.op("Maximum", "rnn/at_least_one", ["rnn/one", "rnn/max_len"], T=np.int32)
+        bound = g.op("Minimum", "rnn/bound", [steps_t, "rnn/at_least_one"], T=np.int32)
     g.const("rnn/h0", np.zeros((batch, hidden), np.float32))
     g.const("rnn/time", np.int32(0))
     for ta in ("rnn/TensorArray", "rnn/TensorArray_1"):
@@ -165,7 +177,7 @@ def dynamic_rnn(g, steps, batch, dim, hidden):
     g.op("TensorArrayScatterV3", "rnn/unstack", ["rnn/TensorArray_1", "rnn/range", "x", "rnn/TensorArray_1:1"])
 
     def cond(enter, m):
-        return g.op("Less", "rnn/while/Less", [m[0], enter("rnn/while/Less/Enter", steps_t, np.int32)], T=np.int32)
+        return g.op("Less", "rnn/while/Less", [m[0], enter("rnn/while/Less/Enter", bound, np.int32)], T=np.int32)
 
     def body(enter, ids, pivot):
         time, flow, h = ids
@@ -177,11 +189,16 @@ def dynamic_rnn(g, steps, batch, dim, hidden):
         g.op("MatMul", "rnn/while/mh", [h, enter("rnn/while/Wh", "rnn/Wh")], transpose_a=False, transpose_b=False)
         g.op("AddV2", "rnn/while/sum", ["rnn/while/mx", "rnn/while/mh"])
         g.op("BiasAdd", "rnn/while/biased", ["rnn/while/sum", enter("rnn/while/b", "rnn/b")], data_format="NHWC")
-        g.op("Tanh", "rnn/while/h", ["rnn/while/biased"])
+        out = state = g.op("Tanh", "rnn/while/h", ["rnn/while/biased"])
+        if seq is not None:
+            g.op("GreaterEqual", "rnn/while/copy", [time, enter("rnn/while/seq_len", "seq_len", np.int32)], T=np.int32)
+            zeros = body_const(g, "rnn/while/zeros", np.zeros((batch, hidden), np.float32), pivot)
+            out = g.op("Select", "rnn/while/out", ["rnn/while/copy", zeros, "rnn/while/h"])
+            state = g.op("Select", "rnn/while/state", ["rnn/while/copy", h, "rnn/while/h"])
         g.op("TensorArrayWriteV3", "rnn/while/write", [enter("rnn/while/write/Enter", "rnn/TensorArray", RESOURCE),
-                                                       time, "rnn/while/h", flow])
+                                                       time, out, flow])
         g.op("AddV2", "rnn/while/time", [time, body_const(g, "rnn/while/one", np.int32(1), pivot)], T=np.int32)
-        return ["rnn/while/time", "rnn/while/write", "rnn/while/h"]
+        return ["rnn/while/time", "rnn/while/write", state]
 
     exits = while_loop(g, "rnn/while", ["rnn/time", "rnn/TensorArray:1", "rnn/h0"],
                        [np.int32, np.float32, np.float32], cond, body)
@@ -190,84 +207,22 @@ def dynamic_rnn(g, steps, batch, dim, hidden):
     g.op("TensorArrayGatherV3", "rnn/stack", ["rnn/TensorArray", "rnn/range_1", exits[1]], T=None, dtype=np.float32)
     g.op("Identity", "outputs", ["rnn/stack"])
     g.op("Identity", "state", [exits[2]])
-    hs, h = [], np.zeros((batch, hidden))
-    for t in range(steps):
-        h = np.tanh(x[t].astype(np.float64) @ wx + h @ wh + b)
-        hs.append(h)
-    return {"x": x}, [("outputs:0", np.stack(hs)), ("state:0", h)]
+    outs, h = np.zeros((steps, batch, hidden)), np.zeros((batch, hidden))
+    lens = np.full(batch, steps) if seq is None else seq
+    for t in range(min(steps, max(1, int(lens.max())))):
+        new = np.tanh(x[t].astype(np.float64) @ wx + h @ wh + b)
+        done = (t >= lens)[:, None]
+        outs[t] = np.where(done, 0.0, new)
+        h = np.where(done, h, new)
+    feeds = {"x": x} if seq is None else {"x": x, "seq_len": seq}
+    return feeds, [("outputs:0", outs), ("state:0", h)]
 
 
 case("while_dynamic_rnn_7_steps")(lambda g: dynamic_rnn(g, 7, 2, 3, 5))
 case("while_dynamic_rnn_20_steps")(lambda g: dynamic_rnn(g, 20, 1, 10, 16))
-
-
-def dynamic_rnn_sequence_length(g, seq):
-    """tf.nn.dynamic_rnn(BasicRNNCell(5), x, sequence_length=seq_len, time_major=True) over 6
-    steps: the loop runs min(6, max(1, max(seq_len))) iterations, a number fed at run time, so
-    it runs in the runtime; inside, the input TensorArray is read and the output one written at
-    `time`, a finished sequence's output is zero and its state copied (Select with a [batch]
-    condition: rows); after the loop the outputs are stacked (zeros past the last iteration)."""
-    steps, batch, dim, hidden = 6, 3, 4, 5
-    seq = np.array(seq, np.int32)
-    x = rnd(steps, batch, dim)
-    wx, wh, b = rnd(dim, hidden) * 0.5, rnd(hidden, hidden) * 0.5, rnd(hidden)
-    g.placeholder("x", x.shape)
-    g.placeholder("seq_len", (batch,), np.int32)
-    for name, v in (("rnn/Wx", wx), ("rnn/Wh", wh), ("rnn/b", b), ("rnn/h0", np.zeros((batch, hidden), np.float32)),
-                    ("rnn/time", np.int32(0)), ("rnn/start", np.int32(0)), ("rnn/delta", np.int32(1)),
-                    ("rnn/steps", np.int32(steps)), ("rnn/one", np.int32(1)), ("rnn/axis0", np.int32(0))):
-        g.const(name, v)
-    g.op("Max", "rnn/max_len", ["seq_len", "rnn/axis0"], T=np.int32, Tidx=np.int32, keep_dims=False)
-    g.op("Maximum", "rnn/at_least_one", ["rnn/one", "rnn/max_len"], T=np.int32)
-    g.op("Minimum", "rnn/bound", ["rnn/steps", "rnn/at_least_one"], T=np.int32)
-    for ta in ("rnn/TensorArray", "rnn/TensorArray_1"):
-        g.op("TensorArrayV3", ta, ["rnn/steps"], T=None, dtype=np.float32, dynamic_size=False, clear_after_read=True,
-             identical_element_shapes=True, tensor_array_name="")
-    g.op("Range", "rnn/range", ["rnn/start", "rnn/steps", "rnn/delta"], T=None, Tidx=np.int32)
-    g.op("TensorArrayScatterV3", "rnn/unstack", ["rnn/TensorArray_1", "rnn/range", "x", "rnn/TensorArray_1:1"])
-
-    def cond(enter, m):
-        return g.op("Less", "rnn/while/Less", [m[0], enter("rnn/while/Less/Enter", "rnn/bound", np.int32)], T=np.int32)
-
-    def body(enter, ids, pivot):
-        time, flow, h = ids
-        g.op("TensorArrayReadV3", "rnn/while/read", [enter("rnn/while/read/Enter", "rnn/TensorArray_1", RESOURCE), time,
-                                                     enter("rnn/while/read/Enter_1", "rnn/unstack")], T=None,
-             dtype=np.float32)
-        g.op("MatMul", "rnn/while/mx", ["rnn/while/read", enter("rnn/while/Wx", "rnn/Wx")], transpose_a=False,
-             transpose_b=False)
-        g.op("MatMul", "rnn/while/mh", [h, enter("rnn/while/Wh", "rnn/Wh")], transpose_a=False, transpose_b=False)
-        g.op("AddV2", "rnn/while/sum", ["rnn/while/mx", "rnn/while/mh"])
-        g.op("BiasAdd", "rnn/while/biased", ["rnn/while/sum", enter("rnn/while/b", "rnn/b")], data_format="NHWC")
-        g.op("Tanh", "rnn/while/new_h", ["rnn/while/biased"])
-        g.op("GreaterEqual", "rnn/while/copy", [time, enter("rnn/while/seq_len", "seq_len", np.int32)], T=np.int32)
-        zeros = body_const(g, "rnn/while/zeros", np.zeros((batch, hidden), np.float32), pivot)
-        g.op("Select", "rnn/while/out", ["rnn/while/copy", zeros, "rnn/while/new_h"])
-        g.op("Select", "rnn/while/state", ["rnn/while/copy", h, "rnn/while/new_h"])
-        g.op("TensorArrayWriteV3", "rnn/while/write", [enter("rnn/while/write/Enter", "rnn/TensorArray", RESOURCE),
-                                                       time, "rnn/while/out", flow])
-        g.op("AddV2", "rnn/while/time", [time, body_const(g, "rnn/while/inc", np.int32(1), pivot)], T=np.int32)
-        return ["rnn/while/time", "rnn/while/write", "rnn/while/state"]
-
-    exits = while_loop(g, "rnn/while", ["rnn/time", "rnn/TensorArray:1", "rnn/h0"],
-                       [np.int32, np.float32, np.float32], cond, body)
-    g.op("TensorArraySizeV3", "rnn/size", ["rnn/TensorArray", exits[1]], T=None)
-    g.op("Range", "rnn/range_1", ["rnn/start", "rnn/size", "rnn/delta"], T=None, Tidx=np.int32)
-    g.op("TensorArrayGatherV3", "rnn/stack", ["rnn/TensorArray", "rnn/range_1", exits[1]], T=None, dtype=np.float32)
-    g.op("Identity", "outputs", ["rnn/stack"])
-    g.op("Identity", "state", [exits[2]])
-    outs, h = np.zeros((steps, batch, hidden)), np.zeros((batch, hidden))
-    for t in range(min(steps, max(1, int(seq.max())))):
-        new = np.tanh(x[t].astype(np.float64) @ wx + h @ wh + b)
-        done = (t >= seq)[:, None]
-        outs[t] = np.where(done, 0.0, new)
-        h = np.where(done, h, new)
-    return {"x": x, "seq_len": seq}, [("outputs:0", outs), ("state:0", h)]
-
-
-case("while_dynamic_rnn_sequence_length")(lambda g: dynamic_rnn_sequence_length(g, [4, 2, 3]))
-case("while_dynamic_rnn_sequence_length_full")(lambda g: dynamic_rnn_sequence_length(g, [6, 1, 6]))
-case("while_dynamic_rnn_sequence_length_zero")(lambda g: dynamic_rnn_sequence_length(g, [0, 0, 0]))
+case("while_dynamic_rnn_sequence_length")(lambda g: dynamic_rnn(g, 6, 3, 4, 5, [4, 2, 3]))
+case("while_dynamic_rnn_sequence_length_full")(lambda g: dynamic_rnn(g, 6, 3, 4, 5, [6, 1, 6]))
+case("while_dynamic_rnn_sequence_length_zero")(lambda g: dynamic_rnn(g, 6, 3, 4, 5, [0, 0, 0]))
 
 
 def sigmoid(z):

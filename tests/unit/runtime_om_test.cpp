@@ -12,8 +12,10 @@
 #include "ir/op_registry.h"
 #include "runtime/atc_runtime.h"
 #include "runtime/om_format.h"
+#include "tests/unit/om_test_util.h"
 
 using namespace atc;
+using namespace atc::omtest;
 
 namespace {
 
@@ -37,16 +39,6 @@ std::vector<uint8_t> buildIdentityModel() {
   BackendOptions o;
   o.cmdline = "test";
   return buildOm(g, o, loadHostTargetProfile("native"));
-}
-
-// Loading must fail with a RuntimeError whose message contains `needle`.
-void expectError(const std::vector<uint8_t>& bytes, const std::string& needle) {
-  try {
-    rt::Model::loadFromMemory(bytes.data(), bytes.size(), 1, "m.om");
-    ADD_FAILURE() << "expected an error containing " << needle;
-  } catch (const rt::RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace
@@ -91,25 +83,6 @@ TEST(RuntimeOm, TruncatedAndCorrupted) {
 
 // Crafted .om files with a valid checksum (recomputed, as an attacker can): every field the
 // loader uses is checked, and each gives a clear error instead of a crash.
-std::vector<uint8_t> rewrite(const std::vector<uint8_t>& om1, uint32_t type,
-                             const std::function<void(std::vector<uint8_t>&)>& edit) {
-  om::OmView v = om::parseOm(om1.data(), om1.size());
-  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;
-  for (auto& p : v.partitions) {
-    std::vector<uint8_t> b(om1.begin() + (long)p.offset, om1.begin() + (long)(p.offset + p.size));
-    if (p.type == type) edit(b);
-    parts.emplace_back(p.type, std::move(b));
-  }
-  return om::writeOm(v.header, parts);
-}
-
-std::vector<uint8_t> editPlan(const std::vector<uint8_t>& om1, const std::function<void(nlohmann::json&)>& edit) {
-  om::OmView v = om::parseOm(om1.data(), om1.size());
-  auto j = nlohmann::json::parse(v.partString(om::kTaskInfo));  // unpacked from its zstd frame
-  edit(j);
-  return rewrite(om1, om::kTaskInfo, [&](std::vector<uint8_t>& b) { b = om::packJson(j.dump()); });
-}
-
 TEST(RuntimeOm, CraftedFilesAreRefused) {
   std::vector<uint8_t> om1 = buildIdentityModel();
   // The header is inside the checksum: a changed memory size alone is detected.
@@ -225,11 +198,6 @@ std::vector<uint8_t> buildDoublingLoop() {
   return buildOm(g, o, loadHostTargetProfile("native"));
 }
 
-nlohmann::json& stepOf(nlohmann::json& j, const std::string& control) {
-  for (auto& s : j["steps"])
-    if (s.value("control", std::string()) == control) return s;
-  throw std::runtime_error("no " + control + " step");
-}
 }  // namespace
 
 TEST(RuntimeOm, RunTimeLoopRunsAnyTripCount) {

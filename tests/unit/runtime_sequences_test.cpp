@@ -14,8 +14,10 @@
 #include "runtime/atc_runtime.h"
 #include "runtime/atc_runtime_c.h"
 #include "runtime/om_format.h"
+#include "tests/unit/om_test_util.h"
 
 using namespace atc;
+using namespace atc::omtest;
 
 namespace {
 
@@ -59,34 +61,6 @@ std::vector<uint8_t> buildGrowingSequence(bool withPosition) {
   BackendOptions o;
   o.cmdline = "test";
   return buildOm(g, o, loadHostTargetProfile("native"));
-}
-
-void expectError(const std::vector<uint8_t>& bytes, const std::string& needle) {
-  try {
-    rt::Model::loadFromMemory(bytes.data(), bytes.size(), 1, "m.om");
-    ADD_FAILURE() << "expected an error containing " << needle;
-  } catch (const rt::RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
-
-std::vector<uint8_t> editPlan(const std::vector<uint8_t>& om1, const std::function<void(nlohmann::json&)>& edit) {
-  om::OmView v = om::parseOm(om1.data(), om1.size());
-  auto j = nlohmann::json::parse(v.partString(om::kTaskInfo));
-  edit(j);
-  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> parts;
-  for (const auto& p : v.partitions) {
-    std::vector<uint8_t> b(om1.begin() + (long)p.offset, om1.begin() + (long)(p.offset + p.size));
-    if (p.type == om::kTaskInfo) b = om::packJson(j.dump());
-    parts.emplace_back(p.type, std::move(b));
-  }
-  return om::writeOm(v.header, parts);
-}
-
-nlohmann::json& stepOf(nlohmann::json& j, const std::string& control) {
-  for (auto& s : j["steps"])
-    if (s.value("control", std::string()) == control) return s;
-  throw std::runtime_error("no " + control + " step");
 }
 
 }  // namespace
