@@ -149,7 +149,7 @@ std::vector<int64_t> actualDims(const SeqArg& a, const uint8_t* p, const uint8_t
 }
 
 std::shared_ptr<const SeqTensor> copyElement(const SeqArg& a, const void* p, const uint8_t* arena,
-                                             const std::string& node) {
+                                             const std::string& node, SequenceStore& store) {
   auto t = std::make_shared<SeqTensor>();
   t->desc.dtype = a.dtype;
   t->desc.dtypeCode = a.dtypeCode;
@@ -157,6 +157,7 @@ std::shared_ptr<const SeqTensor> copyElement(const SeqArg& a, const void* p, con
   int64_t bytes = 0;
   if (!shapeSize(t->desc.shape, a.esize, nullptr, &bytes))
     throw RuntimeError("op " + node + ": an element of shape [" + joinInts(t->desc.shape) + "] is too large");
+  store.account((uint64_t)bytes);
   t->desc.bytes = (uint64_t)bytes;
   if (bytes) t->data.assign((const uint8_t*)p, (const uint8_t*)p + bytes);
   return t;
@@ -242,8 +243,9 @@ void concat(const SeqStepSpec& s, SequenceStore& store, void* const* args,
 }
 
 // SplitToSequence by sizes (or one chunk size) a run gives.
-std::vector<std::shared_ptr<const SeqTensor>> split(const SeqStepSpec& s, void* const* args, const uint8_t* arena) {
-  auto x = copyElement(s.args[0], args[0], arena, s.node);
+std::vector<std::shared_ptr<const SeqTensor>> split(const SeqStepSpec& s, SequenceStore& store, void* const* args,
+                                                    const uint8_t* arena) {
+  auto x = copyElement(s.args[0], args[0], arena, s.node, store);
   const std::vector<int64_t>& d = x->desc.shape;
   const int64_t axis = normAxis(s.axis, d.size(), s.node), dim = d[(size_t)axis];
   std::vector<int64_t> sizes;
@@ -279,6 +281,7 @@ std::vector<std::shared_ptr<const SeqTensor>> split(const SeqStepSpec& s, void* 
     if (squeeze) t->desc.shape.erase(t->desc.shape.begin() + axis);
     const uint64_t block = (uint64_t)(len * inner) * es;
     t->desc.bytes = block * (uint64_t)outer;
+    store.account(t->desc.bytes);
     t->data.resize(t->desc.bytes);
     for (int64_t o = 0; o < outer; ++o)
       if (block)
@@ -308,6 +311,13 @@ std::vector<SeqStepSpec> checkSequenceSteps(const nlohmann::json& steps,
   return out;
 }
 
+void SequenceStore::account(uint64_t bytes) {
+  bytes_ += bytes;
+  if (bytes_ > runMemoryLimit())
+    throw RuntimeError("the run's sequences hold more memory than this machine has (" +
+                       std::to_string(runMemoryLimit()) + " bytes)");
+}
+
 void SequenceStore::reset() {
   entries_.clear();
   bytes_ = 0;
@@ -316,12 +326,6 @@ void SequenceStore::reset() {
 int64_t SequenceStore::add(Entry e) {
   if (entries_.size() >= kMaxSequences)
     throw RuntimeError("the run makes more than " + std::to_string(kMaxSequences) + " sequences");
-  if (e.last) {
-    bytes_ += e.last->desc.bytes;
-    if (bytes_ > runMemoryLimit())
-      throw RuntimeError("the run's sequences hold more memory than this machine has (" +
-                         std::to_string(runMemoryLimit()) + " bytes)");
-  }
   entries_.push_back(std::move(e));
   return (int64_t)entries_.size();
 }
@@ -383,12 +387,12 @@ void runSequenceStep(const SeqStepSpec& s, SequenceStore& store, void* const* ar
   int64_t out = 0;
   if (s.kind == "seq_make") {
     std::vector<std::shared_ptr<const SeqTensor>> elems;
-    for (size_t k = 0; k + 1 < n; ++k) elems.push_back(copyElement(s.args[k], args[k], arena, s.node));
+    for (size_t k = 0; k + 1 < n; ++k) elems.push_back(copyElement(s.args[k], args[k], arena, s.node, store));
     out = store.make(std::move(elems));
   } else if (s.kind == "seq_insert") {
     int64_t h = handleAt(0);
     int64_t pos = s.args[2].buf >= 0 ? readInt(args[2], s.args[2].esize) : store.length(h, s.node);
-    out = store.insert(h, copyElement(s.args[1], args[1], arena, s.node), pos, s.node);
+    out = store.insert(h, copyElement(s.args[1], args[1], arena, s.node, store), pos, s.node);
   } else if (s.kind == "seq_erase") {
     int64_t h = handleAt(0);
     auto l = store.list(h, s.node);
@@ -396,7 +400,7 @@ void runSequenceStep(const SeqStepSpec& s, SequenceStore& store, void* const* ar
     l.erase(l.begin() + positionIn(pos, (int64_t)l.size(), s.node));
     out = store.make(std::move(l));
   } else if (s.kind == "seq_split") {
-    out = store.make(split(s, args, arena));
+    out = store.make(split(s, store, args, arena));
   } else if (s.kind == "seq_length") {
     out = store.length(handleAt(0), s.node);
   } else {  // seq_output

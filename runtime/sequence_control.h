@@ -62,6 +62,8 @@ struct SeqTensor {
 class SequenceStore {
  public:
   void reset();
+  // Counts `bytes` of new tensor data against the machine's memory (RuntimeError beyond it).
+  void account(uint64_t bytes);
   int64_t make(std::vector<std::shared_ptr<const SeqTensor>> elems);
   int64_t insert(int64_t h, std::shared_ptr<const SeqTensor> x, int64_t pos, const std::string& node);
   int64_t length(int64_t h, const std::string& node) const;
