@@ -198,14 +198,7 @@ void Composites::flattenOutput(Graph& g, Value* v, const std::string& name, std:
   }
   if (seqs.isSequence(v)) {
     const std::vector<Value*>& l = seqs.listOf(v);
-    for (size_t i = 0; i < l.size(); ++i) {
-      if (!l[i])
-        throw AtcError(
-            "E19010",
-            "Output [" + name + "] is a sequence whose element " + std::to_string(i) + " has run-time split sizes.",
-            "Split by sizes known at compile time.");
-      outputs->push_back(copyTo(g, l[i], name + "[" + std::to_string(i) + "]"));
-    }
+    for (size_t i = 0; i < l.size(); ++i) outputs->push_back(copyTo(g, l[i], name + "[" + std::to_string(i) + "]"));
     return;
   }
   if (!opts.isOptional(v)) {
@@ -241,7 +234,6 @@ Value* Composites::select(Graph& g, frontend::ImportEval& ev, Value* cond, Value
     const std::vector<Value*>& le = seqs.listOf(e);
     std::vector<Value*> l;
     for (size_t i = 0; i < lt.size(); ++i) {
-      if (!lt[i] || !le[i]) refuseSelect(name, "a branch's sequence has elements of run-time sizes");
       l.push_back(ifConvert(g, ev, cond, lt[i], le[i], name, "element " + std::to_string(i) + " of a sequence"));
     }
     return seqs.adopt(g, name + "/select", std::move(l));

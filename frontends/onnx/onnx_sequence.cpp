@@ -47,10 +47,6 @@ struct SeqCtx {
     ev.typeOf(out);
     return out;
   }
-  Value* element(const List& l, int64_t i) const {
-    if (!l[(size_t)i]) refuse("element " + std::to_string(i) + " has run-time split sizes");
-    return l[(size_t)i];
-  }
 };
 
 // A position in [-size, size - 1] (or [-size, size] when inserting), made non-negative.
@@ -110,7 +106,7 @@ Value* concatFromSequence(SeqCtx& c, const List& l) {
   int64_t axis = c.intAttr("axis", 0);
   List parts;
   for (size_t i = 0; i < l.size(); ++i) {
-    Value* e = c.element(l, (int64_t)i);
+    Value* e = l[i];
     parts.push_back(newAxis ? c.op("Unsqueeze", {e}, {{"axes", std::vector<int64_t>{axis}}}) : e);
   }
   return c.op("Concat", parts, {{"axis", axis}});
@@ -169,11 +165,7 @@ SeqInfo Sequences::infoOf(frontend::ImportEval& ev, const Value* v) const {
   auto rt = runtime_.find(v);
   if (rt != runtime_.end()) return rt->second;
   SeqInfo info;
-  for (Value* e : lists_.at(v)) {
-    SeqInfo one;
-    one.any = one.mixed = true;  // an element of run-time split sizes: its type unknown
-    info = mergeInfo(info, e ? tensorInfo(ev, e) : one);
-  }
+  for (Value* e : lists_.at(v)) info = mergeInfo(info, tensorInfo(ev, e));
   return info;
 }
 
@@ -239,12 +231,6 @@ std::vector<Value*> Sequences::lowerRuntime(Graph& g, frontend::ImportEval& ev, 
 Value* Sequences::handleOf(Graph& g, frontend::ImportEval& ev, Value* v, const std::string& name) {
   if (isRuntime(v)) return v;
   const std::vector<Value*>& l = lists_.at(v);
-  for (size_t i = 0; i < l.size(); ++i)
-    if (!l[i])
-      throw AtcError("E19010",
-                     "Sequence [" + name + "] cannot be made at run time: its element " + std::to_string(i) +
-                         " has run-time split sizes.",
-                     "Split by sizes known at compile time (docs/frontend-onnx.md, \"Sequences at run time\").");
   std::string nm = g.uniqueNodeName(name + "/make_sequence");
   Value* h = g.newValue(nm);
   g.addNode("RuntimeSequenceMake", nm, l, {h});
@@ -279,7 +265,7 @@ std::vector<Value*> Sequences::lowerMap(Graph& g, frontend::ImportEval& ev, cons
   std::vector<List> results((size_t)n.output_size());
   for (size_t i = 0; i < len; ++i) {
     std::vector<Value*> bins;
-    for (Value* v : ins) bins.push_back(isSequence(v) ? c.element(listOf(v), (int64_t)i) : v);
+    for (Value* v : ins) bins.push_back(isSequence(v) ? listOf(v)[i] : v);
     std::vector<Value*> outs = importBody(*body, bins, name + "/iter" + std::to_string(i));
     if (outs.size() != results.size())
       c.invalid("has a body with " + std::to_string(outs.size()) + " outputs for " +
@@ -331,7 +317,7 @@ std::vector<Value*> Sequences::lower(Graph& g, frontend::ImportEval& ev, const o
   if (op == "SequenceLength") return {g.newConstant(name, makeIntTensor({size}, DType::I64, true))};
   if (op == "SequenceAt") {
     if (!c.in(1)) c.invalid("has no position");
-    return {c.element(l, position(c, 1, size, false, 0))};
+    return {l[(size_t)position(c, 1, size, false, 0)]};
   }
   if (op == "ConcatFromSequence") return {concatFromSequence(c, l)};
   if (op == "SequenceErase") {

@@ -65,7 +65,7 @@ class Sequences {
   Value* handleOf(Graph& g, frontend::ImportEval& ev, Value* v, const std::string& name);
 
  private:
-  std::map<const Value*, std::vector<Value*>> lists_;  // null element: only its existence is known
+  std::map<const Value*, std::vector<Value*>> lists_;  // sequences made at compile time
   std::map<const Value*, SeqInfo> runtime_;            // handles of sequences made at run time
   std::vector<Value*> lowerRuntime(Graph& g, frontend::ImportEval& ev, const onnx::NodeProto& n,
                                    const std::string& name, const std::vector<Value*>& ins);
