@@ -16,6 +16,8 @@
 #include <new>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "atc/console.h"
 #include "atc/fusion_result.h"
 #include "atc/fusion_switch.h"
@@ -290,7 +292,22 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   if (opts.dynamic.any()) {
     std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
     for (auto& name : opts.import.inputShapeOrder) shapes.push_back({name, opts.import.inputShapes.at(name)});
-    builder.setDynamic(opts.dynamic.option, opts.dynamic.kind, shapes);
+    nlohmann::json ranges;  // a range build: each input's lowest and highest shape
+    if (opts.dynamic.kind == "range") {
+      ranges = nlohmann::json::array();
+      for (auto& [name, shape] : shapes) {
+        std::vector<int64_t> lo = shape, hi = shape;
+        size_t next = 0;
+        for (auto& n2 : opts.import.inputShapeOrder)
+          for (size_t k = 0; k < opts.import.inputShapes.at(n2).size(); ++k)
+            if (opts.import.inputShapes.at(n2)[k] == -1) {
+              if (n2 == name) lo[k] = opts.dynamic.gears.front()[next], hi[k] = opts.dynamic.gears.back()[next];
+              ++next;
+            }
+        ranges.push_back({{"name", name}, {"min", lo}, {"max", hi}});
+      }
+    }
+    builder.setDynamic(opts.dynamic.option, opts.dynamic.kind, shapes, ranges);
   }
   for (size_t i = 0; i < graphs; ++i) {
     try {
@@ -303,7 +320,9 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
     } catch (const AtcError& e) {
       if (!opts.dynamic.any()) throw;
       throw AtcError(e.code(), "gear " + std::to_string(i) + " (" + gearLabel(opts.dynamic, i) + "): " + e.message(),
-                     e.solution() + " Every gear must compile: drop the gears this model cannot take.");
+                     e.solution() + (opts.dynamic.kind == "range"
+                                         ? " Every shape of the range must compile: narrow the range."
+                                         : " Every gear must compile: drop the gears this model cannot take."));
     }
   }
   // The .om image: calloc'd pages, written once; the weights move into it (peak memory near

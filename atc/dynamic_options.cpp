@@ -142,6 +142,32 @@ DynamicGears parseDynamicGears(const std::string& batchText, bool batchGiven, co
   return d;
 }
 
+DynamicGears rangeGears(const ShapeRanges& r, const std::string& option, const std::string& text) {
+  DynamicGears d;
+  d.option = option;
+  d.kind = "range";
+  size_t total = 1;
+  for (auto& dim : r.dims) {
+    size_t n = (size_t)(dim.hi - dim.lo + 1);
+    if (n > kMaxRangeShapes || total * n > kMaxRangeShapes)
+      invalidParamCode("E10002", option, text,
+                       "its ranges give more than " + std::to_string(kMaxRangeShapes) +
+                           " shapes; a range build holds one plan per shape.",
+                       "Narrow the ranges, or list the shapes the model serves with --dynamic_dims.");
+    total *= n;
+  }
+  std::vector<int64_t> g;
+  for (auto& dim : r.dims) g.push_back(dim.lo);
+  for (size_t i = 0; i < total; ++i) {
+    d.gears.push_back(g);
+    for (size_t k = r.dims.size(); k-- > 0;) {  // the next combination, the last dim fastest
+      if (++g[k] <= r.dims[k].hi) break;
+      g[k] = r.dims[k].lo;
+    }
+  }
+  return d;
+}
+
 ImportOptions gearImportOptions(const ImportOptions& im, const DynamicGears& d, size_t i) {
   ImportOptions r = im;
   const std::vector<int64_t>& g = d.gears.at(i);

@@ -12,7 +12,7 @@ namespace atc {
 
 struct DynamicGears {
   std::string option;  // "dynamic_batch_size", "dynamic_image_size", "dynamic_dims"; "" = static
-  std::string kind;    // "batch", "image_size", "dims" (what the .om and omrun call it)
+  std::string kind;    // "batch", "image_size", "dims", "range" (what the .om and omrun call it)
   // One entry per gear: the values that replace the -1 dims of --input_shape, in the order
   // the inputs were given there (batch: one value; image size: h, w; dims: one per -1).
   std::vector<std::vector<int64_t>> gears;
@@ -20,6 +20,23 @@ struct DynamicGears {
 };
 
 constexpr size_t kMinGears = 2, kMaxGears = 100;
+// A range build (--input_shape="x:1,1~512") has one plan per shape of its ranges: at most this many.
+constexpr size_t kMaxRangeShapes = 1024;
+
+// The "lo~hi" dims of --input_shape / --input_shape_range, in the order written (each is -1
+// in ImportOptions::inputShapes).
+struct ShapeRanges {
+  struct Dim {
+    std::string input;
+    size_t dim;
+    int64_t lo, hi;
+  };
+  std::vector<Dim> dims;
+};
+
+// A range build's gears: every combination of the ranged dims' values (the first dim varying
+// slowest), kind "range". More than kMaxRangeShapes shapes: E10002.
+DynamicGears rangeGears(const ShapeRanges& r, const std::string& option, const std::string& text);
 
 // Reads the dynamic option that was given (at most one: E10009), checks it against the
 // -1 dims of im.inputShapes (E10004, E10031, E10019, E10035, E10036, E10001). given(name)

@@ -66,26 +66,50 @@ LogLevel parseLogLevel(const std::string& text) {
   return it->second;
 }
 
-void parseInputShape(const std::string& text, ImportOptions& opts, const std::string& dynamicOption) {
+// "lo~hi" of --input_shape (docs/dynamic-shapes.md, "Ranges"): both ends non-negative integers, lo <= hi, lo >= 1.
+std::pair<int64_t, int64_t> parseDimRange(const std::string& text, const std::string& option, const std::string& name,
+                                          const std::string& dt) {
+  const char* sol = "Write a range as \"lo~hi\" with 1 <= lo <= hi, e.g. --input_shape=\"input_ids:1,1~512\".";
+  size_t t = dt.find('~');
+  int64_t lo = 0, hi = 0;
+  std::string a = trim(dt.substr(0, t)), b = trim(dt.substr(t + 1));
+  if (!parseInt64(a, &lo) || !parseInt64(b, &hi))
+    invalid(text, option, "range [" + dt + "] of input [" + name + "] is not two integers around '~'.", sol, "E10002");
+  if (hi == -1 || lo == -1)
+    invalid(text, option, "range [" + dt + "] of input [" + name + "] is unbounded; a range build needs both ends.",
+            "Give the largest value the dim takes, e.g. 1~512: each shape of the range gets its own plan.", "E10002");
+  if (lo < 1 || hi < lo)
+    invalid(text, option, "range [" + dt + "] of input [" + name + "] is not 1 <= lo <= hi.", sol, "E10002");
+  return {lo, hi};
+}
+
+void parseInputShape(const std::string& text, ImportOptions& opts, const std::string& dynamicOption,
+                     ShapeRanges* ranges, const std::string& option) {
   const char* sol = "Use the form \"name1:n,c,h,w;name2:d0,d1\" (a scalar input: \"name:\"), "
                     "with non-negative integer dims.";
   opts.inputShapes.clear();
   opts.inputShapeOrder.clear();
   std::string t = trim(text);
-  if (t.empty()) invalid(text, "input_shape", "the value is empty.", sol, "E10002");
+  if (t.empty()) invalid(text, option, "the value is empty.", sol, "E10002");
   std::vector<std::string> items = split(t, ';');
   if (items.size() > 1 && trim(items.back()).empty()) items.pop_back();  // trailing ';'
   for (std::string item : items) {
     item = trim(item);
-    if (item.empty()) invalid(text, "input_shape", "an entry between ';' is empty.", sol, "E10002");
+    if (item.empty()) invalid(text, option, "an entry between ';' is empty.", sol, "E10002");
     size_t colon = item.rfind(':');
     if (colon == std::string::npos)
-      invalid(text, "input_shape", "entry [" + item + "] has no ':' between the name and the dims.", sol, "E10002");
+      invalid(text, option, "entry [" + item + "] has no ':' between the name and the dims.", sol, "E10002");
     std::string name = trim(item.substr(0, colon));
     std::string dims = trim(item.substr(colon + 1));
-    if (name.empty()) invalid(text, "input_shape", "entry [" + item + "] has no input name.", sol, "E10002");
+    if (option == "input_shape_range") {  // ATC's "name:[1~16,3,224,224]"
+      if (dims.size() < 2 || dims.front() != '[' || dims.back() != ']')
+        invalid(text, option, "entry [" + item + "] does not give its dims in brackets.",
+                "Use the form \"name:[1~16,3,224,224];name2:[1,1~512]\".", "E10002");
+      dims = trim(dims.substr(1, dims.size() - 2));
+    }
+    if (name.empty()) invalid(text, option, "entry [" + item + "] has no input name.", sol, "E10002");
     if (opts.inputShapes.count(name))
-      invalid(text, "input_shape", "input [" + name + "] is given twice.", sol, "E10002");
+      invalid(text, option, "input [" + name + "] is given twice.", sol, "E10002");
     std::vector<int64_t> shape;
     if (!dims.empty()) {
       for (auto& d : split(dims, ',')) {
@@ -93,21 +117,24 @@ void parseInputShape(const std::string& text, ImportOptions& opts, const std::st
         int64_t v = 0;
         if (dt.find('~') != std::string::npos && !dynamicOption.empty())
           throw AtcError("E10009",
-                         "Parameter [--input_shape] has the shape range [" + dt + "], and ranges and [--" + dynamicOption +
-                             "] are mutually exclusive.",
+                         "Parameter [--" + option + "] has the shape range [" + dt + "], and ranges and [--" +
+                             dynamicOption + "] are mutually exclusive.",
                          "Mark the dynamic dims with -1 for --" + dynamicOption + ", or drop --" + dynamicOption + ".");
-        if (dt.find('~') != std::string::npos)
-          invalid(text, "input_shape", "shape ranges (" + dt + ") are not supported in this version.",
-                  "Give fixed dims, or -1 at the dims that change with --dynamic_batch_size, --dynamic_image_size or "
-                  "--dynamic_dims.", "E10002");
+        if (dt.find('~') != std::string::npos) {
+          auto [lo, hi] = parseDimRange(text, option, name, dt);
+          if (ranges) ranges->dims.push_back({name, shape.size(), lo, hi});
+          shape.push_back(lo == hi ? lo : -1);
+          if (lo == hi && ranges) ranges->dims.pop_back();  // a range of one value is a fixed dim
+          continue;
+        }
         if (!parseInt64(dt, &v))
-          invalid(text, "input_shape", "dim [" + dt + "] of input [" + name + "] is not an integer.", sol, "E10002");
+          invalid(text, option, "dim [" + dt + "] of input [" + name + "] is not an integer.", sol, "E10002");
         if (v == -1 && dynamicOption.empty())
-          invalid(text, "input_shape", "dim -1 of input [" + name + "] asks for a dynamic dim, but no profiles are given.",
+          invalid(text, option, "dim -1 of input [" + name + "] asks for a dynamic dim, but no profiles are given.",
                   "Give the values the dim takes with --dynamic_batch_size, --dynamic_image_size or --dynamic_dims, "
-                  "or a fixed dim.", "E10002");
+                  "or a range with both ends (\"1~512\").", "E10002");
         if (v < -1)
-          invalid(text, "input_shape", "dim [" + dt + "] of input [" + name + "] is negative.", sol, "E10002");
+          invalid(text, option, "dim [" + dt + "] of input [" + name + "] is negative.", sol, "E10002");
         shape.push_back(v);
       }
     }
@@ -338,7 +365,13 @@ void parseImport(const CliValues& v, AtcOptions& opts) {
   std::string dynamicOption;
   for (const char* d : {"dynamic_batch_size", "dynamic_image_size", "dynamic_dims"})
     if (v.given(d) && dynamicOption.empty()) dynamicOption = d;
-  if (v.given("input_shape")) parseInputShape(v.val("input_shape"), im, dynamicOption);
+  if (v.given("input_shape") && v.given("input_shape_range"))
+    throw AtcError("E10009", "Parameters [--input_shape] and [--input_shape_range] are mutually exclusive; both were given.",
+                   "Give the shapes and their ranges in one of them, e.g. --input_shape=\"input_ids:1,1~512\".");
+  ShapeRanges ranges;
+  if (v.given("input_shape")) parseInputShape(v.val("input_shape"), im, dynamicOption, &ranges);
+  if (v.given("input_shape_range"))
+    parseInputShape(v.val("input_shape_range"), im, dynamicOption, &ranges, "input_shape_range");
   if (v.given("input_format")) {
     std::vector<std::string> ok = im.framework == 3 ? std::vector<std::string>{"NHWC", "NCHW", "ND", "NCDHW", "NDHWC"}
                                                     : std::vector<std::string>{"NCHW", "ND", "NCDHW"};
@@ -351,6 +384,9 @@ void parseImport(const CliValues& v, AtcOptions& opts) {
   if (v.given("out_nodes")) im.outNodeList = parseOutNodes(v.val("out_nodes"));
   opts.dynamic = parseDynamicGears(v.val("dynamic_batch_size"), v.given("dynamic_batch_size"), v.val("dynamic_image_size"),
                                    v.given("dynamic_image_size"), v.val("dynamic_dims"), v.given("dynamic_dims"), im);
+  if (!ranges.dims.empty())
+    opts.dynamic = rangeGears(ranges, v.given("input_shape") ? "input_shape" : "input_shape_range",
+                              v.val(v.given("input_shape") ? "input_shape" : "input_shape_range"));
   if (im.framework == 3) opts.passes.enabledPasses.push_back("TfLayoutSinkingPass");
   if (!v.given("enable_scope_fusion_passes")) return;
   if (im.framework != 3)

@@ -39,7 +39,10 @@ bool parseCommandLine(int argc, const char* const* argv, AtcOptions& opts, std::
 // "name:1,3,224,224;name2:...", scalar "name:". Fills opts.inputShapes/inputShapeOrder.
 // dynamicOption: the dynamic gear option given ("" = none): -1 dims are allowed with one, and
 // a shape range with one is E10009.
-void parseInputShape(const std::string& text, ImportOptions& opts, const std::string& dynamicOption = "");
+// ranges: receives the "lo~hi" dims (given as -1 in opts); option: the option's name in messages,
+// "input_shape_range" also takes ATC's bracketed dims ("name:[1~16,3,224,224]").
+void parseInputShape(const std::string& text, ImportOptions& opts, const std::string& dynamicOption = "",
+                     ShapeRanges* ranges = nullptr, const std::string& option = "input_shape");
 // "node:0;node2:1" or ONNX output names ("out1;out2"): (name, index or -1).
 std::vector<std::pair<std::string, int>> parseOutNodes(const std::string& text);
 // debug, info, warning, error, null (E10010 otherwise).

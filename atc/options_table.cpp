@@ -22,7 +22,7 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"om", "basic", I, {}, "input .om of --mode=1/6"},
       {"json", "basic", I, {}, "output JSON of --mode=1"},
       {"input_shape", "basic", I, {}, "\"name:n,c,h,w;name2:...\"; scalar \"name:\""},
-      {"input_shape_range", "basic", N, {}, "input shape ranges (dynamic shapes)"},
+      {"input_shape_range", "basic", I, {}, "\"name:[1~16,3,224,224];name2:[1,1~512]\": shape ranges (one plan per shape)"},
       {"input_format", "basic", I, {}, "layout of the inputs (TF: NHWC default, NCHW, ND, NCDHW, NDHWC; ONNX: NCHW, ND, NCDHW)"},
       {"out_nodes", "basic", I, {}, "\"node:0;node2:1\" or ONNX output names"},
       {"output_type", "basic", I, {}, "FP32, FP16, BF16, UINT8, INT8 or per output \"node:idx:FP16;...\""},

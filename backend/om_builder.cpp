@@ -15,11 +15,13 @@
 #include "backend/kernel_cache_glue.h"
 #include "backend/loop_schedule.h"
 #include "backend/loop_steps.h"
+#include "backend/range_kernels.h"
 #include "backend/sequence_steps.h"
 #include "backend/lowering.h"
 #include "kernels/codegen/codegen.h"
 #include "support/checked_math.h"
 #include "support/diagnostics.h"
+#include "support/log.h"
 #include "ir/op_registry.h"
 #include "runtime/cpu_check.h"
 #include "runtime/om_format.h"
@@ -78,8 +80,9 @@ using InstanceTable = std::map<std::pair<std::string, std::vector<int64_t>>, std
 // (instanceSym: every instance so far, shared by the gears of a dynamic model).
 // An `oom` build (opts.oomBoundsCheck): the kernels of the nodes op_debug_list names (all
 // when there is no list) get bounds checks and are specialised to their buffers' sizes.
+// recordParams (a range build): each kernel step carries its params (backend/range_kernels.h).
 json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<KernelInstance>& instances,
-               InstanceTable& instanceSym, const BackendOptions& opts) {
+               InstanceTable& instanceSym, const BackendOptions& opts, bool recordParams) {
   const int N = (int)lowered.size();
   json steps = json::array();
   for (int i = 0; i < N; ++i) {
@@ -131,6 +134,7 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     s["node"] = L.node->name;
     s["args"] = args;
     if (!sizes.empty()) s["sizes"] = sizes;
+    if (recordParams) s["params"] = L.call.params;
     // What the data dump and the profiler name (docs/debugging.md): the op type, the source
     // nodes a fused kernel absorbed, and each input's and output's name, dtype and shape in
     // argument order (inputs first; an absent input is null).
@@ -277,8 +281,11 @@ OmBuilder::OmBuilder(const BackendOptions& opts, const TargetProfile& target) : 
 OmBuilder::~OmBuilder() = default;
 
 void OmBuilder::setDynamic(const std::string& option, const std::string& kind,
-                           const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputShape) {
+                           const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputShape,
+                           const nlohmann::json& ranges) {
   dynamic_ = json::object();
+  range_ = kind == "range";
+  if (!ranges.is_null()) dynamic_["ranges"] = ranges;
   dynamic_["option"] = option;
   dynamic_["kind"] = kind;
   json shapes = json::array();
@@ -291,7 +298,7 @@ void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
   std::vector<LoweredNode> lowered = lowerGraph(g, target_);
   BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_, opts_.oomRedzone);
   checkModelMemory(g, bp, opts_);
-  json steps = planSteps(lowered, bp, instances_, instanceSym_, opts_);
+  json steps = planSteps(lowered, bp, instances_, instanceSym_, opts_, range_);
   json plan = graphPlan(g, std::move(steps), bp);
   if (!gearDims.empty()) plan["dims"] = gearDims;
   plans_.push_back(std::move(plan));
@@ -310,6 +317,22 @@ size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uin
   if (dynamic_.is_null()) {
     plan = std::move(plans_[0]);
   } else {  // docs/dynamic-shapes.md: one plan per gear over one arena and one weights blob
+    if (range_) {  // the steps whose params change with the shape call generic kernels
+      RangeKernelStats st;
+      instances_ = shareKernelsAcrossRange(plans_, std::move(instances_), &st);
+      // the shape-dependent slices of constants (pos[:, :S]) share the largest one's bytes
+      const std::map<int64_t, int64_t> moved = weights_.mergePrefixes();
+      for (auto& p : plans_)
+        for (auto& b : p.at("buffers"))
+          if (b.at("mem") == "weights") b["offset"] = moved.at(b.at("offset").get<int64_t>());
+      json generic = json::array();
+      for (auto& ki : instances_)
+        if (ki.generic) generic.push_back(ki.symbol);
+      plan["generic_kernels"] = generic;
+      logInfo("range: " + std::to_string(plans_.size()) + " shapes; " + std::to_string(st.specialised) +
+              " specialised kernel(s), " + std::to_string(st.generic) + " generic kernel(s) for " +
+              std::to_string(st.replaced) + " shape-dependent instance(s)");
+    }
     plan["format_version"] = 2;
     plan["dynamic"] = dynamic_;
     for (auto& p : plans_) p.erase("format_version");

@@ -28,10 +28,13 @@ class OmBuilder {
  public:
   OmBuilder(const BackendOptions& opts, const TargetProfile& target);
   ~OmBuilder();
-  // A dynamic model: the option, the gear kind ("batch", "image_size", "dims") and the
-  // --input_shape with its -1 dims (recorded in TASK_INFO and MODEL_DEF).
+  // A dynamic model: the option, the gear kind ("batch", "image_size", "dims", or "range": one
+  // gear per shape of --input_shape's ranges, whose shape-dependent kernels are generic) and the
+  // --input_shape with its -1 dims (recorded in TASK_INFO and MODEL_DEF); ranges: for a range
+  // build, [{name, min, max}] per input (recorded as `ranges`).
   void setDynamic(const std::string& option, const std::string& kind,
-                  const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputShape);
+                  const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputShape,
+                  const nlohmann::json& ranges = nullptr);
   // Lowers, plans and describes g (verified, sorted, static shapes); gearDims: the values of
   // this gear (empty for a static model). Afterwards the builder needs nothing of g: with
   // opts.releaseConstants g's values drop their weights, which the builder now holds.
@@ -48,6 +51,7 @@ class OmBuilder {
   std::vector<nlohmann::json> plans_;
   nlohmann::json modelDef_, dynamic_;
   int64_t arenaSize_ = 0;
+  bool range_ = false;
   std::string name_;
   uint32_t opCount_ = 0;
 };

@@ -25,6 +25,11 @@ class WeightStore {
   // reference to each as soon as it is copied: with the graphs' references already dropped
   // (BufferPlan::releaseConstants), atc's peak memory stays near one copy of the weights.
   void fill(uint8_t* dst);
+  // Drops every weight whose bytes begin another (larger or equal) one's, and lays the rest
+  // out again in their order: the slices pos[:, :S] of a position table that a range build
+  // folds once per shape then cost nothing beyond the largest. Returns old offset -> new
+  // offset for every place handed out so far (a dropped one: where its bytes now are).
+  std::map<int64_t, int64_t> mergePrefixes();
 
  private:
   int64_t end_ = 0;

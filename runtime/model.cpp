@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,7 @@ int defaultThreads() {
 
 struct Model::Impl {
   std::string name, soc, dynamicKind;
+  std::string rangeText;  // a range build: "x[1~16,3,16,16]" for messages
   std::unique_ptr<AlignedBuf> arena;
   std::unique_ptr<ReadOnlyBuf> weights;
   uint64_t arenaSize = 0;
@@ -132,6 +134,9 @@ struct Model::Impl {
     std::vector<LoopRunner> loops;   // run-time loops (loop_control.h)
     std::vector<SeqStepSpec> seqSteps;  // sequence control steps (sequence_control.h)
     std::vector<std::vector<StepTensor>> lastSeq;  // per output: a sequence output's tensors
+    // The params of the steps that call generic kernels (a range build): each one's address is
+    // in the args slot before the step's first argument (kernels/codegen/codegen.h).
+    std::vector<std::vector<int64_t>> params;
     int64_t runs = 0;             // ATC_PROFILE: runs of this gear
   };
   std::vector<Gear> gears;
@@ -385,10 +390,29 @@ struct CheckedPlan {
   std::vector<int64_t> outShapeAt;             // per output: "shape_at", -1 when absent
   std::vector<std::vector<int64_t>> stepArgs;  // buffer ids, -1 = absent
   std::vector<std::vector<size_t>> stepSizes;  // per step: argument positions of the run-sized outputs it sizes
+  std::vector<std::vector<int64_t>> stepParams;  // per step: the params of a generic kernel's call
+  std::vector<bool> stepGeneric;                 // per step: it calls a generic kernel
   std::vector<LoopSpec> loops;                 // loop control steps (loop_control.h)
   std::vector<SeqStepSpec> seqs;               // sequence control steps (sequence_control.h)
   GearDesc desc;
 };
+
+// A range build (docs/dynamic-shapes.md, "Ranges") holds one plan per shape: at most this many.
+constexpr size_t kMaxRangeShapes = 1024;
+
+// TASK_INFO dynamic.ranges ([{name, min, max}]) as messages show it: "ids[1,1~512], mask[1,1~512]".
+std::string describeRanges(const nlohmann::json& ranges) {
+  std::string s;
+  for (auto& r : ranges) {
+    auto lo = r.at("min").get<std::vector<int64_t>>(), hi = r.at("max").get<std::vector<int64_t>>();
+    if (lo.size() != hi.size()) throw nlohmann::json::other_error::create(501, "a range's min and max differ in rank", nullptr);
+    s += (s.empty() ? "" : ", ") + r.at("name").get<std::string>() + "[";
+    for (size_t k = 0; k < lo.size(); ++k)
+      s += (k ? "," : "") + std::to_string(lo[k]) + (lo[k] == hi[k] ? "" : "~" + std::to_string(hi[k]));
+    s += "]";
+  }
+  return s;
+}
 
 // A run-sized buffer is sized by one step, before any step reads it, and a graph output in
 // one is sized by some step: otherwise a kernel would get a null pointer.
@@ -412,7 +436,10 @@ void checkRunSized(CheckedPlan& c, const std::string& what) {
     if (c.bufs[id].run) throw badPlan(what, "an input in a run-sized buffer");
 }
 
-CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsize, const std::string& what) {
+// generic: the symbols of the generic kernels (TASK_INFO `generic_kernels`): a step calls
+// one of them exactly when it has `params`, which its kernel reads in place of baked ones.
+CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsize, const std::string& what,
+                      const std::set<std::string>& generic) {
   CheckedPlan c;
   c.plan = &p;
   c.bufs = readPlanBuffers(p, arenaSize, wsize, what);
@@ -426,6 +453,12 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
     c.stepArgs.emplace_back();
     for (auto& a : s.at("args")) c.stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, c.bufs, what));
     c.stepSizes.push_back(s.contains("sizes") ? s.at("sizes").get<std::vector<size_t>>() : std::vector<size_t>());
+    bool isGeneric = !s.contains("control") && generic.count(s.at("symbol").get<std::string>());
+    if (isGeneric != s.contains("params"))
+      throw badPlan(what, "step " + std::to_string(c.stepParams.size()) +
+                              (isGeneric ? " calls a generic kernel without params" : " has params for a specialised kernel"));
+    c.stepGeneric.push_back(isGeneric);
+    c.stepParams.push_back(isGeneric ? s.at("params").get<std::vector<int64_t>>() : std::vector<int64_t>());
   }
   checkRunSized(c, what);
   c.loops = checkLoopSteps(p.at("steps"), c.stepArgs, c.bufs, what);
@@ -509,15 +542,22 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     arenaSize = plan.at("arena_size").get<uint64_t>();
     if (arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
       throw badPlan(what, "arena size " + std::to_string(arenaSize) + " is larger than any model can need");
+    std::set<std::string> generic;
+    if (plan.contains("generic_kernels"))
+      for (auto& g : plan.at("generic_kernels")) generic.insert(g.get<std::string>());
     std::vector<const nlohmann::json*> planList;  // a static model's plan, or each gear's
     if (plan.contains("gears")) {
       if (plan.value("format_version", 0) != 2) throw badPlan(what, "gears need format_version 2");
       dynamicKind = plan.at("dynamic").at("kind").get<std::string>();
-      if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims")
+      if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims" && dynamicKind != "range")
         throw badPlan(what, "unknown dynamic kind " + dynamicKind);
       for (auto& g : plan.at("gears")) planList.push_back(&g);
-      if (planList.empty() || planList.size() > 100)  // atc writes 2 to 100 (ATC's limit)
-        throw badPlan(what, std::to_string(planList.size()) + " gears (a dynamic model has 2 to 100)");
+      // atc writes 2 to 100 gears (ATC's limit), a range build 2 to 1024 shapes
+      const size_t most = dynamicKind == "range" ? kMaxRangeShapes : 100;
+      if (planList.size() < 2 || planList.size() > most)
+        throw badPlan(what, std::to_string(planList.size()) + " gears (a dynamic model has 2 to " +
+                                std::to_string(most) + ")");
+      if (dynamicKind == "range") rangeText = describeRanges(plan.at("dynamic").at("ranges"));
     } else {
       planList.push_back(&plan);
     }
@@ -525,7 +565,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     for (const nlohmann::json* p : planList) {
       uint64_t gearArena = p->value("arena_size", arenaSize);
       if (gearArena > arenaSize) throw badPlan(what, "a gear's arena is larger than the model's");
-      checked.push_back(checkPlan(*p, gearArena, wsize, what));
+      checked.push_back(checkPlan(*p, gearArena, wsize, what, generic));
     }
     checkGearsAgree(checked, what);
     readDebugChecks(plan, checked, arenaSize, what, &statusCheck, &redzone, &boundsCheck);
@@ -579,6 +619,10 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
           st.symbol = s.at("symbol").get<std::string>();
           st.fn = (AtcKernelEntry)so->symbol(st.symbol);
           st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
+        }
+        if (c.stepGeneric[i]) {  // the slot before the arguments: the params' address
+          G.params.push_back(std::move(c.stepParams[i]));
+          G.args.push_back(G.params.back().data());
         }
         st.argBegin = G.args.size();
         for (int64_t a : c.stepArgs[i]) {
@@ -660,6 +704,7 @@ void Model::setGear(size_t i) {
 }
 
 std::string Model::acceptedShapes() const {
+  if (!impl_->rangeText.empty()) return "every shape of " + impl_->rangeText;
   std::string s;
   for (size_t g = 0; g < impl_->gearDescs.size(); ++g) {
     const GearDesc& d = impl_->gearDescs[g];

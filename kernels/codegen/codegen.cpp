@@ -50,6 +50,7 @@
 #include "cache/sha256.h"
 #include "support/diagnostics.h"
 #include "kernels/codegen/bounds_check.h"
+#include "kernels/codegen/generic_params.h"
 #include "kernels/codegen/lld_link.h"
 
 extern "C" const char atc_kernels_bc_begin[], atc_kernels_bc_end[];
@@ -244,21 +245,30 @@ class Worker {
     auto* ptr = llvm::PointerType::get(c, 0);
     auto* voidTy = llvm::Type::getVoidTy(c);
 
+    // The params: baked in as a constant array; a generic instance (KernelInstance::generic)
+    // gets a placeholder that bakeGenericParams resolves (generic_params.h).
     auto* arrTy = llvm::ArrayType::get(i64, ki.params.size());
-    std::vector<uint64_t> pv(ki.params.begin(), ki.params.end());
-    llvm::Constant* init = ki.params.empty() ? llvm::ConstantAggregateZero::get(arrTy)
-                                             : llvm::ConstantDataArray::get(c, pv);
-    auto* kp = new llvm::GlobalVariable(*m, arrTy, true, llvm::GlobalValue::PrivateLinkage, init,
-                                        "atc_params");
-    kp->setAlignment(llvm::Align(8));
-    kp->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    llvm::Value* kp = nullptr;
+    if (!ki.generic) {
+      std::vector<uint64_t> pv(ki.params.begin(), ki.params.end());
+      llvm::Constant* init = ki.params.empty() ? llvm::ConstantAggregateZero::get(arrTy)
+                                               : llvm::ConstantDataArray::get(c, pv);
+      auto* gv = new llvm::GlobalVariable(*m, arrTy, true, llvm::GlobalValue::PrivateLinkage, init,
+                                          "atc_params");
+      gv->setAlignment(llvm::Align(8));
+      gv->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+      kp = gv;
+    }
+    auto paramsOf = [&](llvm::IRBuilder<>& b, llvm::Value* bufs) -> llvm::Value* {
+      return kp ? kp : genericParamsPlaceholder(b, *m, bufs);
+    };
 
-    // internal void tramp(ptr ctx, i64 b, i64 e) { task(kp, ctx, b, e); }
+    // internal void tramp(ptr ctx, i64 b, i64 e) { task(params, ctx, b, e); }
     auto* trampTy = llvm::FunctionType::get(voidTy, {ptr, i64, i64}, false);
     auto* tramp = llvm::Function::Create(trampTy, llvm::GlobalValue::InternalLinkage, "atc_tramp", m.get());
     {
       llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", tramp));
-      b.CreateCall(task, {kp, tramp->getArg(0), tramp->getArg(1), tramp->getArg(2)});
+      b.CreateCall(task, {paramsOf(b, tramp->getArg(0)), tramp->getArg(0), tramp->getArg(1), tramp->getArg(2)});
       b.CreateRetVoid();
     }
     // void SYMBOL(ptr bufs, ptr rt)
@@ -270,10 +280,11 @@ class Worker {
       auto* bbDirect = llvm::BasicBlock::Create(c, "direct", entry);
       auto* bbPar = llvm::BasicBlock::Create(c, "parallel", entry);
       llvm::IRBuilder<> b(bbEntry);
-      llvm::Value* n = b.CreateCall(nt, {kp});
+      llvm::Value* P = paramsOf(b, entry->getArg(0));
+      llvm::Value* n = b.CreateCall(nt, {P});
       b.CreateCondBr(b.CreateICmpSLE(n, llvm::ConstantInt::get(i64, 1)), bbDirect, bbPar);
       b.SetInsertPoint(bbDirect);
-      b.CreateCall(task, {kp, entry->getArg(0), llvm::ConstantInt::get(i64, 0), n});
+      b.CreateCall(task, {P, entry->getArg(0), llvm::ConstantInt::get(i64, 0), n});
       b.CreateRetVoid();
       b.SetInsertPoint(bbPar);
       llvm::Value* rt = entry->getArg(1);
@@ -286,6 +297,7 @@ class Worker {
     }
 
     if (softHalf_) softHalfConversions(*m);
+    if (ki.generic) stubUnsupportedPaths(*m, task);
 
     // Internalize everything but the entry; retarget all functions.
     for (auto& f : *m) {
@@ -302,6 +314,7 @@ class Worker {
     if (opts_.kernelMetaDir.empty()) llvm::StripDebugInfo(*m);
     else addArtificialScopes(*m, {tramp, entry}, task);
     if (ki.boundsCheck) inlineEverything(*m, {entry, tramp});
+    if (ki.generic) bakeGenericParams(*m, tm_.get(), ki.params, ki.runtimeParams, {entry, tramp});
     if (llvm::verifyModule(*m, &llvm::errs())) cgError("invalid IR for kernel " + ki.kernel);
     optimize(*m);
     BoundsCheckStats bounds;
@@ -350,6 +363,41 @@ class Worker {
                                         ? pb.buildO0DefaultPipeline(lvl)
                                         : pb.buildPerModuleDefaultPipeline(lvl);
       mpm.run(*m, mam);
+    }
+  }
+
+  // A generic instance keeps the code paths that params read at run time choose between: a
+  // path for features this target lacks (an AMX tile function on an AVX-512 target), which a
+  // specialised instance folds away, cannot be selected. Such functions (those whose source
+  // target attribute asks for more than the library's default, see `base`, and more than the
+  // target has) get a trapping body: the lowering never chooses them for this target.
+  void stubUnsupportedPaths(llvm::Module& m, const llvm::Function* base) {
+    auto featuresOf = [](const llvm::Function& f) {
+      std::set<std::string> r;
+      std::string fs = f.getFnAttribute("target-features").getValueAsString().str(), tok;
+      for (size_t p = 0; p <= fs.size(); ++p)
+        if (p == fs.size() || fs[p] == ',') {
+          if (tok.size() > 1 && tok[0] == '+') r.insert(tok);
+          tok.clear();
+        } else {
+          tok += fs[p];
+        }
+      return r;
+    };
+    const std::set<std::string> def = featuresOf(*base);
+    const llvm::MCSubtargetInfo* sti = tm_->getMCSubtargetInfo();
+    for (auto& f : m) {
+      if (f.isDeclaration()) continue;
+      std::string extra;
+      for (auto& ft : featuresOf(f))
+        if (!def.count(ft)) extra += (extra.empty() ? "" : ",") + ft;
+      if (extra.empty() || sti->checkFeatures(extra)) continue;
+      f.deleteBody();
+      auto* bb = llvm::BasicBlock::Create(m.getContext(), "unsupported", &f);
+      llvm::IRBuilder<> b(bb);
+      b.CreateIntrinsic(llvm::Intrinsic::trap, {}, {});
+      b.CreateUnreachable();
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
     }
   }
 
@@ -424,6 +472,7 @@ class Worker {
     j["entry"] = entry;
     j["kernel"] = ki.kernel;
     j["params"] = ki.params;
+    if (ki.generic) j["runtime_params"] = ki.runtimeParams;
     j["nodes"] = ki.nodes;
     j["op_types"] = ki.opTypes;
     j["source"] = {{"file", srcFile}, {"line", srcLine}, {"function", "atck_" + ki.kernel + "_task"}};
@@ -472,6 +521,10 @@ std::string kernelCacheKey(const TargetProfile& target, const KernelInstance& ki
     for (size_t i = 0; i < v.size(); ++i) d += (i ? "," : "") + std::to_string(v[i]);
   };
   ints("params", ki.params);
+  if (ki.generic) {  // the params read at run time (a range build)
+    d += "\nruntime_params=";
+    for (uint8_t r : ki.runtimeParams) d += r ? '1' : '0';
+  }
   if (ki.boundsCheck) ints("bounds_check", ki.bufBytes);
   return cache::sha256Hex(d);
 }

@@ -24,6 +24,12 @@ struct KernelInstance {
   // (inputs, outputs, workspace; 0: absent or empty). See bounds_check.h.
   bool boundsCheck = false;
   std::vector<int64_t> bufBytes;
+  // A generic instance (a shape-range build, docs/dynamic-shapes.md, "Ranges"): the params at
+  // the positions runtimeParams marks are read at run time from the int64 array whose address
+  // the runtime puts in the slot before bufs[0] (bufs[-1]; the plan step's `params`); the
+  // others are baked in from params as usual (so code paths chosen by them fold away).
+  bool generic = false;
+  std::vector<uint8_t> runtimeParams;  // generic: one per param, 1 = read at run time
 };
 
 struct CodegenOptions {
