@@ -97,7 +97,20 @@ static std::string omInfoFromJson(const json& md) {
     for (auto& in : d.value("input_shape", json::array()))
       shapes += (shapes.empty() ? "" : ";") + in.value("name", "") + ":" +
                 joinInts(in.value("shape", json::array()).get<std::vector<int64_t>>());
-    os << "dynamic  info: " << d.value("option", "") << "[" << gears << "], input_shape[" << shapes << "].\n";
+    if (d.value("kind", "") == "range") {  // "x:[1~16,3,16,16]": the shapes a range build accepts
+      std::string ranges;
+      for (auto& r : d.value("ranges", json::array())) {
+        auto lo = r.value("min", std::vector<int64_t>()), hi = r.value("max", std::vector<int64_t>());
+        std::string dims;
+        for (size_t k = 0; k < lo.size() && k < hi.size(); ++k)
+          dims += (k ? "," : "") + std::to_string(lo[k]) + (lo[k] == hi[k] ? "" : "~" + std::to_string(hi[k]));
+        ranges += (ranges.empty() ? "" : ";") + r.value("name", "") + ":[" + dims + "]";
+      }
+      os << "dynamic  info: input_shape_range[" << ranges << "], shapes[" << d.value("gears", json::array()).size()
+         << "], input_shape[" << shapes << "].\n";
+    } else {
+      os << "dynamic  info: " << d.value("option", "") << "[" << gears << "], input_shape[" << shapes << "].\n";
+    }
   }
   os << "============ Display Model Info end   ============\n";
   return os.str();

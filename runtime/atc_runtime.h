@@ -90,6 +90,13 @@ struct GearDesc {
   std::vector<TensorDesc> inputs, outputs;
 };
 
+// A range build (atc --input_shape="x:1,1~512", docs/dynamic-shapes.md, "Ranges"): an input's
+// lowest and highest shape; the model accepts every shape between them (one gear each).
+struct InputRange {
+  std::string name;
+  std::vector<int64_t> min, max;
+};
+
 class Model {
  public:
   // threads: total threads used by kernels (0 = number of cores). load() reads the file into
@@ -109,10 +116,13 @@ class Model {
   const std::vector<TensorDesc>& inputs() const;
   const std::vector<TensorDesc>& outputs() const;
 
-  // Gears: "" for a static model, else "batch", "image_size" or "dims". Every gear shares the
-  // weights, the arena (sized for the largest gear) and the kernel library.
+  // Gears: "" for a static model, else "batch", "image_size", "dims" or "range" (a gear per
+  // shape of the ranges). Every gear shares the weights, the arena (sized for the largest gear)
+  // and the kernel library.
   const std::string& dynamicKind() const;
   const std::vector<GearDesc>& gears() const;
+  // A range build's ranges, one per input in --input_shape order (empty for other models).
+  const std::vector<InputRange>& inputRanges() const;
   size_t gear() const;
   // Makes gear i current (RuntimeError when out of range, or while a step observer, set up
   // for the current gear's steps, is attached). Cheap: nothing is allocated.

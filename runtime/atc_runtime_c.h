@@ -69,6 +69,13 @@ size_t atc_model_current_gear(const atc_model* m);
 /* The values of gear g's dynamic dims; their count in *count (0 and NULL when g is out of
  * range, or for a static model's one gear, which has no dims). */
 const int64_t* atc_model_gear_dims(const atc_model* m, size_t g, size_t* count);
+/* A range build (kind "range": atc --input_shape="x:1,1~512"; every shape between an input's
+ * lowest and highest one is a gear, chosen with atc_model_set_input_shapes): the number of
+ * ranged inputs, and range r's input name, rank and lowest and highest dims. -1 when r is out
+ * of range or the model has no ranges. */
+size_t atc_model_num_input_ranges(const atc_model* m);
+int atc_model_input_range(const atc_model* m, size_t r, const char** name, size_t* rank, const int64_t** min,
+                          const int64_t** max);
 /* Makes gear g current. -1 when out of range. */
 int atc_model_set_gear(atc_model* m, size_t g);
 /* Makes current the gear whose dims are dims[0..count) (a batch size: count 1; h, w: 2), or

@@ -154,6 +154,18 @@ const int64_t* atc_model_gear_dims(const atc_model* m, size_t g, size_t* count) 
   return d.data();
 }
 
+size_t atc_model_num_input_ranges(const atc_model* m) { return m ? m->m->inputRanges().size() : 0; }
+int atc_model_input_range(const atc_model* m, size_t r, const char** name, size_t* rank, const int64_t** min,
+                          const int64_t** max) {
+  if (!m || r >= m->m->inputRanges().size()) return -1;
+  const atc::rt::InputRange& x = m->m->inputRanges()[r];
+  if (name) *name = x.name.c_str();
+  if (rank) *rank = x.min.size();
+  if (min) *min = x.min.data();
+  if (max) *max = x.max.data();
+  return 0;
+}
+
 int atc_model_set_gear(atc_model* m, size_t g) {
   return guarded(m, [&] { m->m->setGear(g); });
 }

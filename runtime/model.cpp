@@ -101,7 +101,8 @@ int defaultThreads() {
 
 struct Model::Impl {
   std::string name, soc, dynamicKind;
-  std::string rangeText;  // a range build: "x[1~16,3,16,16]" for messages
+  std::vector<InputRange> ranges;  // a range build's (docs/dynamic-shapes.md, "Ranges")
+  std::string rangeText;           // they as messages show them: "x[1~16,3,16,16]"
   std::unique_ptr<AlignedBuf> arena;
   std::unique_ptr<ReadOnlyBuf> weights;
   uint64_t arenaSize = 0;
@@ -400,15 +401,27 @@ struct CheckedPlan {
 // A range build (docs/dynamic-shapes.md, "Ranges") holds one plan per shape: at most this many.
 constexpr size_t kMaxRangeShapes = 1024;
 
-// TASK_INFO dynamic.ranges ([{name, min, max}]) as messages show it: "ids[1,1~512], mask[1,1~512]".
-std::string describeRanges(const nlohmann::json& ranges) {
+// TASK_INFO dynamic.ranges ([{name, min, max}]): each input's lowest and highest shape.
+std::vector<InputRange> readRanges(const nlohmann::json& ranges, const std::string& what) {
+  std::vector<InputRange> out;
+  for (auto& r : ranges) {
+    InputRange x{r.at("name").get<std::string>(), r.at("min").get<std::vector<int64_t>>(),
+                 r.at("max").get<std::vector<int64_t>>()};
+    bool ok = x.min.size() == x.max.size();
+    for (size_t k = 0; ok && k < x.min.size(); ++k) ok = x.min[k] >= 0 && x.min[k] <= x.max[k];
+    if (!ok) throw badPlan(what, "the shape range of input " + x.name + " is not min <= max");
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+// As messages show them: "ids[1,1~512], mask[1,1~512]".
+std::string describeRanges(const std::vector<InputRange>& ranges) {
   std::string s;
   for (auto& r : ranges) {
-    auto lo = r.at("min").get<std::vector<int64_t>>(), hi = r.at("max").get<std::vector<int64_t>>();
-    if (lo.size() != hi.size()) throw nlohmann::json::other_error::create(501, "a range's min and max differ in rank", nullptr);
-    s += (s.empty() ? "" : ", ") + r.at("name").get<std::string>() + "[";
-    for (size_t k = 0; k < lo.size(); ++k)
-      s += (k ? "," : "") + std::to_string(lo[k]) + (lo[k] == hi[k] ? "" : "~" + std::to_string(hi[k]));
+    s += (s.empty() ? "" : ", ") + r.name + "[";
+    for (size_t k = 0; k < r.min.size(); ++k)
+      s += (k ? "," : "") + std::to_string(r.min[k]) + (r.min[k] == r.max[k] ? "" : "~" + std::to_string(r.max[k]));
     s += "]";
   }
   return s;
@@ -557,7 +570,10 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       if (planList.size() < 2 || planList.size() > most)
         throw badPlan(what, std::to_string(planList.size()) + " gears (a dynamic model has 2 to " +
                                 std::to_string(most) + ")");
-      if (dynamicKind == "range") rangeText = describeRanges(plan.at("dynamic").at("ranges"));
+      if (dynamicKind == "range") {
+        ranges = readRanges(plan.at("dynamic").at("ranges"), what);
+        rangeText = describeRanges(ranges);
+      }
     } else {
       planList.push_back(&plan);
     }
@@ -692,6 +708,7 @@ const std::vector<TensorDesc>& Model::inputs() const { return impl_->gearDescs[i
 const std::vector<TensorDesc>& Model::outputs() const { return impl_->gearDescs[impl_->cur].outputs; }
 const std::string& Model::dynamicKind() const { return impl_->dynamicKind; }
 const std::vector<GearDesc>& Model::gears() const { return impl_->gearDescs; }
+const std::vector<InputRange>& Model::inputRanges() const { return impl_->ranges; }
 size_t Model::gear() const { return impl_->cur; }
 
 void Model::setGear(size_t i) {
@@ -727,6 +744,8 @@ size_t Model::findGear(const std::vector<std::vector<int64_t>>& shapes) const {
   }
   std::string given;
   for (size_t k = 0; k < shapes.size(); ++k) given += (k ? ", [" : "[") + joinInts(shapes[k]) + "]";
+  if (!impl_->rangeText.empty())
+    throw RuntimeError("inputs of shape " + given + " lie outside the model's shape ranges; it accepts " + acceptedShapes());
   throw RuntimeError("no gear of the model takes inputs of shape " + given + "; it accepts " + acceptedShapes());
 }
 
