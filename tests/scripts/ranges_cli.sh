@@ -1,0 +1,138 @@
+#!/bin/bash
+# Shape ranges (docs/dynamic-shapes.md, "Ranges"): the option errors; a CNN built with a batch
+# range 1~16 equal to static builds at 1, 3 and 16 (bitwise); a BERT-shaped encoder built with
+# 1~512 matching PyTorch's fp32 output at lengths 1, 7, 64, 128, 333, 512 (with
+# --input_shape_range's syntax too); omrun's refusals of shapes outside the range (nothing
+# written); --mode=1 and --mode=6 show the ranges.
+# Usage: bash ranges_cli.sh BIN_DIR SRC_DIR
+BIN=$1
+SRC=$2
+PY=/usr/bin/python3
+if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
+  echo "SKIP: $BIN/atc or $BIN/omrun not built"
+  exit 0
+fi
+W=$(mktemp -d)
+export ASCEND_CACHE_PATH="$W/atc_cache"
+trap 'rm -rf "$W"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+cd "$W"
+SEQS="1 7 64 128 333 512"
+# shellcheck disable=SC2086
+$PY "$SRC/tests/e2e/make_dynamic_models.py" "$W" $SEQS > gen.log 2>&1 || { cat gen.log; echo "FAIL: model generation"; exit 1; }
+$PY -c "
+import numpy as np
+np.save('cls_in_16.npy', np.random.default_rng(1).standard_normal((16, 3, 16, 16)).astype(np.float32))
+np.save('cls_in_17.npy', np.zeros((17, 3, 16, 16), np.float32))"
+
+FP32=--precision_mode=must_keep_origin_dtype
+atc_ok() { "$BIN/atc" --framework=5 --soc_version=native "$@" > atc.log 2>&1; }
+expect_code() {  # CODE TEXT -- atc args: atc fails with CODE, its message holds TEXT, no .om
+  local code=$1 text=$2
+  shift 3
+  rm -f bad.om
+  if "$BIN/atc" --framework=5 --soc_version=native --output=bad "$@" > err.log 2>&1; then
+    ko "$code: atc accepted $*"
+  elif ! grep -q "^$code" err.log || ! grep -qF -- "$text" err.log; then
+    ko "$code ($text): got $(grep -m1 '^E' err.log)"
+  elif [ -e bad.om ]; then
+    ko "$code: a failed build left bad.om"
+  else
+    ok "$code: $text"
+  fi
+}
+expect_run_error() {  # TEXT -- omrun args: omrun fails naming TEXT and writes nothing
+  local text=$1
+  shift 2
+  rm -rf outdir
+  if "$BIN/omrun" "$@" --output=outdir > run.log 2>&1; then
+    ko "omrun accepted $*"
+  elif ! grep -qF -- "$text" run.log; then
+    ko "omrun $* did not say [$text]: $(cat run.log)"
+  elif [ -e outdir ]; then
+    ko "omrun $* wrote the output folder"
+  else
+    ok "omrun refuses: $text"
+  fi
+}
+same() {  # same A B [TOL]: two .npy files with equal shapes and max |a-b| <= TOL (0)
+  $PY -c "
+import sys, numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+tol = float(sys.argv[3])
+d = float(np.abs(a.astype(np.float64) - b).max()) if a.shape == b.shape else float('inf')
+print('  max |diff| %g (shapes %s %s)' % (d, a.shape, b.shape))
+sys.exit(0 if d <= tol else 1)" "$1" "$2" "${3:-0}"
+}
+
+# ---- the option's rules
+M=(--model=cnn_cls.onnx)
+expect_code E10002 "is unbounded" -- "${M[@]}" --input_shape="x:1~-1,3,16,16"
+expect_code E10002 "is not 1 <= lo <= hi" -- "${M[@]}" --input_shape="x:4~2,3,16,16"
+expect_code E10002 "is not 1 <= lo <= hi" -- "${M[@]}" --input_shape="x:0~2,3,16,16"
+expect_code E10002 "not two integers" -- "${M[@]}" --input_shape="x:1~a,3,16,16"
+expect_code E10002 "more than 1024 shapes" -- "${M[@]}" --input_shape="x:1~2000,3,16,16"
+expect_code E10002 "more than 1024 shapes" -- --model=cnn_fc.onnx --input_shape="x:1,3,16~64,16~64"
+expect_code E10009 "mutually exclusive" -- "${M[@]}" --input_shape="x:1~4,3,16,16" --input_shape_range="x:[1~4,3,16,16]"
+expect_code E10009 "mutually exclusive" -- "${M[@]}" --input_shape_range="x:[1~4,3,16,16]" --dynamic_batch_size=1,2
+expect_code E10002 "in brackets" -- "${M[@]}" --input_shape_range="x:1~4,3,16,16"
+expect_code E10002 "a range with both ends" -- "${M[@]}" --input_shape="x:-1,3,16,16"
+
+# ---- a batch range: every batch equals its static build
+if atc_ok "${M[@]}" --output=cls_r $FP32 --input_shape="x:1~16,3,16,16"; then
+  ok "atc builds a batch range 1~16"
+else
+  ko "atc builds a batch range"; cat atc.log
+fi
+for n in 1 3 16; do
+  atc_ok "${M[@]}" --output=cls_$n $FP32 --input_shape="x:$n,3,16,16" || { ko "static build of batch $n"; cat atc.log; }
+  "$BIN/omrun" --model=cls_$n.om --input=cls_in_$n.npy --output=s$n > run.log 2>&1 || { ko "static run $n"; cat run.log; }
+  if "$BIN/omrun" --model=cls_r.om --input=cls_in_$n.npy --output=r$n > run.log 2>&1 && same r$n/output_0.npy s$n/output_0.npy; then
+    ok "batch $n of the range equals the static build"
+  else
+    ko "batch $n of the range"; cat run.log
+  fi
+done
+expect_run_error "lie outside the model's shape ranges; it accepts every shape of x[1~16,3,16,16]" -- --model=cls_r.om --input=cls_in_17.npy
+expect_run_error "x[1~16,3,16,16]" -- --model=cls_r.om --dymShape="x:0,3,16,16"
+expect_run_error "--dymBatch needs a model built with --dynamic_batch_size" -- --model=cls_r.om --dymBatch=2
+if "$BIN/atc" --mode=6 --om=cls_r.om > m6.log 2>&1 && grep -qF "dynamic  info: input_shape_range[x:[1~16,3,16,16]], shapes[16]" m6.log; then
+  ok "--mode=6 shows the range"
+else
+  ko "--mode=6 range"; cat m6.log
+fi
+if "$BIN/atc" --mode=1 --om=cls_r.om --json=cls_r.json > m1.log 2>&1 && $PY -c "
+import json; d = json.load(open('cls_r.json'))['dynamic']
+assert d['kind'] == 'range' and d['ranges'] == [{'name': 'x', 'min': [1, 3, 16, 16], 'max': [16, 3, 16, 16]}], d"; then
+  ok "--mode=1 JSON lists the range"
+else
+  ko "--mode=1 range"; cat m1.log
+fi
+
+# ---- a BERT-shaped encoder over 1~512: PyTorch's numbers at every length
+if [ -f encoder.onnx ]; then
+  if atc_ok --model=encoder.onnx --output=enc_r $FP32 --input_shape_range="input_ids:[1,1~512]" --log=info; then
+    ok "atc builds the encoder over input_ids:[1,1~512] ($(grep -o 'range: .*' atc.log))"
+  else
+    ko "encoder range"; cat atc.log
+  fi
+  for s in $SEQS; do
+    if "$BIN/omrun" --model=enc_r.om --input=enc_ids_$s.npy --output=e$s > run.log 2>&1 && same e$s/output_0.npy enc_ref_$s.npy 1e-4; then
+      ok "encoder length $s of the range matches PyTorch"
+    else
+      ko "encoder length $s"; cat run.log
+    fi
+  done
+  size=$($PY -c "import os; print(os.path.getsize('enc_r.om'))")
+  # the position table's slices pos[:, :S], folded once per length, share its bytes
+  [ "$size" -lt 8000000 ] && ok "the range's .om is $size bytes" || ko "the range's .om is $size bytes"
+  expect_run_error "input_ids[1,1~512]" -- --model=enc_r.om --dymShape="input_ids:1,513"
+else
+  echo "SKIP: no torch, the encoder's range is not tested"
+fi
+
+echo "ranges_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
