@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "atc/console.h"
+#include "frontends/common/import_cache.h"
 #include "atc/fusion_result.h"
 #include "atc/fusion_switch.h"
 #include "backend/om_builder.h"
@@ -241,7 +242,7 @@ std::unique_ptr<Graph> compileGraph(const AtcOptions& opts, const TargetProfile&
   std::unique_ptr<Graph> g;
   if (opts.dynamic.any()) {
     logInfo("gear " + std::to_string(i) + ": " + gearLabel(opts.dynamic, i));
-    g = importModel(gearImportOptions(opts.import, opts.dynamic, i));
+    g = importModel(gearImportOptions(opts.import, opts.dynamic, i));  // (sharing opts.import.cache)
   } else {
     g = importModel(opts.import);
   }
@@ -290,6 +291,8 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
   std::unique_ptr<Graph> g;  // the first graph (fusion_result.json's repository hits)
   const size_t graphs = opts.dynamic.any() ? opts.dynamic.gears.size() : 1;
   if (opts.dynamic.any()) {
+    // one model imported per shape: parsed once, its weights the same objects in every graph
+    opts.import.cache = std::make_shared<ImportCache>();
     std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
     for (auto& name : opts.import.inputShapeOrder) shapes.push_back({name, opts.import.inputShapes.at(name)});
     nlohmann::json ranges;  // a range build: each input's lowest and highest shape
@@ -325,6 +328,7 @@ void runCompile(const AtcOptions& optsIn, CompileReport* reportOut) {
                                          : " Every gear must compile: drop the gears this model cannot take."));
     }
   }
+  opts.import.cache.reset();  // the original weights: the builder holds what the plans read
   // The .om image: calloc'd pages, written once; the weights move into it (peak memory near
   // one copy of the weights, docs/security.md).
   std::unique_ptr<uint8_t, void (*)(void*)> image(nullptr, std::free);

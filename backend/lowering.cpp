@@ -31,9 +31,11 @@ const Value* dataShapedInput(const Node& n) {
 }
 }  // namespace
 
-std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target) {
+std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target, PackCache* packs, bool rangeBuild) {
   std::vector<LoweredNode> lowered;
   LowerState state;  // every input slot and graph output counts as a use (ir/op_registry.h)
+  state.shared = packs;
+  state.rangeBuild = rangeBuild;
   for (auto& np : g.nodes())
     for (auto* in : np->inputs)
       if (in) state.uses[in]++;

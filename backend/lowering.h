@@ -22,7 +22,9 @@ inline bool isLoopControl(const Node& n) { return n.type == "LoopBegin" || n.typ
 // A node on a sequence made at run time (ops/control/sequence_ops.cpp).
 inline bool isSequenceControl(const Node& n) { return n.type.rfind("RuntimeSequence", 0) == 0; }
 
-// g must have static shapes everywhere (E19999 otherwise).
-std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target);
+// g must have static shapes everywhere (E19999 otherwise). packs: packed weights shared with
+// the other graphs of the build (gears, ranges), null for none; rangeBuild: LowerState's.
+std::vector<LoweredNode> lowerGraph(Graph& g, const TargetProfile& target, PackCache* packs = nullptr,
+                                    bool rangeBuild = false);
 
 }  // namespace atc

@@ -295,7 +295,7 @@ void OmBuilder::setDynamic(const std::string& option, const std::string& kind,
 
 void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
   scheduleLoops(g);  // a run-time loop's body between its LoopBegin and LoopEnd
-  std::vector<LoweredNode> lowered = lowerGraph(g, target_);
+  std::vector<LoweredNode> lowered = lowerGraph(g, target_, dynamic_.is_null() ? nullptr : &packs_, range_);
   BufferPlan bp(g, lowered, !opts_.disableReuseMemory, weights_, opts_.oomRedzone);
   checkModelMemory(g, bp, opts_);
   json steps = planSteps(lowered, bp, instances_, instanceSym_, opts_, range_);
@@ -313,6 +313,7 @@ void OmBuilder::addGraph(Graph& g, const std::vector<int64_t>& gearDims) {
 
 size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uint8_t*(size_t)>& alloc) {
   if (plans_.empty()) internalError("an .om needs at least one graph");
+  packs_ = PackCache();  // (the unpacked sources it holds are no longer needed)
   json plan;
   if (dynamic_.is_null()) {
     plan = std::move(plans_[0]);

@@ -16,6 +16,7 @@
 #include "backend/weight_store.h"
 #include "kernels/codegen/codegen.h"
 #include "ir/graph.h"
+#include "ir/op_registry.h"
 #include "passes/compile_report.h"
 #include "target/target_profile.h"
 
@@ -46,6 +47,7 @@ class OmBuilder {
   BackendOptions opts_;
   TargetProfile target_;
   WeightStore weights_;
+  PackCache packs_;  // a dynamic model's packed weights, shared by its graphs
   std::vector<KernelInstance> instances_;
   std::map<std::pair<std::string, std::vector<int64_t>>, std::string> instanceSym_;
   std::vector<nlohmann::json> plans_;

@@ -3,11 +3,14 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace atc {
+
+struct ImportCache;  // frontends/common/import_cache.h
 
 struct ImportOptions {
   std::string model;
@@ -18,6 +21,8 @@ struct ImportOptions {
   std::vector<std::string> inputShapeOrder;
   // --out_nodes: (node or output name, index or -1 for an ONNX output name).
   std::vector<std::pair<std::string, int>> outNodeList;
+  // Shared by the imports of one model at several shapes (gears, ranges); null: none.
+  std::shared_ptr<ImportCache> cache;
 };
 
 }  // namespace atc

@@ -37,6 +37,8 @@ void dropUse(LowerState* st, Value* v) {
 
 void LowerCtx::replaceConstInput(size_t i, TensorPtr data, const std::string& how) {
   Value* old = node.inputs.at(i);
+  if (state && state->shared && !how.empty() && old && old->constant)
+    state->shared->packed[{old->constant.get(), how}] = {old->constant, data};
   Value* v = graph.newConstant(node.name + "_packed" + std::to_string(i), std::move(data));
   if (state) {
     state->uses[v] = 1;
@@ -50,7 +52,17 @@ bool LowerCtx::usePackedInput(size_t i, const std::string& how) {
   Value* old = node.inputs.at(i);
   if (!state || !old || !old->constant) return false;
   auto it = state->packed.find({old->constant.get(), how});
-  if (it == state->packed.end()) return false;
+  if (it == state->packed.end()) {
+    if (!state->shared) return false;
+    auto sh = state->shared->packed.find({old->constant.get(), how});
+    if (sh == state->shared->packed.end()) return false;
+    Value* v = graph.newConstant(node.name + "_packed" + std::to_string(i), sh->second.second);
+    state->uses[v] = 1;
+    state->packed[{old->constant.get(), how}] = v;
+    node.inputs.at(i) = v;
+    dropUse(state, old);
+    return true;
+  }
   node.inputs.at(i) = it->second;
   state->uses[it->second]++;
   dropUse(state, old);

@@ -54,9 +54,20 @@ inline int64_t paramFromDouble(double d) {
 // still read each value, so that a constant replaced by a packed copy everywhere is freed at
 // once (atc's peak memory), and the packed copies already made, so that nodes reading the
 // same constant the same way share one.
+// Packed copies shared by the graphs of one build (the shapes of a range, the gears), whose
+// constants are the same tensor objects (frontends/common/import_cache.h): (source, how) ->
+// (source, packed); the source is held so that its address never names another tensor.
+struct PackCache {
+  std::map<std::pair<const Tensor*, std::string>, std::pair<TensorPtr, TensorPtr>> packed;
+};
+
 struct LowerState {
   std::map<const Value*, int> uses;            // node inputs + graph outputs
   std::map<std::pair<const Tensor*, std::string>, Value*> packed;
+  PackCache* shared = nullptr;                 // the other graphs' packed copies (null: none)
+  // A shape-range build (docs/dynamic-shapes.md, "Ranges"): constant layouts (packed weight
+  // panels) must not depend on the ranged dims, or every shape would store its own copy.
+  bool rangeBuild = false;
 };
 
 class LowerCtx {
@@ -77,6 +88,8 @@ class LowerCtx {
   bool bf16Dot = false;
   // TargetProfile::bf16Amx() of the target: the wide bfloat16 MatMul/Gemm tiles on AMX.
   bool bf16Amx = false;
+  // LowerState::rangeBuild: choose packed layouts that do not depend on the activations' shapes.
+  bool rangeBuild() const { return state && state->rangeBuild; }
   // Replaces constant input i of this node by a new constant (only this node sees it). When
   // no node reads the old constant any more, its data is freed. `how` (optional) names the
   // transformation (the packing and its parameters): a later node that asks packedInput with

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontends/common/import_cache.h"
 #include "frontends/onnx/onnx_composite.h"
 #include "frontends/onnx/onnx_control_flow.h"
 #include "frontends/onnx/onnx_sequence.h"
@@ -71,6 +72,13 @@ class OnnxImporter {
   std::unique_ptr<Graph> run(const std::string* bytes = nullptr) {
     path_ = opts_.model;
     modelDir_ = std::filesystem::path(path_).parent_path().string();
+    // Another shape's import parsed and prepared the model already (import_cache.h).
+    auto cached = opts_.cache ? std::static_pointer_cast<const onnx::ModelProto>(opts_.cache->model) : nullptr;
+    if (cached) {
+      model_ = *cached;
+      fromCache_ = true;
+      return importGraph();
+    }
     if (bytes)
       onnxfe::loadModelProtoFromBytes(bytes->data(), bytes->size(), path_, &model_);
     else
@@ -85,12 +93,20 @@ class OnnxImporter {
     onnxfe::expandCausalConvWithStateNodes(&model_);  // opset 27
     onnxfe::expandLinearAttentionNodes(&model_);  // opset 27
     onnxfe::expandEinsumNodes(&model_, onnxfe::defaultOpset(model_));  // opset 12
+    return importGraph();
+  }
+
+ private:
+  std::unique_ptr<Graph> importGraph() {
     g_ = std::make_unique<Graph>();
     eval_ = std::make_unique<frontend::ImportEval>(*g_);
     g_->name = model_.graph().name().empty() ? "graph" : model_.graph().name();
     g_->opsetVersion = onnxfe::defaultOpset(model_);
     checkSupported();  // like ATC's parser: unknown ops are reported before anything else
     importInitializers();
+    // the model as the next shape's import starts from (the initializers' bytes are out of it
+    // now); not after an opset conversion, which read the input shapes
+    if (opts_.cache && !fromCache_ && !converted_) opts_.cache->model = std::make_shared<onnx::ModelProto>(model_);
     importInputs();
     applyInputShapes();
     createNodeOutputs();
@@ -102,7 +118,6 @@ class OnnxImporter {
     return std::move(g_);
   }
 
- private:
   [[noreturn]] void loadFail(const std::string& why) {
     throw AtcError("E10041", "Failed to load the model from [" + path_ + "]: " + why,
                    "Check that the model is a valid ONNX model.");
@@ -128,6 +143,7 @@ class OnnxImporter {
     if (opset < onnxfe::kMinOpset && target < onnxfe::kMinOpset) target = onnxfe::kMinOpset;
     if (target > 0 && target != opset && target <= onnxfe::kMaxConverterOpset && opset <= onnxfe::kMaxConverterOpset) {
       std::string why;
+      converted_ = true;
       bool ok = onnxfe::tryConvertOpset(&model_, target, opts_.inputShapes, &why);
       if (!ok && opset < onnxfe::kMinOpset && target != onnxfe::kMinOpset)
         ok = onnxfe::tryConvertOpset(&model_, onnxfe::kMinOpset, opts_.inputShapes, &why);
@@ -147,7 +163,15 @@ class OnnxImporter {
   void importInitializers() {
     for (auto& t : *model_.mutable_graph()->mutable_initializer()) {
       if (t.name().empty()) loadFail("an initializer has no name");
-      TensorPtr data = tensorFromOnnx(t, modelDir_, path_);
+      TensorPtr data;
+      if (fromCache_) {
+        auto it = opts_.cache->constants.find(t.name());
+        if (it == opts_.cache->constants.end()) internalError("initializer " + t.name() + " is not in the import cache");
+        data = it->second;
+      } else {
+        data = tensorFromOnnx(t, modelDir_, path_);
+        if (opts_.cache) opts_.cache->constants[t.name()] = data;
+      }
       // The copy in the IR is the only one kept: clear() would keep the string's capacity,
       // so swap the buffers out (atc's peak memory, docs/security.md "Memory and size").
       std::string().swap(*t.mutable_raw_data());
@@ -608,6 +632,8 @@ class OnnxImporter {
   const ImportOptions& opts_;
   std::string path_, modelDir_;
   onnx::ModelProto model_;
+  bool fromCache_ = false;  // model_ came from opts_.cache (import_cache.h)
+  bool converted_ = false;  // the ONNX version converter rewrote the model
   std::unique_ptr<Graph> g_;
   std::map<std::string, Value*> values_;
   std::vector<std::vector<Value*>> nodeOutputs_;

@@ -176,7 +176,8 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   // B (packed in 64-column panels), A read in place (float32) or converted per K block, alpha 1,
   // no C but a column bias. Blocks: K of <= 128 (the 32 KB B sub-panel stays in L1 across the row tiles),
   // rows a multiple of 48 (6-row tiles; 16 for the other tiles), columns of 64, >= 16 tasks.
-  const bool wide = c.cubeRows == 16 && s.M > 4 && s.N > 0 && s.K > 0 && bBatchInv && s.alpha == 1.0 &&
+  // A range build takes them for few rows too: B's packing must not change with M.
+  const bool wide = c.cubeRows == 16 && (s.M > 4 || c.rangeBuild()) && s.N > 0 && s.K > 0 && bBatchInv && s.alpha == 1.0 &&
                     (n.hasAttr("_cube_bpacked") || n.inputs[1]->isConstant()) && !n.inputs[0]->isConstant() &&
                     !n.hasAttr("_cube_apacked") &&
                     (!s.hasC || (s.cRs == 0 && s.cCs == 1 && s.beta == 1.0));
