@@ -366,7 +366,8 @@ void parseImport(const CliValues& v, AtcOptions& opts) {
   for (const char* d : {"dynamic_batch_size", "dynamic_image_size", "dynamic_dims"})
     if (v.given(d) && dynamicOption.empty()) dynamicOption = d;
   if (v.given("input_shape") && v.given("input_shape_range"))
-    throw AtcError("E10009", "Parameters [--input_shape] and [--input_shape_range] are mutually exclusive; both were given.",
+    throw AtcError("E10009",
+                   "Parameters [--input_shape] and [--input_shape_range] are mutually exclusive; both were given.",
                    "Give the shapes and their ranges in one of them, e.g. --input_shape=\"input_ids:1,1~512\".");
   ShapeRanges ranges;
   if (v.given("input_shape")) parseInputShape(v.val("input_shape"), im, dynamicOption, &ranges);

@@ -1,7 +1,5 @@
 #include "backend/range_kernels.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -77,7 +75,6 @@ std::vector<KernelInstance> shareKernelsAcrossRange(std::vector<json>& plans, st
       out.push_back(std::move(g));
       ++st.generic;
     }
-    if (getenv("ATC_RANGE_DEBUG")) { fprintf(stderr, "%s %s:", std::get<0>(key).c_str(), std::get<1>(key).c_str()); for (size_t k = 0; k < n; ++k) if (runtime[k]) fprintf(stderr, " %zu", k); fprintf(stderr, "\n"); }
     groupSym[key] = it->second;
     for (KernelInstance& o : out)  // the nodes the generic instance serves (cache hit report)
       if (o.symbol == it->second) {

@@ -184,6 +184,7 @@ struct Model::Impl {
   void printProfile() const;
   void load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o, bool weightsInPlace,
             bool checkOnly);
+  std::vector<const nlohmann::json*> readGears(const nlohmann::json& plan, const std::string& what);
   void start(int threads);
 };
 
@@ -469,7 +470,8 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
     bool isGeneric = !s.contains("control") && generic.count(s.at("symbol").get<std::string>());
     if (isGeneric != s.contains("params"))
       throw badPlan(what, "step " + std::to_string(c.stepParams.size()) +
-                              (isGeneric ? " calls a generic kernel without params" : " has params for a specialised kernel"));
+                              (isGeneric ? " calls a generic kernel without params"
+                                         : " has params for a specialised kernel"));
     c.stepGeneric.push_back(isGeneric);
     c.stepParams.push_back(isGeneric ? s.at("params").get<std::vector<int64_t>>() : std::vector<int64_t>());
   }
@@ -536,6 +538,27 @@ void attachControlSteps(Model::Impl::Gear& G, const CheckedPlan& c, const Ptr& p
 
 }  // namespace
 
+// A dynamic model's gears (docs/dynamic-shapes.md): their kind, their plans (2 to 100; a range
+// build's 2 to 1024) and a range build's ranges. A static model: its one plan.
+std::vector<const nlohmann::json*> Model::Impl::readGears(const nlohmann::json& plan, const std::string& what) {
+  std::vector<const nlohmann::json*> planList;
+  if (!plan.contains("gears")) return {&plan};
+  if (plan.value("format_version", 0) != 2) throw badPlan(what, "gears need format_version 2");
+  dynamicKind = plan.at("dynamic").at("kind").get<std::string>();
+  if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims" && dynamicKind != "range")
+    throw badPlan(what, "unknown dynamic kind " + dynamicKind);
+  for (auto& g : plan.at("gears")) planList.push_back(&g);
+  const size_t most = dynamicKind == "range" ? kMaxRangeShapes : 100;  // ATC's limit for gears
+  if (planList.size() < 2 || planList.size() > most)
+    throw badPlan(what, std::to_string(planList.size()) + " gears (a dynamic model has 2 to " + std::to_string(most) +
+                            ")");
+  if (dynamicKind == "range") {
+    ranges = readRanges(plan.at("dynamic").at("ranges"), what);
+    rangeText = describeRanges(ranges);
+  }
+  return planList;
+}
+
 // Everything a load checks, in order: header, checksum, signature, plan (every gear's),
 // CPU features and the kernel library's ELF bounds. With checkOnly nothing is allocated or mapped.
 void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what, const LoadOptions& o,
@@ -558,25 +581,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     std::set<std::string> generic;
     if (plan.contains("generic_kernels"))
       for (auto& g : plan.at("generic_kernels")) generic.insert(g.get<std::string>());
-    std::vector<const nlohmann::json*> planList;  // a static model's plan, or each gear's
-    if (plan.contains("gears")) {
-      if (plan.value("format_version", 0) != 2) throw badPlan(what, "gears need format_version 2");
-      dynamicKind = plan.at("dynamic").at("kind").get<std::string>();
-      if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims" && dynamicKind != "range")
-        throw badPlan(what, "unknown dynamic kind " + dynamicKind);
-      for (auto& g : plan.at("gears")) planList.push_back(&g);
-      // atc writes 2 to 100 gears (ATC's limit), a range build 2 to 1024 shapes
-      const size_t most = dynamicKind == "range" ? kMaxRangeShapes : 100;
-      if (planList.size() < 2 || planList.size() > most)
-        throw badPlan(what, std::to_string(planList.size()) + " gears (a dynamic model has 2 to " +
-                                std::to_string(most) + ")");
-      if (dynamicKind == "range") {
-        ranges = readRanges(plan.at("dynamic").at("ranges"), what);
-        rangeText = describeRanges(ranges);
-      }
-    } else {
-      planList.push_back(&plan);
-    }
+    std::vector<const nlohmann::json*> planList = readGears(plan, what);  // a static model's plan, or each gear's
     std::vector<CheckedPlan> checked;
     for (const nlohmann::json* p : planList) {
       uint64_t gearArena = p->value("arena_size", arenaSize);
@@ -745,7 +750,8 @@ size_t Model::findGear(const std::vector<std::vector<int64_t>>& shapes) const {
   std::string given;
   for (size_t k = 0; k < shapes.size(); ++k) given += (k ? ", [" : "[") + joinInts(shapes[k]) + "]";
   if (!impl_->rangeText.empty())
-    throw RuntimeError("inputs of shape " + given + " lie outside the model's shape ranges; it accepts " + acceptedShapes());
+    throw RuntimeError("inputs of shape " + given + " lie outside the model's shape ranges; it accepts " +
+                       acceptedShapes());
   throw RuntimeError("no gear of the model takes inputs of shape " + given + "; it accepts " + acceptedShapes());
 }
 

@@ -166,7 +166,8 @@ class OnnxImporter {
       TensorPtr data;
       if (fromCache_) {
         auto it = opts_.cache->constants.find(t.name());
-        if (it == opts_.cache->constants.end()) internalError("initializer " + t.name() + " is not in the import cache");
+        if (it == opts_.cache->constants.end())
+          internalError("initializer " + t.name() + " is not in the import cache");
         data = it->second;
       } else {
         data = tensorFromOnnx(t, modelDir_, path_);

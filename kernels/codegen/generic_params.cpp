@@ -30,14 +30,16 @@ void foldBakedLoads(llvm::Value* p, int64_t off, const llvm::DataLayout& dl, con
       if (k >= params.size() || (k < runtime.size() && runtime[k])) continue;
       llvm::Constant* c = nullptr;
       if (t->isIntegerTy(64)) c = llvm::ConstantInt::get(t, (uint64_t)params[k]);
-      else if (t->isDoubleTy()) c = llvm::ConstantExpr::getBitCast(llvm::ConstantInt::get(llvm::Type::getInt64Ty(t->getContext()), (uint64_t)params[k]), t);
+      else if (t->isDoubleTy())
+        c = llvm::ConstantFP::get(t, llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, (uint64_t)params[k])));
       if (!c) continue;
       ld->replaceAllUsesWith(c);
       ld->eraseFromParent();
     } else if (auto* gep = llvm::dyn_cast<llvm::GEPOperator>(u)) {
       if (gep->getPointerOperand() != p) continue;
       llvm::APInt delta(dl.getIndexTypeSizeInBits(gep->getType()), 0);
-      if (gep->accumulateConstantOffset(dl, delta)) foldBakedLoads(gep, off + delta.getSExtValue(), dl, params, runtime);
+      if (gep->accumulateConstantOffset(dl, delta))
+        foldBakedLoads(gep, off + delta.getSExtValue(), dl, params, runtime);
     }
   }
 }

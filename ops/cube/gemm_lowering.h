@@ -107,6 +107,18 @@ inline void amxGemmBlocks(const GemmSpec& s, int64_t nbatch, int64_t& MB, int64_
   while (tasks() < 8 && MB > 32) MB = std::max<int64_t>(32, (MB / 2 + 15) / 16 * 16);
 }
 
+// The 6x64 tiles (GM_WIDE, kernels/lib/matmul.cpp gemm_wide_task) on 512-bit targets: a constant
+// B (packed in 64-column panels), A read in place (float32) or converted per K block, alpha 1,
+// no C but a column bias. Blocks: K of <= 128 (the 32 KB B sub-panel stays in L1 across the row
+// tiles), rows a multiple of 48 (6-row tiles; 16 for the other tiles), columns of 64, >= 16 tasks.
+// A range build takes them for few rows too (B's packing must not change with M).
+inline bool wideGemmTiles(LowerCtx& c, const GemmSpec& s, bool bBatchInv) {
+  const Node& n = c.node;
+  return c.cubeRows == 16 && (s.M > 4 || c.rangeBuild()) && s.N > 0 && s.K > 0 && bBatchInv && s.alpha == 1.0 &&
+         (n.hasAttr("_cube_bpacked") || n.inputs[1]->isConstant()) && !n.inputs[0]->isConstant() &&
+         !n.hasAttr("_cube_apacked") && (!s.hasC || (s.cRs == 0 && s.cCs == 1 && s.beta == 1.0));
+}
+
 inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   Node& n = c.node;
   // A and B: f32, f16 or bf16 (precision modes; converted on pack); C: f32; Y: f32, f16 or
@@ -172,15 +184,7 @@ inline KernelCall lowerGemmSpec(LowerCtx& c, const GemmSpec& s) {
   int64_t MB = std::max<int64_t>(MR, mbOf(mblocks)), NB = std::max<int64_t>(16, nbOf(nblocks));
   mblocks = std::max<int64_t>(1, (s.M + MB - 1) / MB);
   nblocks = std::max<int64_t>(1, (s.N + NB - 1) / NB);
-  // The 6x64 tiles (GM_WIDE, kernels/lib/matmul.cpp gemm_wide_task) on 512-bit targets: a constant
-  // B (packed in 64-column panels), A read in place (float32) or converted per K block, alpha 1,
-  // no C but a column bias. Blocks: K of <= 128 (the 32 KB B sub-panel stays in L1 across the row tiles),
-  // rows a multiple of 48 (6-row tiles; 16 for the other tiles), columns of 64, >= 16 tasks.
-  // A range build takes them for few rows too: B's packing must not change with M.
-  const bool wide = c.cubeRows == 16 && (s.M > 4 || c.rangeBuild()) && s.N > 0 && s.K > 0 && bBatchInv && s.alpha == 1.0 &&
-                    (n.hasAttr("_cube_bpacked") || n.inputs[1]->isConstant()) && !n.inputs[0]->isConstant() &&
-                    !n.hasAttr("_cube_apacked") &&
-                    (!s.hasC || (s.cRs == 0 && s.cCs == 1 && s.beta == 1.0));
+  const bool wide = wideGemmTiles(c, s, bBatchInv);
   if (wide) {
     nk = (K + 127) / 128;
     KC = (K + nk - 1) / nk;

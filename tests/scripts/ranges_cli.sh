@@ -1,6 +1,6 @@
 #!/bin/bash
 # Shape ranges (docs/dynamic-shapes.md, "Ranges"): the option errors; a CNN built with a batch
-# range 1~16 equal to static builds at 1, 3 and 16 (bitwise); a BERT-shaped encoder built with
+# range 1~16 equal to static builds at 1, 3 and 16 (within 1e-6); a BERT-shaped encoder built with
 # 1~512 matching PyTorch's fp32 output at lengths 1, 7, 64, 128, 333, 512 (with
 # --input_shape_range's syntax too); omrun's refusals of shapes outside the range (nothing
 # written); --mode=1 and --mode=6 show the ranges.
@@ -90,7 +90,10 @@ fi
 for n in 1 3 16; do
   atc_ok "${M[@]}" --output=cls_$n $FP32 --input_shape="x:$n,3,16,16" || { ko "static build of batch $n"; cat atc.log; }
   "$BIN/omrun" --model=cls_$n.om --input=cls_in_$n.npy --output=s$n > run.log 2>&1 || { ko "static run $n"; cat run.log; }
-  if "$BIN/omrun" --model=cls_r.om --input=cls_in_$n.npy --output=r$n > run.log 2>&1 && same r$n/output_0.npy s$n/output_0.npy; then
+  # (1e-6: on 512-bit targets a range build packs B for the 6x64 tiles at every M, where a static
+  # build of few rows uses the 16-column tiles: the classifier's sums may round differently)
+  if "$BIN/omrun" --model=cls_r.om --input=cls_in_$n.npy --output=r$n > run.log 2>&1 &&
+     same r$n/output_0.npy s$n/output_0.npy 1e-6; then
     ok "batch $n of the range equals the static build"
   else
     ko "batch $n of the range"; cat run.log

@@ -62,8 +62,8 @@ std::vector<uint8_t> finish(OmBuilder& b) {
   return out;
 }
 
-std::vector<uint8_t> buildRange(int64_t lo, int64_t hi) {
-  OmBuilder b(BackendOptions(), loadHostTargetProfile("x86-64-v3"));
+std::vector<uint8_t> buildRange(int64_t lo, int64_t hi, const char* soc = "x86-64-v3") {
+  OmBuilder b(BackendOptions(), loadHostTargetProfile(soc));
   nlohmann::json ranges = {{{"name", "x"}, {"min", {lo, kK}}, {"max", {hi, kK}}}};
   b.setDynamic("input_shape", "range", {{"x", {-1, kK}}}, ranges);
   for (int64_t n = lo; n <= hi; ++n) {
@@ -73,9 +73,9 @@ std::vector<uint8_t> buildRange(int64_t lo, int64_t hi) {
   return finish(b);
 }
 
-std::vector<float> runStatic(int64_t n, const std::vector<float>& x) {
+std::vector<float> runStatic(int64_t n, const std::vector<float>& x, const char* soc = "x86-64-v3") {
   auto g = rangeGraph(n);
-  std::vector<uint8_t> om = buildOm(*g, BackendOptions(), loadHostTargetProfile("x86-64-v3"));
+  std::vector<uint8_t> om = buildOm(*g, BackendOptions(), loadHostTargetProfile(soc));
   auto m = rt::Model::loadFromMemory(om.data(), om.size(), 1, "static");
   std::vector<float> y((size_t)(n * kN));
   m->run({x.data()}, {y.data()});
@@ -119,6 +119,21 @@ TEST(RuntimeRanges, EveryShapeMatchesItsStaticBuild) {
     std::string msg = e.what();
     EXPECT_NE(msg.find("outside the model's shape ranges"), std::string::npos) << msg;
     EXPECT_NE(msg.find("x[1~9,24]"), std::string::npos) << msg;
+  }
+}
+
+// On 512-bit targets a range build packs B for the 6x64 tiles at every M (a static build of at
+// most 4 rows uses the 16-column tiles): the few-row products go through the wide tiles.
+TEST(RuntimeRanges, WideTilesForFewRowsOnAvx512) {
+  if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "the host has no AVX-512";
+  std::vector<uint8_t> om = buildRange(1, 6, "x86-64-v4");
+  auto m = rt::Model::loadFromMemory(om.data(), om.size(), 2, "ranges");
+  for (int64_t n = 1; n <= 6; ++n) {
+    m->setGear(m->findGear({{n, kK}}));
+    std::vector<float> x = input(n), y((size_t)(n * kN), -99.f);
+    m->run({x.data()}, {y.data()});
+    std::vector<float> want = runStatic(n, x, "x86-64-v4");
+    for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-5f) << "n " << n << " element " << i;
   }
 }
 
