@@ -624,9 +624,10 @@ class OnnxImporter {
       throw AtcError("E10002",
                      "Input [" + in->name + "] has a dynamic or unknown shape " +
                          shapeText(in->type) +
-                         "; dynamic shapes are not supported in this version.",
-                     "Give its static shape with --input_shape, e.g. --input_shape=\"" + in->name +
-                         ":1,3,224,224\".");
+                         "; a model is compiled for the shapes --input_shape gives.",
+                     "Give its shape with --input_shape, e.g. --input_shape=\"" + in->name +
+                         ":1,3,224,224\" (a range \"1~16,3,224,224\", or -1 with --dynamic_batch_size, "
+                         "serves several).");
     }
   }
 

@@ -322,8 +322,9 @@ class TfImporter {
       if (in->type.isStatic()) return;
       std::string shape = in->type.shapeKnown ? "[" + dimsText(in->type.shape) + "]" : "unknown rank";
       invalidValue("input [" + in->name + "]", shape,
-                   "the Placeholder has unknown dims, and dynamic shapes are not supported in this version.",
-                   "Give its static shape with --input_shape=\"" + in->name + ":d0,d1,...\".");
+                   "the Placeholder has unknown dims; a model is compiled for the shapes --input_shape gives.",
+                   "Give its shape with --input_shape=\"" + in->name + ":d0,d1,...\" (a range lo~hi, or -1 "
+                   "with --dynamic_batch_size, serves several).");
     }
   }
 
