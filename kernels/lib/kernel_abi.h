@@ -1,7 +1,8 @@
 // The kernel library ABI. Kernel sources in kernels/lib/*.cpp are compiled twice:
 //  - to LLVM bitcode (ATC_BITCODE defined) that the code generator specialises per call:
 //    it bakes the params array in as a constant, inlines, optimises for the target CPU
-//    and emits machine code into the .om;
+//    and emits machine code into the .om (a shape-range build's generic instances bake only
+//    the params every shape agrees on and read the others at run time: never write P);
 //  - natively into libatc_kernels_native, used by constant folding and the kernel tests.
 // So kernel code must be plain, portable C++ (g++ 12 and clang 19), no libc++/libstdc++
 // runtime objects (no std::vector, no exceptions, no new/delete), no global state.
