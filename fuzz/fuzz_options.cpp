@@ -43,6 +43,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         unsigned pick = (unsigned char)text[0];
         atc::ImportOptions im;
         im.inputFormat = formats[(pick / 3) % 4];
+        if (pick >= 128) {  // shape ranges: --input_shape (or ATC's bracketed --input_shape_range)
+          atc::ShapeRanges r;
+          atc::parseInputShape(shape, im, "", &r, pick & 1 ? "input_shape_range" : "input_shape");
+          if (r.dims.empty()) break;
+          atc::DynamicGears d = atc::rangeGears(r, "input_shape", shape);
+          for (size_t i = 0; i < d.gears.size(); ++i) atc::gearImportOptions(im, d, i);
+          break;
+        }
         atc::parseInputShape(shape, im, options[pick % 3]);
         atc::DynamicGears d = atc::parseDynamicGears(value, pick % 3 == 0, value, pick % 3 == 1, value, pick % 3 == 2, im);
         for (size_t i = 0; i < d.gears.size(); ++i) atc::gearImportOptions(im, d, i);

@@ -203,7 +203,8 @@ def options_seeds(out, src, shared):
     # 7: a pick byte (option: batch 0, image size 1, dims 2; format: pick // 3 % 4), the
     # --input_shape, a newline, the gear option's value.
     for pick, text in ((0, "x:-1,3,224,224\n1,2,4,8"), (4, "x:1,3,-1,-1\n224,224;448,448"),
-                       (11, "ids:1,-1;mask:1,-1\n16,16;64,64"), (0, "x:-1,3,-1,2\n1,2"), (11, "a:-1\n1;2;2")):
+                       (11, "ids:1,-1;mask:1,-1\n16,16;64,64"), (0, "x:-1,3,-1,2\n1,2"), (11, "a:-1\n1;2;2"),
+                       (128, "ids:1,1~512;mask:1,1~512"), (129, "x:[1~16,3,224,224];y:[2,2~3]"), (128, "x:4~2,3~5")):
         n += put(out, bytes([7, pick]) + text.encode())
     return n
 
@@ -288,6 +289,10 @@ def om_seeds(out, src, shared):
                        "--input_shape=x:-1,8", "--dynamic_batch_size=1,4"]
                 if subprocess.run(cmd, capture_output=True).returncode == 0:
                     n += put_file(out, os.path.join(t, name + "_gears.om"))
+                cmd[-2:] = ["--input_shape=x:1~3,8"]  # a shape range: generic kernels, steps with params
+                cmd[3] = "--output=" + os.path.join(t, name + "_range")
+                if subprocess.run(cmd, capture_output=True).returncode == 0:
+                    n += put_file(out, os.path.join(t, name + "_range.om"))
     return n
 
 

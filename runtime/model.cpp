@@ -450,10 +450,11 @@ void checkRunSized(CheckedPlan& c, const std::string& what) {
     if (c.bufs[id].run) throw badPlan(what, "an input in a run-sized buffer");
 }
 
-// generic: the symbols of the generic kernels (TASK_INFO `generic_kernels`): a step calls
-// one of them exactly when it has `params`, which its kernel reads in place of baked ones.
+// generic: the symbols of the generic kernels (TASK_INFO `generic_kernels`) -> their params
+// count (0 until a step gives it): a step calls one of them exactly when it has `params`,
+// which its kernel reads in place of baked ones, as many in every step that calls it.
 CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsize, const std::string& what,
-                      const std::set<std::string>& generic) {
+                      std::map<std::string, size_t>& generic) {
   CheckedPlan c;
   c.plan = &p;
   c.bufs = readPlanBuffers(p, arenaSize, wsize, what);
@@ -474,6 +475,14 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
                                          : " has params for a specialised kernel"));
     c.stepGeneric.push_back(isGeneric);
     c.stepParams.push_back(isGeneric ? s.at("params").get<std::vector<int64_t>>() : std::vector<int64_t>());
+    if (isGeneric) {
+      size_t& count = generic[s.at("symbol").get<std::string>()];
+      if (c.stepParams.back().empty() || (count && count != c.stepParams.back().size()))
+        throw badPlan(what, "step " + std::to_string(c.stepParams.size() - 1) + " gives its generic kernel " +
+                                std::to_string(c.stepParams.back().size()) + " params, another step " +
+                                std::to_string(count));
+      count = c.stepParams.back().size();
+    }
   }
   checkRunSized(c, what);
   c.loops = checkLoopSteps(p.at("steps"), c.stepArgs, c.bufs, what);
@@ -578,9 +587,9 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     arenaSize = plan.at("arena_size").get<uint64_t>();
     if (arenaSize > (uint64_t)kMaxTensorBytes)  // a crafted size near 2^64 must not wrap to a tiny arena
       throw badPlan(what, "arena size " + std::to_string(arenaSize) + " is larger than any model can need");
-    std::set<std::string> generic;
+    std::map<std::string, size_t> generic;
     if (plan.contains("generic_kernels"))
-      for (auto& g : plan.at("generic_kernels")) generic.insert(g.get<std::string>());
+      for (auto& g : plan.at("generic_kernels")) generic[g.get<std::string>()] = 0;
     std::vector<const nlohmann::json*> planList = readGears(plan, what);  // a static model's plan, or each gear's
     std::vector<CheckedPlan> checked;
     for (const nlohmann::json* p : planList) {

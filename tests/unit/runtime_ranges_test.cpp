@@ -178,6 +178,9 @@ TEST(RuntimeRanges, LoaderChecksGenericSteps) {
               "calls a generic kernel without params");
   expectError(editPlan(om, [&](nlohmann::json& j) { j.erase("generic_kernels"); }),
               "has params for a specialised kernel");
+  expectError(editPlan(om, [&](nlohmann::json& j) { firstGeneric(j)["params"].erase(0); }), "another step");
+  expectError(editPlan(om, [&](nlohmann::json& j) { firstGeneric(j)["params"] = nlohmann::json::array(); }),
+              "gives its generic kernel 0 params");
   expectError(editPlan(om, [](nlohmann::json& j) { j["dynamic"].erase("ranges"); }), "ranges");
   expectError(editPlan(om, [](nlohmann::json& j) { j["dynamic"]["ranges"][0]["min"][0] = 4; }), "not min <= max");
   expectError(editPlan(om, [](nlohmann::json& j) { j["dynamic"]["kind"] = "ranges"; }), "unknown dynamic kind");
