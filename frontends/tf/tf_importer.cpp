@@ -5,6 +5,7 @@
 #include <set>
 
 #include "support/log.h"
+#include "frontends/common/import_cache.h"
 #include "frontends/tf/tf_cond.h"
 #include "frontends/tf/tf_convert.h"
 #include "frontends/tf/tf_graph_walk.h"
@@ -219,7 +220,8 @@ class TfImporter {
       auto* a = n.attr().count("value") ? &n.attr().at("value") : nullptr;
       if (!a || a->value_case() != tfproto::AttrValue::kTensor)
         TfCtx(*g_, n, ins).invalid("Const has no value tensor");
-      out = {g_->newConstant(n.name(), tensorFromTf(a->tensor(), n.name()))};
+      TensorPtr t = internConstant(opts_.cache.get(), n.name(), tensorFromTf(a->tensor(), n.name()));
+      out = {g_->newConstant(n.name(), t)};
       return;
     }
     if (isPlaceholder(op) || (op == "PlaceholderWithDefault" && opts_.inputShapes.count(n.name()))) {

@@ -137,5 +137,25 @@ else
   echo "SKIP: no torch, the encoder's range is not tested"
 fi
 
+# ---- a TF frozen graph with a batch range (its Const weights shared across the shapes)
+TF="$SRC/../shared/models/tf/cifar10_cnn.pb"
+if [ -f "$TF" ]; then
+  TFA=(--framework=3 --soc_version=native $FP32 --out_nodes=fully_connect_2/logits:0)
+  $PY -c "
+import numpy as np
+x = np.load('$SRC/../shared/models/tf/cifar10_cnn.in.npy')
+np.save('tf_in_3.npy', np.concatenate([x, x * 0.5, x * 2]).astype(np.float32))"
+  if "$BIN/atc" --model="$TF" "${TFA[@]}" --output=tf_r --input_shape="Placeholder:1~4,32,32,3" > atc.log 2>&1 &&
+     "$BIN/atc" --model="$TF" "${TFA[@]}" --output=tf_3 --input_shape="Placeholder:3,32,32,3" > atc.log 2>&1 &&
+     "$BIN/omrun" --model=tf_r.om --input=tf_in_3.npy --output=tr > run.log 2>&1 &&
+     "$BIN/omrun" --model=tf_3.om --input=tf_in_3.npy --output=ts > run.log 2>&1 && same tr/output_0.npy ts/output_0.npy 1e-5; then
+    ok "a TF graph's batch range equals its static build at batch 3"
+  else
+    ko "TF batch range"; cat atc.log run.log
+  fi
+else
+  echo "SKIP: no shared TF models"
+fi
+
 echo "ranges_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
