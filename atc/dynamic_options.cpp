@@ -1,6 +1,7 @@
 #include "atc/dynamic_options.h"
 
 #include <algorithm>
+#include <set>
 
 #include "support/diagnostics.h"
 #include "support/strings.h"
@@ -146,9 +147,25 @@ DynamicGears rangeGears(const ShapeRanges& r, const std::string& option, const s
   DynamicGears d;
   d.option = option;
   d.kind = "range";
-  size_t total = 1;
+  // The dims' symbols: a ranged dim joins the first symbol of the same range that no dim of its
+  // input has yet (ids:1,1~512;mask:1,1~512 is one sequence length), else starts one (H and W of
+  // one input vary independently).
+  struct Symbol {
+    int64_t lo, hi;
+    std::set<std::string> inputs;
+  };
+  std::vector<Symbol> syms;
+  std::vector<size_t> symOf;
   for (auto& dim : r.dims) {
-    size_t n = (size_t)(dim.hi - dim.lo + 1);
+    size_t k = 0;
+    while (k < syms.size() && (syms[k].lo != dim.lo || syms[k].hi != dim.hi || syms[k].inputs.count(dim.input))) ++k;
+    if (k == syms.size()) syms.push_back({dim.lo, dim.hi, {}});
+    syms[k].inputs.insert(dim.input);
+    symOf.push_back(k);
+  }
+  size_t total = 1;
+  for (auto& sym : syms) {
+    size_t n = (size_t)(sym.hi - sym.lo + 1);
     if (n > kMaxRangeShapes || total * n > kMaxRangeShapes)
       invalidParamCode("E10002", option, text,
                        "its ranges give more than " + std::to_string(kMaxRangeShapes) +
@@ -156,13 +173,15 @@ DynamicGears rangeGears(const ShapeRanges& r, const std::string& option, const s
                        "Narrow the ranges, or list the shapes the model serves with --dynamic_dims.");
     total *= n;
   }
-  std::vector<int64_t> g;
-  for (auto& dim : r.dims) g.push_back(dim.lo);
+  std::vector<int64_t> v;  // the symbols' values
+  for (auto& sym : syms) v.push_back(sym.lo);
   for (size_t i = 0; i < total; ++i) {
+    std::vector<int64_t> g;
+    for (size_t k : symOf) g.push_back(v[k]);
     d.gears.push_back(g);
-    for (size_t k = r.dims.size(); k-- > 0;) {  // the next combination, the last dim fastest
-      if (++g[k] <= r.dims[k].hi) break;
-      g[k] = r.dims[k].lo;
+    for (size_t k = syms.size(); k-- > 0;) {  // the next combination, the last symbol fastest
+      if (++v[k] <= syms[k].hi) break;
+      v[k] = syms[k].lo;
     }
   }
   return d;

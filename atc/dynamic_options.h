@@ -34,8 +34,9 @@ struct ShapeRanges {
   std::vector<Dim> dims;
 };
 
-// A range build's gears: every combination of the ranged dims' values (the first dim varying
-// slowest), kind "range". More than kMaxRangeShapes shapes: E10002.
+// A range build's gears, kind "range": every combination of the ranged dims' values (the first
+// varying slowest), where dims of different inputs with the same range vary together (one
+// sequence length for input_ids and attention_mask). More than kMaxRangeShapes shapes: E10002.
 DynamicGears rangeGears(const ShapeRanges& r, const std::string& option, const std::string& text);
 
 // Reads the dynamic option that was given (at most one: E10009), checks it against the

@@ -137,6 +137,28 @@ else
   echo "SKIP: no torch, the encoder's range is not tested"
 fi
 
+# ---- two inputs with the same range share one length (64 shapes, not 64 x 64)
+$PY -c "
+import numpy as np, onnx
+from onnx import TensorProto as T, helper as h
+g = h.make_graph([h.make_node('Mul', ['x', 'm'], ['y'])], 'two',
+                 [h.make_tensor_value_info('x', T.FLOAT, [1, 'S', 4]), h.make_tensor_value_info('m', T.FLOAT, [1, 'S', 1])],
+                 [h.make_tensor_value_info('y', T.FLOAT, [1, 'S', 4])])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), 'two.onnx')
+r = np.random.default_rng(2)
+np.save('two_x.npy', r.standard_normal((1, 5, 4)).astype(np.float32))
+np.save('two_m.npy', r.standard_normal((1, 5, 1)).astype(np.float32))
+np.save('two_m6.npy', r.standard_normal((1, 6, 1)).astype(np.float32))
+np.save('two_y.npy', np.load('two_x.npy') * np.load('two_m.npy'))"
+if atc_ok --model=two.onnx --output=two_r $FP32 --input_shape="x:1,1~64,4;m:1,1~64,1" &&
+   "$BIN/atc" --mode=6 --om=two_r.om | grep -qF "input_shape_range[x:[1,1~64,4];m:[1,1~64,1]], shapes[64]" &&
+   "$BIN/omrun" --model=two_r.om --input=two_x.npy,two_m.npy --output=two_o > run.log 2>&1 && same two_o/output_0.npy two_y.npy 1e-6; then
+  ok "two inputs of one range vary together (64 shapes)"
+else
+  ko "two inputs of one range"; cat atc.log run.log
+fi
+expect_run_error "x[1,1~64,4], m[1,1~64,1]" -- --model=two_r.om --input=two_x.npy,two_m6.npy
+
 # ---- a TF frozen graph with a batch range (its Const weights shared across the shapes)
 TF="$SRC/../shared/models/tf/cifar10_cnn.pb"
 if [ -f "$TF" ]; then
