@@ -682,7 +682,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
 
 // The parsed plan is gone after a load: give its memory back to the system (a range build's
 // plans parse into hundreds of MB that malloc would otherwise keep).
-void releaseParseMemory() {
+static void releaseParseMemory() {
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif
