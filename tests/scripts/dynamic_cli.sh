@@ -15,39 +15,13 @@ fi
 W=$(mktemp -d)
 export ASCEND_CACHE_PATH="$W/atc_cache"
 trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+# shellcheck source=lib/dynamic_cli_lib.sh
+. "$SRC/tests/scripts/lib/dynamic_cli_lib.sh"
 cd "$W"
 $PY "$SRC/tests/e2e/make_dynamic_models.py" "$W" 16 32 64 128 > gen.log 2>&1 || { cat gen.log; echo "FAIL: model generation"; exit 1; }
 
 FP32=--precision_mode=must_keep_origin_dtype
 atc_ok() { "$BIN/atc" --framework=5 --soc_version=native "$@" > atc.log 2>&1; }
-# expect_code CODE TEXT -- atc args: atc fails with CODE, its message holds TEXT, no .om.
-expect_code() {
-  local code=$1 text=$2
-  shift 3
-  rm -f bad.om
-  if "$BIN/atc" --framework=5 --soc_version=native --output=bad "$@" > err.log 2>&1; then
-    ko "$code: atc accepted $*"
-  elif ! grep -q "^$code" err.log || ! grep -qF -- "$text" err.log; then
-    ko "$code ($text): got $(grep -m1 '^E' err.log)"
-  elif [ -e bad.om ]; then
-    ko "$code: a failed build left bad.om"
-  else
-    ok "$code: $text"
-  fi
-}
-same() {  # same A B [TOL]: two .npy files with equal shapes and max |a-b| <= TOL (0)
-  $PY -c "
-import sys, numpy as np
-a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
-tol = float(sys.argv[3])
-d = float(np.abs(a.astype(np.float64) - b).max()) if a.shape == b.shape else float('inf')
-print('  max |diff| %g (shapes %s %s)' % (d, a.shape, b.shape))
-sys.exit(0 if d <= tol else 1)" "$1" "$2" "${3:-0}"
-}
 
 # ---- the rules and their codes
 M=(--model=cnn_cls.onnx)
@@ -102,20 +76,6 @@ echo "  dynamic .om / static batch-4 .om = $size_ok"
 $PY -c "import sys; sys.exit(0 if float('$size_ok') <= 4.0 else 1)" && ok "the gears share the weights (.om ratio $size_ok)" || ko ".om ratio $size_ok"
 
 # refusals: no gear, wrong flag, flag on a static model, no gear choice; nothing written
-expect_run_error() {  # TEXT -- omrun args
-  local text=$1
-  shift 2
-  rm -rf outdir
-  if "$BIN/omrun" "$@" --output=outdir > run.log 2>&1; then
-    ko "omrun accepted $*"
-  elif ! grep -qF -- "$text" run.log; then
-    ko "omrun $* did not say [$text]: $(cat run.log)"
-  elif [ -e outdir ]; then
-    ko "omrun $* wrote the output folder"
-  else
-    ok "omrun refuses: $text"
-  fi
-}
 expect_run_error "gear 2 (batch 4): x[4,3,16,16]" -- --model=cls_dyn.om --input=cls_in_3.npy
 expect_run_error "no gear of the model is batch 3" -- --model=cls_dyn.om --dymBatch=3
 expect_run_error "--dymHW needs a model built with --dynamic_image_size" -- --model=cls_dyn.om --dymHW=16,16

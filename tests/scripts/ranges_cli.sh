@@ -15,10 +15,8 @@ fi
 W=$(mktemp -d)
 export ASCEND_CACHE_PATH="$W/atc_cache"
 trap 'rm -rf "$W"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $1"; fail=$((fail + 1)); }
+# shellcheck source=lib/dynamic_cli_lib.sh
+. "$SRC/tests/scripts/lib/dynamic_cli_lib.sh"
 cd "$W"
 SEQS="1 7 64 128 333 512"
 # shellcheck disable=SC2086
@@ -30,43 +28,6 @@ np.save('cls_in_17.npy', np.zeros((17, 3, 16, 16), np.float32))"
 
 FP32=--precision_mode=must_keep_origin_dtype
 atc_ok() { "$BIN/atc" --framework=5 --soc_version=native "$@" > atc.log 2>&1; }
-expect_code() {  # CODE TEXT -- atc args: atc fails with CODE, its message holds TEXT, no .om
-  local code=$1 text=$2
-  shift 3
-  rm -f bad.om
-  if "$BIN/atc" --framework=5 --soc_version=native --output=bad "$@" > err.log 2>&1; then
-    ko "$code: atc accepted $*"
-  elif ! grep -q "^$code" err.log || ! grep -qF -- "$text" err.log; then
-    ko "$code ($text): got $(grep -m1 '^E' err.log)"
-  elif [ -e bad.om ]; then
-    ko "$code: a failed build left bad.om"
-  else
-    ok "$code: $text"
-  fi
-}
-expect_run_error() {  # TEXT -- omrun args: omrun fails naming TEXT and writes nothing
-  local text=$1
-  shift 2
-  rm -rf outdir
-  if "$BIN/omrun" "$@" --output=outdir > run.log 2>&1; then
-    ko "omrun accepted $*"
-  elif ! grep -qF -- "$text" run.log; then
-    ko "omrun $* did not say [$text]: $(cat run.log)"
-  elif [ -e outdir ]; then
-    ko "omrun $* wrote the output folder"
-  else
-    ok "omrun refuses: $text"
-  fi
-}
-same() {  # same A B [TOL]: two .npy files with equal shapes and max |a-b| <= TOL (0)
-  $PY -c "
-import sys, numpy as np
-a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
-tol = float(sys.argv[3])
-d = float(np.abs(a.astype(np.float64) - b).max()) if a.shape == b.shape else float('inf')
-print('  max |diff| %g (shapes %s %s)' % (d, a.shape, b.shape))
-sys.exit(0 if d <= tol else 1)" "$1" "$2" "${3:-0}"
-}
 
 # ---- the option's rules
 M=(--model=cnn_cls.onnx)
