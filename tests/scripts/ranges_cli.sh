@@ -7,17 +7,9 @@
 # Usage: bash ranges_cli.sh BIN_DIR SRC_DIR
 BIN=$1
 SRC=$2
-PY=/usr/bin/python3
-if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
-  echo "SKIP: $BIN/atc or $BIN/omrun not built"
-  exit 0
-fi
-W=$(mktemp -d)
-export ASCEND_CACHE_PATH="$W/atc_cache"
-trap 'rm -rf "$W"' EXIT
 # shellcheck source=lib/dynamic_cli_lib.sh
 . "$SRC/tests/scripts/lib/dynamic_cli_lib.sh"
-cd "$W"
+dynamic_cli_setup
 SEQS="1 7 64 128 333 512"
 # shellcheck disable=SC2086
 $PY "$SRC/tests/e2e/make_dynamic_models.py" "$W" $SEQS > gen.log 2>&1 || { cat gen.log; echo "FAIL: model generation"; exit 1; }

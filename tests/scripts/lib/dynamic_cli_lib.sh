@@ -1,6 +1,19 @@
 # Sourced by the dynamic-shape script tests (dynamic_cli.sh, ranges_cli.sh); not a test itself
-# (ctest registers tests/scripts/*.sh only). Expects BIN (atc and omrun) and PY; gives the
+# (ctest registers tests/scripts/*.sh only). Expects BIN (atc and omrun); gives PY, the
 # PASS/FAIL counters and the checks both scripts make.
+PY=/usr/bin/python3
+# dynamic_cli_setup: exits 0 with a SKIP line when atc or omrun is not built, else works in a
+# new folder $W (removed on exit) with its own kernel cache.
+dynamic_cli_setup() {
+  if [ ! -x "$BIN/atc" ] || [ ! -x "$BIN/omrun" ]; then
+    echo "SKIP: $BIN/atc or $BIN/omrun not built"
+    exit 0
+  fi
+  W=$(mktemp -d)
+  export ASCEND_CACHE_PATH="$W/atc_cache"
+  trap 'rm -rf "$W"' EXIT
+  cd "$W" || exit 1
+}
 pass=0
 fail=0
 ok() { echo "PASS: $1"; pass=$((pass + 1)); }
