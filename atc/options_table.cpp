@@ -21,7 +21,7 @@ const std::vector<OptionSpec>& atcOptionTable() {
       {"soc_version", "basic", I, {}, "target profile name"},
       {"om", "basic", I, {}, "input .om of --mode=1/6"},
       {"json", "basic", I, {}, "output JSON of --mode=1"},
-      {"input_shape", "basic", I, {}, "\"name:n,c,h,w;name2:...\"; scalar \"name:\""},
+      {"input_shape", "basic", I, {}, "\"name:n,c,h,w;name2:...\"; scalar \"name:\"; a range lo~hi (\"ids:1,1~512\")"},
       {"input_shape_range", "basic", I, {},
        "\"name:[1~16,3,224,224];name2:[1,1~512]\": shape ranges (one plan per shape)"},
       {"input_format", "basic", I, {}, "layout of the inputs (TF: NHWC default, NCHW, ND, NCDHW, NDHWC; ONNX: NCHW, ND, NCDHW)"},
