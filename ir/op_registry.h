@@ -50,17 +50,19 @@ inline int64_t paramFromDouble(double d) {
   return r;
 }
 
-// State shared by the lowering of a whole graph (backend/lowering.cpp): how many nodes
-// still read each value, so that a constant replaced by a packed copy everywhere is freed at
-// once (atc's peak memory), and the packed copies already made, so that nodes reading the
-// same constant the same way share one.
 // Packed copies shared by the graphs of one build (the shapes of a range, the gears), whose
 // constants are the same tensor objects (frontends/common/import_cache.h): (source, how) ->
-// (source, packed); the source is held so that its address never names another tensor.
+// (source, packed); the source is held so that its address never names another tensor. A
+// packing's `how` names every input of it besides the source (the weights' geometry, the
+// target's panel width), never the activations' shapes, so every graph may reuse it.
 struct PackCache {
   std::map<std::pair<const Tensor*, std::string>, std::pair<TensorPtr, TensorPtr>> packed;
 };
 
+// State shared by the lowering of a whole graph (backend/lowering.cpp): how many nodes
+// still read each value, so that a constant replaced by a packed copy everywhere is freed at
+// once (atc's peak memory), and the packed copies already made, so that nodes reading the
+// same constant the same way share one.
 struct LowerState {
   std::map<const Value*, int> uses;            // node inputs + graph outputs
   std::map<std::pair<const Tensor*, std::string>, Value*> packed;
