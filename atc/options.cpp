@@ -66,7 +66,7 @@ LogLevel parseLogLevel(const std::string& text) {
   return it->second;
 }
 
-// "lo~hi" of --input_shape (docs/dynamic-shapes.md, "Ranges"): both ends non-negative integers, lo <= hi, lo >= 1.
+// "lo~hi" of --input_shape (docs/dynamic-shapes.md, "Ranges"): both ends integers, 1 <= lo <= hi.
 std::pair<int64_t, int64_t> parseDimRange(const std::string& text, const std::string& option, const std::string& name,
                                           const std::string& dt) {
   const char* sol = "Write a range as \"lo~hi\" with 1 <= lo <= hi, e.g. --input_shape=\"input_ids:1,1~512\".";
