@@ -120,7 +120,13 @@ json planSteps(std::vector<LoweredNode>& lowered, BufferPlan& bp, std::vector<Ke
     auto it = instanceSym.find(key);
     if (it == instanceSym.end()) {
       std::string sym = "k" + std::to_string(instances.size());
-      instances.push_back({L.call.kernel, L.call.params, sym, {}, {}, boundsCheck, bufBytes});
+      KernelInstance ki;
+      ki.kernel = L.call.kernel;
+      ki.params = L.call.params;
+      ki.symbol = sym;
+      ki.boundsCheck = boundsCheck;
+      ki.bufBytes = bufBytes;
+      instances.push_back(std::move(ki));
       it = instanceSym.emplace(key, sym).first;
     }
     {  // the nodes an instance serves (op_debug_list, kernel cache hit report)
