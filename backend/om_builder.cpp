@@ -17,6 +17,7 @@
 #include "backend/loop_steps.h"
 #include "backend/range_kernels.h"
 #include "backend/sequence_steps.h"
+#include "backend/step_descs.h"
 #include "backend/lowering.h"
 #include "kernels/codegen/codegen.h"
 #include "support/checked_math.h"
@@ -340,7 +341,9 @@ size_t OmBuilder::finish(KernelCacheReport* cacheReport, const std::function<uin
               " specialised kernel(s), " + std::to_string(st.generic) + " generic kernel(s) for " +
               std::to_string(st.replaced) + " shape-dependent instance(s)");
     }
-    plan["format_version"] = 2;
+    // every gear describes the same nodes: the descriptions once, the shapes per gear
+    plan["step_descs"] = compactStepDescriptions(plans_, nullptr);
+    plan["format_version"] = 3;
     plan["dynamic"] = dynamic_;
     for (auto& p : plans_) p.erase("format_version");
     plan["gears"] = json(std::move(plans_));

@@ -72,15 +72,22 @@ def atc(a, model, out, shape, kc):
     return out + ".om", time.perf_counter() - t0
 
 
-def omrun(a, om, npy, tmp, loop, out=None):
+def omrun(a, om, npy, tmp, loop, out=None, rss=None):
+    """The median latency and omrun's wall time; rss (a list) gets its peak RSS in MB."""
     summary = os.path.join(tmp, "summary.json")
     cmd = [os.path.join(a.bin, "omrun"), "--model=" + om, "--input=" + npy, "--threads=%d" % a.threads,
            "--loop=%d" % loop, "--warmup=%d" % (1 if loop > 1 else 0), "--summary=" + summary]
     if out:
         cmd.append("--output=" + out)
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS
     wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    if rss is not None:
+        rss.append(usage.ru_maxrss / 1024)
     with open(summary) as f:
         return json.load(f)["latency_ms"]["median"], wall
 
@@ -133,9 +140,11 @@ def main():
         print(f"encoder {a.layers}x{a.d}, range 1~512: compile {t_rng:.1f} s (static, length 128: "
               f"{t_static.get(128, max(t_static.values())):.1f} s), .om {os.path.getsize(rng_om) / 1e6:.1f} MB "
               f"(static: {os.path.getsize(statics[seqs[-1]]) / 1e6:.1f} MB)")
-        _, load_r = omrun(a, rng_om, refs[seqs[0]][0], tmp, 1)
-        _, load_s = omrun(a, statics[seqs[0]], refs[seqs[0]][0], tmp, 1)
-        print(f"omrun load + one run at length {seqs[0]}: range {load_r:.2f} s, static {load_s:.2f} s")
+        rss_r, rss_s = [], []
+        _, load_r = omrun(a, rng_om, refs[seqs[0]][0], tmp, 1, rss=rss_r)
+        _, load_s = omrun(a, statics[seqs[0]], refs[seqs[0]][0], tmp, 1, rss=rss_s)
+        print(f"omrun load + one run at length {seqs[0]}: range {load_r:.2f} s, static {load_s:.2f} s; "
+              f"peak RSS range {rss_r[0]:.0f} MB, static {rss_s[0]:.0f} MB")
         rows = compare(a, tmp, rng_om, statics, {s: refs[s][0] for s in seqs}, {s: refs[s][1] for s in seqs}, "length")
         for k, _, _, tr, ts in rows:
             if k == 128:

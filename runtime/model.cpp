@@ -28,6 +28,7 @@
 #include "runtime/sequence_control.h"
 #include "runtime/so_loader.h"
 #include "runtime/step_checks.h"
+#include "runtime/step_descs.h"
 #include "runtime/thread_pool.h"
 
 namespace atc {
@@ -129,7 +130,19 @@ struct Model::Impl {
     std::vector<int64_t> outShapeAt;   // per output: byte offset of its actual dims, -1: static shape
     std::vector<TensorDesc> lastOut;   // Model::lastOutputs()
     std::vector<Step> steps;
-    std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors)
+    std::vector<StepInfo> infos;  // steps[i]'s description (names, types, tensors): Impl::infosOf
+    // A gear of a plan with step_descs: per step its entry (SIZE_MAX: a control step, described
+    // in controlInfos), flops and packed shapes (runtime/step_descs.h), and what the data
+    // pointers need; infos is built from them when first asked for.
+    struct LazyStep {
+      size_t desc;
+      int64_t flops;
+      std::vector<int64_t> shapes;
+    };
+    std::vector<LazyStep> lazy;
+    std::map<size_t, StepInfo> controlInfos;
+    std::vector<PlanBuffer> bufs;
+    std::vector<std::vector<int64_t>> argIds;
     std::vector<void*> args;      // all steps' argument arrays, back to back
     std::vector<RunBuffer> runBufs;  // run-sized values
     std::vector<int64_t> outRun;     // per output: its index in runBufs, -1: in the arena
@@ -143,6 +156,9 @@ struct Model::Impl {
   };
   std::vector<Gear> gears;
   std::vector<GearDesc> gearDescs;  // gears[i]'s dims, inputs and outputs
+  std::vector<StepInfo> descInfos;  // the plan's step_descs, without shapes (describeNames)
+  const uint8_t* wbase = nullptr;   // the weights, in the file image or copied
+  const std::vector<StepInfo>& infosOf(Gear& G);
   size_t cur = 0;
   StepObserver* observer = nullptr;
   int64_t observedRuns = 0;
@@ -329,44 +345,22 @@ std::vector<int64_t> readShapeAt(const nlohmann::json& arr, const std::vector<Pl
   return at;
 }
 
-// A step's description (planSteps in backend/om_builder.cpp): "in" and "out" follow the
-// argument order. A tensor whose declared size does not fit its buffer is described without
-// data (never read), so a crafted description cannot make a dump read outside the arena.
-template <class Ptr>
-StepInfo describeStep(const nlohmann::json& s, size_t index, const std::vector<int64_t>& argIds,
-                      const std::vector<PlanBuffer>& bufs, Ptr ptr) {
-  StepInfo info;
+// A step that describes itself (planSteps in backend/om_builder.cpp; a static model's steps,
+// a gear of a plan without step_descs, a control step): "in" and "out" follow the argument
+// order, each tensor with its shape.
+StepInfo describeInline(const nlohmann::json& s, size_t index, const std::vector<int64_t>& argIds,
+                        const std::vector<PlanBuffer>& bufs, const uint8_t* arena, const uint8_t* weights) {
+  StepInfo info = describeNames(s);
   info.index = index;
-  info.node = s.value("node", std::string());
-  info.type = s.value("type", std::string());
-  info.kernel = s.value("kernel", std::string());
   info.flops = std::max<int64_t>(s.value("flops", int64_t(0)), 0);
-  if (s.contains("fused_from")) info.fusedFrom = s.at("fused_from").get<std::vector<std::string>>();
-  size_t arg = 0;
   for (const char* role : {"in", "out"}) {
     if (!s.contains(role)) break;
-    for (auto& t : s.at(role)) {
-      StepTensor st;
-      size_t a = arg++;
-      if (!t.is_null()) {
-        st.desc.name = t.at("name").get<std::string>();
-        st.desc.dtype = t.at("dtype").get<std::string>();
-        st.desc.dtypeCode = t.at("dtype_code").get<int32_t>();
-        st.desc.shape = t.at("shape").get<std::vector<int64_t>>();
-        int64_t bytes = -1;
-        size_t es = dtypeSizeByName(st.desc.dtype);
-        // A data-shaped tensor (its shape is the bound) is described without data: past its actual
-        // size its buffer holds what earlier steps left, which the dump and the checks must not read.
-        st.desc.shapeFromData = t.value("shape_from_data", false);
-        if (!st.desc.shapeFromData && es && shapeSize(st.desc.shape, es, nullptr, &bytes) && a < argIds.size() &&
-            argIds[a] >= 0 && !bufs[(size_t)argIds[a]].run && (uint64_t)bytes <= bufs[(size_t)argIds[a]].size) {
-          st.desc.bytes = (uint64_t)bytes;
-          st.data = ptr((size_t)argIds[a]);
-        }
-      }
-      (role[0] == 'i' ? info.inputs : info.outputs).push_back(st);
-    }
+    const nlohmann::json& tensors = s.at(role);
+    std::vector<StepTensor>& list = role[0] == 'i' ? info.inputs : info.outputs;
+    for (size_t j = 0; j < tensors.size(); ++j)
+      if (!tensors[j].is_null()) list[j].desc.shape = tensors[j].at("shape").get<std::vector<int64_t>>();
   }
+  attachTensorData(info, argIds, bufs, arena, weights);
   return info;
 }
 
@@ -395,6 +389,7 @@ struct CheckedPlan {
   std::vector<std::vector<size_t>> stepSizes;  // per step: argument positions of the run-sized outputs it sizes
   std::vector<std::vector<int64_t>> stepParams;  // per step: the params of a generic kernel's call
   std::vector<bool> stepGeneric;                 // per step: it calls a generic kernel
+  std::vector<const nlohmann::json*> stepDesc;   // per step: its description (the step, or its step_descs entry)
   std::vector<LoopSpec> loops;                 // loop control steps (loop_control.h)
   std::vector<SeqStepSpec> seqs;               // sequence control steps (sequence_control.h)
   GearDesc desc;
@@ -451,11 +446,32 @@ void checkRunSized(CheckedPlan& c, const std::string& what) {
     if (c.bufs[id].run) throw badPlan(what, "an input in a run-sized buffer");
 }
 
+// A kernel step of a plan with step_descs (format_version 3, docs/om-format.md): its `desc`
+// names an entry, and `in_shapes` / `out_shapes` give a shape for each of the entry's tensors
+// (null for an absent one). Returns the entry.
+const nlohmann::json& checkStepDesc(const nlohmann::json& s, const nlohmann::json& descs, size_t step,
+                                    const std::string& what) {
+  const std::string at = "step " + std::to_string(step);
+  if (!s.contains("desc") || !s.at("desc").is_number_unsigned() || s.at("desc").get<uint64_t>() >= descs.size())
+    throw badPlan(what, at + " names no entry of step_descs");
+  const nlohmann::json& d = descs[s.at("desc").get<size_t>()];
+  for (const char* role : {"in", "out"}) {
+    const nlohmann::json& tensors = d.at(role);
+    const nlohmann::json& shapes = s.at(role[0] == 'i' ? "in_shapes" : "out_shapes");
+    if (!tensors.is_array() || !shapes.is_array() || shapes.size() != tensors.size())
+      throw badPlan(what, at + ": its " + role + "put shapes do not match its description's tensors");
+    for (size_t j = 0; j < shapes.size(); ++j)
+      if (shapes[j].is_null() != tensors[j].is_null())
+        throw badPlan(what, at + ": a shape for an absent tensor, or none for a present one");
+  }
+  return d;
+}
+
 // generic: the symbols of the generic kernels (TASK_INFO `generic_kernels`) -> their params
 // count (0 until a step gives it): a step calls one of them exactly when it has `params`,
 // which its kernel reads in place of baked ones, as many in every step that calls it.
 CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsize, const std::string& what,
-                      std::map<std::string, size_t>& generic) {
+                      std::map<std::string, size_t>& generic, const nlohmann::json* descs) {
   CheckedPlan c;
   c.plan = &p;
   c.bufs = readPlanBuffers(p, arenaSize, wsize, what);
@@ -469,6 +485,7 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
     c.stepArgs.emplace_back();
     for (auto& a : s.at("args")) c.stepArgs.back().push_back(a.is_null() ? -1 : (int64_t)planBufferId(a, c.bufs, what));
     c.stepSizes.push_back(s.contains("sizes") ? s.at("sizes").get<std::vector<size_t>>() : std::vector<size_t>());
+    c.stepDesc.push_back(s.contains("control") || !descs ? &s : &checkStepDesc(s, *descs, c.stepDesc.size(), what));
     bool isGeneric = !s.contains("control") && generic.count(s.at("symbol").get<std::string>());
     if (isGeneric != s.contains("params"))
       throw badPlan(what, "step " + std::to_string(c.stepParams.size()) +
@@ -490,6 +507,25 @@ CheckedPlan checkPlan(const nlohmann::json& p, uint64_t arenaSize, uint64_t wsiz
   c.seqs = checkSequenceSteps(p.at("steps"), c.stepArgs, c.bufs, what);
   if (p.contains("dims")) c.desc.dims = p.at("dims").get<std::vector<int64_t>>();
   return c;
+}
+
+// Step i's description: built now (a plan without step_descs, a control step) or noted for
+// Impl::infosOf (descInfos: the plan's step_descs). Returns how many tensors it describes.
+size_t noteStepInfo(Model::Impl::Gear& G, const nlohmann::json& s, size_t i, const CheckedPlan& c,
+                    const std::vector<StepInfo>* descInfos, const uint8_t* arena, const uint8_t* wbase) {
+  const StepInfo* info = nullptr;  // without shapes or data when noted
+  if (!descInfos) {
+    G.infos.push_back(describeInline(s, i, c.stepArgs[i], c.bufs, arena, wbase));
+    info = &G.infos.back();
+  } else if (s.contains("control")) {
+    info = &(G.controlInfos[i] = describeInline(s, i, c.stepArgs[i], c.bufs, arena, wbase));
+    G.lazy.push_back({SIZE_MAX, 0, {}});
+  } else {
+    const size_t d = s.at("desc").get<size_t>();  // checkStepDesc: an entry
+    info = &(*descInfos)[d];
+    G.lazy.push_back({d, std::max<int64_t>(s.value("flops", int64_t(0)), 0), packShapes(s)});
+  }
+  return info->inputs.size() + info->outputs.size();
 }
 
 // The gears of one model differ in shapes only: the same inputs and outputs (names, dtypes,
@@ -553,7 +589,11 @@ void attachControlSteps(Model::Impl::Gear& G, const CheckedPlan& c, const Ptr& p
 std::vector<const nlohmann::json*> Model::Impl::readGears(const nlohmann::json& plan, const std::string& what) {
   std::vector<const nlohmann::json*> planList;
   if (!plan.contains("gears")) return {&plan};
-  if (plan.value("format_version", 0) != 2) throw badPlan(what, "gears need format_version 2");
+  // 2: each step describes itself; 3: the descriptions in step_descs, once for all gears
+  const int version = plan.value("format_version", 0);
+  if (version != 2 && version != 3) throw badPlan(what, "gears need format_version 2 or 3");
+  if ((version == 3) != plan.contains("step_descs"))
+    throw badPlan(what, "format_version 3 goes with step_descs, and only it");
   dynamicKind = plan.at("dynamic").at("kind").get<std::string>();
   if (dynamicKind != "batch" && dynamicKind != "image_size" && dynamicKind != "dims" && dynamicKind != "range")
     throw badPlan(what, "unknown dynamic kind " + dynamicKind);
@@ -592,11 +632,16 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
     if (plan.contains("generic_kernels"))
       for (auto& g : plan.at("generic_kernels")) generic[g.get<std::string>()] = 0;
     std::vector<const nlohmann::json*> planList = readGears(plan, what);  // a static model's plan, or each gear's
+    const nlohmann::json* descs = plan.contains("step_descs") ? &plan.at("step_descs") : nullptr;
+    if (descs && (!descs->is_array() || !plan.contains("gears")))
+      throw badPlan(what, "step_descs is not an array of a dynamic model's step descriptions");
+    if (descs)
+      for (auto& d : *descs) descInfos.push_back(describeNames(d));
     std::vector<CheckedPlan> checked;
     for (const nlohmann::json* p : planList) {
       uint64_t gearArena = p->value("arena_size", arenaSize);
       if (gearArena > arenaSize) throw badPlan(what, "a gear's arena is larger than the model's");
-      checked.push_back(checkPlan(*p, gearArena, wsize, what, generic));
+      checked.push_back(checkPlan(*p, gearArena, wsize, what, generic, descs));
     }
     checkGearsAgree(checked, what);
     readDebugChecks(plan, checked, arenaSize, what, &statusCheck, &redzone, &boundsCheck);
@@ -612,7 +657,7 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
       return;
     }
     // The memory: weights used in place (a read-only file image) or copied read-only; the arena.
-    const uint8_t* wbase = w;
+    wbase = w;
     if (!weightsInPlace) {
       weights.reset(new ReadOnlyBuf(w, wsize));
       wbase = (const uint8_t*)weights->p;
@@ -649,7 +694,8 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         } else {
           st.symbol = s.at("symbol").get<std::string>();
           st.fn = (AtcKernelEntry)so->symbol(st.symbol);
-          st.label = st.symbol + " " + s.value("kernel", std::string()) + " " + s.value("node", std::string());
+          const nlohmann::json& d = *c.stepDesc[i];
+          st.label = st.symbol + " " + d.value("kernel", std::string()) + " " + d.value("node", std::string());
         }
         if (c.stepGeneric[i]) {  // the slot before the arguments: the params' address
           G.params.push_back(std::move(c.stepParams[i]));
@@ -664,12 +710,15 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         }
         st.argCount = G.args.size() - st.argBegin;
         for (size_t pos : c.stepSizes[i]) st.sizes.push_back({st.argBegin + pos, runIndex[(size_t)c.stepArgs[i][pos]]});
-        G.infos.push_back(describeStep(s, i, c.stepArgs[i], c.bufs, ptr));
-        size_t described = G.infos.back().inputs.size() + G.infos.back().outputs.size();
+        size_t described = noteStepInfo(G, s, i, c, descs ? &descInfos : nullptr, (const uint8_t*)arena->p, wbase);
         if (described && described < st.spans.size()) st.workspace = st.spans.back();
         G.steps.push_back(st);
       }
       attachControlSteps(G, c, ptr, runIndex);
+      if (descs) {  // what infosOf needs
+        G.bufs = c.bufs;
+        G.argIds = c.stepArgs;
+      }
       gears.push_back(std::move(G));
       gearDescs.push_back(std::move(c.desc));
     }
@@ -686,6 +735,26 @@ static void releaseParseMemory() {
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif
+}
+
+// A gear's step descriptions; a gear of a plan with step_descs builds them when first asked.
+const std::vector<StepInfo>& Model::Impl::infosOf(Gear& G) {
+  if (G.lazy.empty() || !G.infos.empty()) return G.infos;
+  G.infos.reserve(G.lazy.size());
+  for (size_t i = 0; i < G.lazy.size(); ++i) {
+    const Gear::LazyStep& L = G.lazy[i];
+    if (L.desc == SIZE_MAX) {
+      G.infos.push_back(G.controlInfos.at(i));
+      continue;
+    }
+    StepInfo info = descInfos[L.desc];
+    info.index = i;
+    info.flops = L.flops;
+    unpackShapes(L.shapes, info);
+    attachTensorData(info, G.argIds[i], G.bufs, (const uint8_t*)arena->p, wbase);
+    G.infos.push_back(std::move(info));
+  }
+  return G.infos;
 }
 
 void Model::Impl::start(int threads) {
@@ -787,7 +856,7 @@ const std::string& Model::name() const { return impl_->name; }
 const std::string& Model::socVersion() const { return impl_->soc; }
 int Model::threads() const { return impl_->pool->threads(); }
 uint64_t Model::arenaBytes() const { return impl_->arenaSize; }
-const std::vector<StepInfo>& Model::steps() const { return impl_->gears[impl_->cur].infos; }
+const std::vector<StepInfo>& Model::steps() const { return impl_->infosOf(impl_->gears[impl_->cur]); }
 void Model::setStepObserver(StepObserver* observer) {
   impl_->observer = observer;
   impl_->observedRuns = 0;
@@ -926,7 +995,7 @@ void Model::Impl::runSteps(Gear& G, const AtcRt* rt) {
       i = control(G, i) - 1;
       continue;
     }
-    const StepInfo& info = G.infos[i];
+    const StepInfo& info = infosOf(G)[i];
     if (redzone) fillRedzones(s.spans, redzone);
     if (observer) observer->beforeStep(run, info);
     auto t0 = std::chrono::steady_clock::now();

@@ -52,6 +52,23 @@ for n in 1 3 16; do
     ko "batch $n of the range"; cat run.log
   fi
 done
+# the data dump of a range model describes the steps of the shape it ran, as a static build of that
+# shape does (the descriptions are stored once for all shapes: docs/om-format.md, "Step descriptions")
+if "$BIN/omrun" --model=cls_r.om --input=cls_in_3.npy --output=dr --dump=dump_r > run.log 2>&1 &&
+   "$BIN/omrun" --model=cls_3.om --input=cls_in_3.npy --output=ds --dump=dump_s >> run.log 2>&1 && $PY -c "
+import glob, json
+def steps(d):
+    m = json.load(open(glob.glob(d + '/*/dump_map.json')[0]))
+    return [(s['node'], s['type'], s['kernel'],
+             [(t['tensor'], t['dtype'], t['shape'], t['file'] is None) for t in s.get('inputs', []) + s['outputs']])
+            for s in m['steps']]
+r, s = steps('dump_r'), steps('dump_s')
+assert r == s, (r, s)
+assert r[0][3][0][2][0] == 3 and not r[0][3][0][3], r[0]  # the first step's output: batch 3, dumped"; then
+  ok "the data dump of batch 3 of the range describes its steps as the static build's does"
+else
+  ko "data dump of a range model"; cat run.log
+fi
 expect_run_error "lie outside the model's shape ranges; it accepts every shape of x[1~16,3,16,16]" -- --model=cls_r.om --input=cls_in_17.npy
 expect_run_error "x[1~16,3,16,16]" -- --model=cls_r.om --dymShape="x:0,3,16,16"
 expect_run_error "--dymBatch needs a model built with --dynamic_batch_size" -- --model=cls_r.om --dymBatch=2
