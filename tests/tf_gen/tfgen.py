@@ -1,6 +1,8 @@
 """Tiny GraphDef builder for tests (no TensorFlow): uses the protoc-generated Python module of
 frontends/tf/tf_graph.proto (generated on first use into a temporary folder)."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,6 +18,7 @@ def pb():
     global _pb
     if _pb is None:
         out = tempfile.mkdtemp(prefix="tfgen_")
+        atexit.register(shutil.rmtree, out, True)
         subprocess.check_call(["protoc", "--python_out=" + out, "-I" + os.path.join(_SRC, "frontends/tf"),
                                os.path.join(_SRC, "frontends/tf/tf_graph.proto")])
         sys.path.insert(0, out)

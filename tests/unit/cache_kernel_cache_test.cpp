@@ -13,15 +13,13 @@
 #include "cache/kernel_cache.h"
 #include "cache/sha256.h"
 #include "support/diagnostics.h"
+#include "tests/unit/test_dirs.h"
 
 using namespace atc::cache;
 
 namespace {
 
-std::string tempDir() {
-  char tmpl[] = "/tmp/atc_cache_test.XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string tempDir() { return atc::testdirs::make("cache_test"); }
 void writeText(const std::string& p, const std::string& t) { std::ofstream(p) << t; }
 bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 void setMtime(const std::string& p, time_t t) {

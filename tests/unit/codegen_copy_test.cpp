@@ -9,6 +9,7 @@
 
 #include "kernels/codegen/host_cpu.h"
 #include "support/diagnostics.h"
+#include "tests/unit/test_dirs.h"
 #include "kernels/codegen/codegen.h"
 #include "runtime/atc_rt_abi.h"
 #include "runtime/so_loader.h"
@@ -89,8 +90,7 @@ TEST(CodegenTargets, UnknownIsE10001) {
 }
 
 TEST(CodegenTargets, UserProfilesFromEnv) {
-  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_user_targets";
-  system(("mkdir -p " + dir).c_str());
+  std::string dir = testdirs::make("user_targets");
   std::ofstream(dir + "/mycpu.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"haswell","features":["+avx2"],"op_info":{}})";
   setenv("ATC_TARGETS_PATH", dir.c_str(), 1);
   TargetProfile p = loadHostTargetProfile("mycpu");
@@ -113,8 +113,7 @@ TEST(CodegenTargets, Bf16PathFollowsTheFeatures) {
   EXPECT_TRUE(z4.int8Vnni());
   EXPECT_EQ(z4.cubeRows(), 16);
 
-  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_bf16_path";
-  system(("mkdir -p " + dir).c_str());
+  std::string dir = testdirs::make("bf16_path");
   const std::string head = R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4","features":["+avx2","+avx512f")";
   std::ofstream(dir + "/bfoff.json") << head << R"(,"+avx512bf16"],"bf16_path":"none"})";
   std::ofstream(dir + "/bfclaim.json") << head << R"(],"bf16_path":"dpbf16"})";
@@ -147,8 +146,7 @@ TEST(CodegenTargets, VectorWidthSelectsTheMicrokernelFamily) {
   EXPECT_EQ(vectorBitsOfFeatures("+avx2,-avx512f"), 256);
   EXPECT_EQ(vectorBitsOfFeatures(""), 256);
 
-  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_vector_bits";
-  system(("mkdir -p " + dir).c_str());
+  std::string dir = testdirs::make("vector_bits");
   std::ofstream(dir + "/v4narrow.json")
       << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4","features":["+avx2","+avx512f"],"vector_bits":256})";
   std::ofstream(dir + "/bad512.json")
@@ -196,8 +194,7 @@ TEST(CodegenTargets, Int8PathFollowsTheFeatures) {
   EXPECT_EQ(loadHostTargetProfile("x86-64-v3-vnni").int8PathCode(), 2);
   EXPECT_EQ(loadHostTargetProfile("x86-64-v4-vnni").int8PathCode(), 1);
 
-  std::string dir = testing::TempDir() + std::to_string(::getpid()) + "_atc_int8_path";
-  system(("mkdir -p " + dir).c_str());
+  std::string dir = testdirs::make("int8_path");
   const std::string head = R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v3","features":["+avx2")";
   std::ofstream(dir + "/i8off.json") << head << R"(,"+avxvnni"],"int8_path":"none"})";
   std::ofstream(dir + "/i8v256.json") << R"({"triple":"x86_64-unknown-linux-gnu","cpu":"x86-64-v4",)"

@@ -14,6 +14,7 @@
 #include "kernels/codegen/host_cpu.h"
 #include "runtime/atc_runtime.h"
 #include "runtime/step_checks.h"
+#include "tests/unit/test_dirs.h"
 
 using namespace atc;
 
@@ -81,11 +82,7 @@ std::vector<uint8_t> buildOverrunModel(int64_t redzone, bool boundsCheck = false
   return build(g, false, redzone, boundsCheck);
 }
 
-std::string tempDir(const std::string& tag) {
-  std::string d = testing::TempDir() + std::to_string(::getpid()) + "_" + tag;
-  ::mkdir(d.c_str(), 0755);
-  return d;
-}
+std::string tempDir(const std::string& tag) { return testdirs::make(tag); }
 
 bool exists(const std::string& p) {
   struct stat st;
