@@ -4,9 +4,9 @@ one run:
 
 - a BERT-shaped encoder (torch.nn.TransformerEncoder, LAYERS x D, exported with a dynamic
   sequence length and cached) built once with --input_shape="x:1,1~512,D" and once statically
-  per length of --seqs: compile time, .om size, each length's output against PyTorch's fp32
-  output, and each length's latency against its static build in interleaved rounds (target at
-  128: <= 1.5x);
+  per length of --seqs: compile time, .om size, omrun's load (with one run) and peak RSS against
+  the static build's, each length's output against PyTorch's fp32 output, and each length's
+  latency against its static build in interleaved rounds (target at 128: <= 1.5x);
 - a CNN (bench_models.py's, batch 1 exported) built with a batch range 1~16 and statically at
   each batch of --batches: outputs, latency ratios.
 
