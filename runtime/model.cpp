@@ -460,9 +460,14 @@ const nlohmann::json& checkStepDesc(const nlohmann::json& s, const nlohmann::jso
     const nlohmann::json& shapes = s.at(role[0] == 'i' ? "in_shapes" : "out_shapes");
     if (!tensors.is_array() || !shapes.is_array() || shapes.size() != tensors.size())
       throw badPlan(what, at + ": its " + role + "put shapes do not match its description's tensors");
-    for (size_t j = 0; j < shapes.size(); ++j)
+    for (size_t j = 0; j < shapes.size(); ++j) {
       if (shapes[j].is_null() != tensors[j].is_null())
         throw badPlan(what, at + ": a shape for an absent tensor, or none for a present one");
+      if (shapes[j].is_null()) continue;
+      bool ints = shapes[j].is_array();
+      for (size_t k = 0; ints && k < shapes[j].size(); ++k) ints = shapes[j][k].is_number_integer();
+      if (!ints) throw badPlan(what, at + ": a shape that is not a list of integers");
+    }
   }
   return d;
 }

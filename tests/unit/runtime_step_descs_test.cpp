@@ -142,7 +142,18 @@ TEST(StepDescs, LoaderRefusesCraftedReferences) {
               "output shapes do not match");
   expectError(editPlan(om, [&](nlohmann::json& j) { step0(j)["in_shapes"][0] = nullptr; }),
               "a shape for an absent tensor, or none for a present one");
-  expectError(editPlan(om, [&](nlohmann::json& j) { step0(j)["in_shapes"][0] = "x"; }), "m.om");
+  expectError(editPlan(om, [&](nlohmann::json& j) { step0(j)["in_shapes"][0] = "x"; }),
+              "a shape that is not a list of integers");
+  expectError(editPlan(om, [&](nlohmann::json& j) { step0(j)["out_shapes"][0][0] = 1.5; }),
+              "a shape that is not a list of integers");
+  // Model::check (no memory, no kernels) refuses what a load refuses
+  std::vector<uint8_t> bad = editPlan(om, [&](nlohmann::json& j) { step0(j)["in_shapes"][0] = {"x"}; });
+  try {
+    rt::Model::check(bad.data(), bad.size(), rt::LoadOptions(), "m.om");
+    ADD_FAILURE() << "Model::check accepted a shape of strings";
+  } catch (const rt::RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("a shape that is not a list of integers"), std::string::npos) << e.what();
+  }
   expectError(editPlan(om, [](nlohmann::json& j) { j.erase("step_descs"); }),
               "format_version 3 goes with step_descs");
   expectError(editPlan(om, [](nlohmann::json& j) { j["format_version"] = 2; }),
