@@ -345,6 +345,9 @@ std::vector<int64_t> readShapeAt(const nlohmann::json& arr, const std::vector<Pl
   return at;
 }
 
+// A kernel step's multiply-add work as the plan gives it (cube ops; 0: not counted).
+int64_t stepFlops(const nlohmann::json& s) { return std::max<int64_t>(s.value("flops", int64_t(0)), 0); }
+
 // A step that describes itself (planSteps in backend/om_builder.cpp; a static model's steps,
 // a gear of a plan without step_descs, a control step): "in" and "out" follow the argument
 // order, each tensor with its shape.
@@ -352,7 +355,7 @@ StepInfo describeInline(const nlohmann::json& s, size_t index, const std::vector
                         const std::vector<PlanBuffer>& bufs, const uint8_t* arena, const uint8_t* weights) {
   StepInfo info = describeNames(s);
   info.index = index;
-  info.flops = std::max<int64_t>(s.value("flops", int64_t(0)), 0);
+  info.flops = stepFlops(s);
   for (const char* role : {"in", "out"}) {
     if (!s.contains(role)) break;
     const nlohmann::json& tensors = s.at(role);
@@ -528,7 +531,7 @@ size_t noteStepInfo(Model::Impl::Gear& G, const nlohmann::json& s, size_t i, con
   } else {
     const size_t d = s.at("desc").get<size_t>();  // checkStepDesc: an entry
     info = &(*descInfos)[d];
-    G.lazy.push_back({d, std::max<int64_t>(s.value("flops", int64_t(0)), 0), packShapes(s)});
+    G.lazy.push_back({d, stepFlops(s), packShapes(s)});
   }
   return info->inputs.size() + info->outputs.size();
 }
@@ -720,9 +723,9 @@ void Model::Impl::load(const uint8_t* data, size_t size, const std::string& what
         G.steps.push_back(st);
       }
       attachControlSteps(G, c, ptr, runIndex);
-      if (descs) {  // what infosOf needs
-        G.bufs = c.bufs;
-        G.argIds = c.stepArgs;
+      if (descs) {  // what infosOf needs (c is done with)
+        G.bufs = std::move(c.bufs);
+        G.argIds = std::move(c.stepArgs);
       }
       gears.push_back(std::move(G));
       gearDescs.push_back(std::move(c.desc));
