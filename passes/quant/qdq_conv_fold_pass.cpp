@@ -394,6 +394,41 @@ int quantizeBetweenConvs(Graph& g, PassContext& ctx) {
   return n;
 }
 
+// QuantizedConv -> QuantizeLinear whose readers take the 8-bit tensor (a MaxPool, Concat or
+// QuantizedAdd of qdq_datamove_fold.cpp, a DequantizeLinear for a float reader; other readers of
+// the conv's output may be QuantizedConvs quantizing it the same way, stageReaders): the conv
+// writes its output quantized (out_quantize, requantization folded into one multiply-add as
+// in quantizeBetweenConvs) and the QuantizeLinear goes.
+int quantizeIntoQuantizeLinear(Graph& g, PassContext& ctx) {
+  int n = 0;
+  const std::map<const Value*, std::vector<Node*>> readers = valueReaders(g);
+  for (Node* qc : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizedConv"; })) {
+    Node* q = nullptr;
+    std::vector<Node*> convs;
+    if (qc->hasAttr("out_scale") || !stageReaders(g, readers, qc->outputs[0], &q, &convs)) continue;
+    double scale;
+    int64_t zp;
+    DType qdt;
+    if (!perTensorParams(q, &scale, &zp, &qdt, DType::Undefined) || q->outputs[0]->type.dtype != qdt) continue;
+    qc->attrs["out_scale"] = scale;
+    qc->attrs["out_zero_point"] = zp;
+    qc->attrs["out_dtype"] = std::string(dtypeName(qdt));
+    qc->attrs["out_quantize"] = (int64_t)1;
+    qc->attrs["_quant_decision"] = qc->attrString("_quant_decision", "") + ", QuantizeLinear " + q->name +
+                                  " (output quantized to " + dtypeName(qdt) + ")";
+    qc->originalNames.push_back(q->name);
+    fu::adoptOutput(qc, q->outputs[0]);
+    for (Node* c : convs) {
+      c->inputs[0] = q->outputs[0];
+      c->attrs["_quant_decision"] = c->attrString("_quant_decision", "") + ", input quantized by QuantizedConv " + qc->name;
+    }
+    g.removeNode(q);
+    ctx.stats.effectTimes++;
+    ++n;
+  }
+  return n;
+}
+
 // Folds the weight DequantizeLinear nodes constant folding kept and nothing fused.
 int foldKeptDequantize(Graph& g, PassContext& ctx) {
   int folded = 0;
@@ -452,6 +487,8 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
   bool changed = false;
   std::set<Node*> removed;
   const bool wanted = qdqConvFoldWanted(ctx);
+  // Pools, Concats and Adds between Q/DQ pairs first: a conv reading their output then takes the bytes.
+  if (foldQdqDataMovement(g, ctx, wanted, &removed) > 0) changed = true;
   for (Node* c : fu::nodesWhere(g, [](const Node& n) { return n.type == "Conv"; })) {
     if (removed.count(c)) continue;
     Node* dx = fu::producerOf(c->inputs[0], "DequantizeLinear");
@@ -489,6 +526,7 @@ bool runQdqConvFoldPass(Graph& g, PassContext& ctx) {
   if (absorbOutputFakeQuant(g, ctx, &removed) > 0) changed = true;
   // Outputs whose Q/DQ pair also fed a residual Add (absorbed above into a conv) are staged now.
   if (quantizeBetweenConvs(g, ctx) > 0) changed = true;
+  if (quantizeIntoQuantizeLinear(g, ctx) > 0) changed = true;
   if (foldKeptDequantize(g, ctx) > 0) changed = true;
   return fu::finishRewrite(g, changed);
 }

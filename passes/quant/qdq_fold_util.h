@@ -32,6 +32,11 @@ Value* qdqKernelInput(Node* dx, Node** q);
 // runs. Returns the number folded.
 int foldQdqMatMuls(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed);
 
+// DequantizeLinear -> MaxPool / Concat -> QuantizeLinear with one scale and zero point (the ops
+// then take the 8-bit tensors) and DequantizeLinear, DequantizeLinear -> Add [-> Relu] ->
+// QuantizeLinear (-> QuantizedAdd, kernel qadd8): qdq_datamove_fold.cpp. The others that read a
+// DequantizeLinear get the reason they stay float32. Returns the number folded.
+int foldQdqDataMovement(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed);
 // Adds to *keep the weight DequantizeLinear nodes of the matrix products foldQdqMatMuls takes
 // (constant folding leaves them for it).
 void weightDequantizeForQdqMatMul(const Graph& g, std::set<const Node*>* keep);

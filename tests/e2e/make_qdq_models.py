@@ -2,7 +2,7 @@
 """Makes QDQ (QuantizeLinear/DequantizeLinear) ONNX models from fp32 PyTorch models, with a
 simple min/max calibration on random inputs, and their fake-quant references.
 
-    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base staged_residual]
+    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base staged_residual qdq_ops]
 
 Every Conv2d and Linear is wrapped so that its input activation is fake-quantized per tensor
 (uint8, asymmetric, range from min/max over the calibration inputs) and its weight per output
@@ -165,6 +165,37 @@ class StagedResidual(torch.nn.Module):
         return torch.relu(self.conv(4, a2) + t2)
 
 
+class QdqOps(torch.nn.Module):
+    """Q/DQ pairs around a MaxPool, two Adds (one with a Relu) and a Concat, as ONNX Runtime's
+    quantizer writes them (each op's inputs and output quantized; the MaxPool's and the Concat's
+    with one observer, so one scale and zero point): the folds that run them on the 8-bit
+    tensors (MaxPool and Concat on the bytes, QuantizedAdd)."""
+
+    def __init__(self, c=16):
+        super().__init__()
+        shapes = [(c, 3, 3, 3), (c, c, 3, 3), (c, c, 1, 1), (c, c, 3, 3), (c, c, 1, 1), (8, 2 * c, 3, 3)]
+        self.w = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(s) * 0.2) for s in shapes])
+        self.b = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(s[0]) * 0.1) for s in shapes])
+        self.obs = torch.nn.ModuleList([Observer() for _ in range(7)])
+        self.pads = [s[-1] // 2 for s in shapes]
+
+    def conv(self, i, x):
+        return torch.nn.functional.conv2d(x, weight_fq(self.w[i]), self.b[i], 1, self.pads[i])
+
+    def forward(self, x):
+        o = self.obs
+        x = o[0](x)
+        t = o[1](torch.relu(self.conv(0, x)))
+        p = o[1](torch.nn.functional.max_pool2d(t, 3, 2, 1))
+        a = o[2](torch.relu(self.conv(1, p)))
+        b = o[3](self.conv(2, p))
+        s = o[4](torch.relu(a + b))
+        s2 = o[5](s + b)
+        u = o[6](torch.relu(self.conv(3, s2)))
+        v = o[6](torch.relu(self.conv(4, s)))
+        return self.conv(5, o[6](torch.cat([u, v], 1)))
+
+
 def build(name):
     if name == "resnet18":
         return torchvision.models.resnet18(), (1, 3, 224, 224)
@@ -178,6 +209,8 @@ def build(name):
         return SmallCnn(), (1, 3, 20, 20)
     if name == "staged_residual":
         return StagedResidual(), (1, 3, 20, 24)
+    if name == "qdq_ops":
+        return QdqOps(), (1, 3, 22, 26)
     raise SystemExit("unknown model " + name)
 
 
