@@ -4,7 +4,12 @@
 // Params (never renumber): [0] dtype (ATCK_I8 / ATCK_U8), [1] N*C, [2] nd, [3..6) input dims,
 // [6..9) output dims, [9..12) kernel, [12..15) strides, [15..18) dilations, [18..21) begin
 // pads (outermost first; dims past nd are 1, their pads 0). bufs: X, Y.
-// One task per (n, c) plane.
+// One task per (n, c) plane. 2-D windows on rows of up to kMaxRow bytes run in two vector
+// passes per output row: the largest of the window's input rows, column by column (contiguous
+// bytes), then the largest of each output's columns of that row, the outputs whose window lies
+// inside the row first for every tap (strided loads), the edges tap by tap with bounds checks.
+// The scalar loop (one bounds-checked tap at a time, 3-D windows and longer rows) took about
+// 5 ns per output of a 3x3 window.
 #include "kernels/lib/kernel_abi.h"
 
 ATC_KERNEL(maxpool_int)
@@ -34,6 +39,73 @@ ATCK_INLINE void maxPlane(const int64_t* P, const T* x, T* y, T lowest) {
         y[(o0 * out[1] + o1) * out[2] + o2] = best;
       }
 }
+
+const int64_t kMaxRow = 4096;
+
+// Outputs [a, b) of a row whose windows reach past the row's ends: the taps inside it.
+template <class T>
+ATCK_INLINE void edgeMax(const T* vm, T* yr, int64_t a, int64_t b, int64_t W, int64_t SW, int64_t PW, int64_t KW,
+                         int64_t DW, T lowest) {
+  for (int64_t ow = a; ow < b; ++ow) {
+    T best = lowest;
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      const int64_t iw = ow * SW - PW + kw * DW;
+      if (iw >= 0 && iw < W) best = vm[iw] > best ? vm[iw] : best;
+    }
+    yr[ow] = best;
+  }
+}
+
+// One output row of a 2-D window: vm holds the largest of the window's rows per column.
+template <class T>
+ATCK_INLINE void maxRow(const int64_t* P, const T* vm, T* yr, T lowest) {
+  const int64_t W = P[4], OW = P[7], KW = P[10], SW = P[13], DW = P[16], PW = P[19];
+  int64_t lo = (PW + SW - 1) / SW, hi = OW;  // outputs [lo, hi) have every tap inside the row
+  const int64_t last = W - 1 + PW - (KW - 1) * DW;
+  hi = last < 0 ? 0 : last / SW + 1;
+  hi = hi < OW ? hi : OW;
+  lo = lo < hi ? lo : hi;
+  for (int64_t ow = lo; ow < hi; ++ow) {  // the taps in one iteration: LLVM vectorises strided loads so
+    const T* w = vm + ow * SW - PW;
+    T best = w[0];
+    for (int64_t kw = 1; kw < KW; ++kw) best = w[kw * DW] > best ? w[kw * DW] : best;
+    yr[ow] = best;
+  }
+  edgeMax<T>(vm, yr, 0, lo, W, SW, PW, KW, DW, lowest);
+  edgeMax<T>(vm, yr, hi, OW, W, SW, PW, KW, DW, lowest);
+}
+
+template <class T>
+ATCK_INLINE void maxPlane2d(const int64_t* P, const T* x, T* y, T lowest) {
+  const int64_t H = P[3], W = P[4], OH = P[6], OW = P[7], KH = P[9], SH = P[12], DH = P[15], PH = P[18];
+  T vm[kMaxRow];
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    bool any = false;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * SH - PH + kh * DH;
+      if (ih < 0 || ih >= H) continue;
+      const T* row = x + ih * W;
+      if (!any) {
+        for (int64_t j = 0; j < W; ++j) vm[j] = row[j];
+      } else {
+        for (int64_t j = 0; j < W; ++j) vm[j] = row[j] > vm[j] ? row[j] : vm[j];
+      }
+      any = true;
+    }
+    T* yr = y + oh * OW;
+    if (!any) {
+      for (int64_t ow = 0; ow < OW; ++ow) yr[ow] = lowest;
+      continue;
+    }
+    maxRow<T>(P, vm, yr, lowest);
+  }
+}
+
+template <class T>
+ATCK_INLINE void maxPlaneAny(const int64_t* P, const T* x, T* y, T lowest) {
+  if (P[2] == 2 && P[4] <= kMaxRow) maxPlane2d<T>(P, x, y, lowest);
+  else maxPlane<T>(P, x, y, lowest);
+}
 }  // namespace
 
 int64_t atck_maxpool_int_ntasks(const int64_t* P) { return P[1]; }
@@ -42,8 +114,8 @@ void atck_maxpool_int_task(const int64_t* P, void** bufs, int64_t begin, int64_t
   const int64_t inPlane = P[3] * P[4] * P[5], outPlane = P[6] * P[7] * P[8];
   for (int64_t t = begin; t < end; ++t) {
     if (P[0] == ATCK_I8)
-      maxPlane<int8_t>(P, (const int8_t*)bufs[0] + t * inPlane, (int8_t*)bufs[1] + t * outPlane, (int8_t)-128);
+      maxPlaneAny<int8_t>(P, (const int8_t*)bufs[0] + t * inPlane, (int8_t*)bufs[1] + t * outPlane, (int8_t)-128);
     else
-      maxPlane<uint8_t>(P, (const uint8_t*)bufs[0] + t * inPlane, (uint8_t*)bufs[1] + t * outPlane, (uint8_t)0);
+      maxPlaneAny<uint8_t>(P, (const uint8_t*)bufs[0] + t * inPlane, (uint8_t*)bufs[1] + t * outPlane, (uint8_t)0);
   }
 }

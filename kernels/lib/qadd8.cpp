@@ -18,6 +18,13 @@ const int64_t kQaTaskElems = 16384;
 ATCK_INLINE float qa_ld(const void* p, int64_t dt, int64_t i) {
   return dt == ATCK_I8 ? (float)((const int8_t*)p)[i] : (float)((const uint8_t*)p)[i];
 }
+// Output element i as a float holding the quantized value.
+ATCK_INLINE float qa_value(const void* A, int64_t adt, const void* B, int64_t bdt, int64_t i, float as, float az,
+                           float bs, float bz, float ys, float yz, bool relu, float qlo, float qhi) {
+  float s = (qa_ld(A, adt, i) - az) * as + (qa_ld(B, bdt, i) - bz) * bs;
+  if (relu) s = s < 0.0f ? 0.0f : s;
+  return atck_q_value(s / ys, yz, qlo, qhi);
+}
 }  // namespace
 
 int64_t atck_qadd8_ntasks(const int64_t* P) { return (P[0] + kQaTaskElems - 1) / kQaTaskElems; }
@@ -31,11 +38,12 @@ void atck_qadd8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) 
   const float qlo = ydt == ATCK_I8 ? -128.0f : 0.0f, qhi = ydt == ATCK_I8 ? 127.0f : 255.0f;
   const void* A = bufs[0];
   const void* B = bufs[3];
-  for (int64_t i = lo; i < hi; ++i) {
-    float s = (qa_ld(A, adt, i) - az) * as + (qa_ld(B, bdt, i) - bz) * bs;
-    if (relu) s = s < 0.0f ? 0.0f : s;
-    const float v = atck_q_value(s / ys, yz, qlo, qhi);
-    if (ydt == ATCK_I8) ((int8_t*)bufs[8])[i] = (int8_t)(int)v;
-    else ((uint8_t*)bufs[8])[i] = (uint8_t)(int)v;
+  void* Y = bufs[8];
+  if (ydt == ATCK_I8) {
+    int8_t* __restrict y = (int8_t*)Y;
+    for (int64_t i = lo; i < hi; ++i) y[i] = (int8_t)(int)qa_value(A, adt, B, bdt, i, as, az, bs, bz, ys, yz, relu, qlo, qhi);
+  } else {
+    uint8_t* __restrict y = (uint8_t*)Y;
+    for (int64_t i = lo; i < hi; ++i) y[i] = (uint8_t)(int)qa_value(A, adt, B, bdt, i, as, az, bs, bz, ys, yz, relu, qlo, qhi);
   }
 }

@@ -206,6 +206,15 @@ TEST(Pool, MaxPoolInt8) {
   run(DType::U8, {2, 2, 8, 7}, {2, 3}, {1, 2}, {2, 1}, {0, 1, 1, 0}, 2);
   run(DType::U8, {1, 2, 20}, {4}, {3}, {1}, {1, 2}, 3);
   run(DType::I8, {1, 1, 4, 5, 6}, {2, 2, 3}, {2, 1, 2}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}, 4);
+  // 2-D windows through the row passes (rows of up to 4096 bytes): the ResNet stem's 3x3 stride 2,
+  // 2x2 stride 2, stride 1, dilation, windows off both ends of a row, a window wider than the
+  // padded row, and a 4100-byte row (the scalar loop).
+  run(DType::U8, {1, 4, 56, 57}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, 5);
+  run(DType::I8, {2, 3, 16, 33}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 6);
+  run(DType::I8, {1, 2, 13, 70}, {3, 5}, {1, 1}, {1, 1}, {1, 2, 1, 2}, 7);
+  run(DType::U8, {1, 2, 17, 40}, {3, 3}, {2, 3}, {2, 3}, {2, 3, 1, 4}, 8);
+  run(DType::U8, {1, 1, 6, 3}, {2, 7}, {1, 1}, {1, 1}, {0, 3, 0, 3}, 9);
+  run(DType::I8, {1, 1, 3, 4100}, {2, 3}, {1, 2}, {1, 1}, {0, 1, 0, 1}, 10);
   Graph g;
   auto x = std::make_shared<Tensor>(TensorType(DType::U8, {1, 1, 4, 4}));
   Node* n = g.addNode("AveragePool", "ap", {g.newConstant("x", x)}, {g.newValue("y")});
