@@ -21,6 +21,9 @@ ATCK_INLINE float qa_ld(const void* p, int64_t dt, int64_t i) {
 // Output element i as a float holding the quantized value.
 ATCK_INLINE float qa_value(const void* A, int64_t adt, const void* B, int64_t bdt, int64_t i, float as, float az,
                            float bs, float bz, float ys, float yz, bool relu, float qlo, float qhi) {
+#ifdef __clang__
+#pragma clang fp contract(off)  // each product rounded, as DequantizeLinear writes it: no FMA
+#endif
   float s = (qa_ld(A, adt, i) - az) * as + (qa_ld(B, bdt, i) - bz) * bs;
   if (relu) s = s < 0.0f ? 0.0f : s;
   return atck_q_value(s / ys, yz, qlo, qhi);

@@ -80,7 +80,7 @@ std::string bytesBlocker(const Graph& g, Node* n, std::vector<Node*>* dqs, Node*
 
 int foldBytes(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed) {
   int n = 0;
-  auto pred = [](const Node& x) { return x.type == "MaxPool" || x.type == "Concat"; };
+  auto pred = [](const Node& x) { return x.type == "MaxPool" || x.type == "GlobalMaxPool" || x.type == "Concat"; };
   for (Node* m : fu::nodesWhere(g, pred)) {
     bool fromDq = false;
     for (Value* in : m->inputs) fromDq = fromDq || fu::producerOf(in, "DequantizeLinear");
@@ -99,6 +99,15 @@ int foldBytes(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed)
     std::string d = "int8: " + m->type + " of " + dtypeName(q->outputs[0]->type.dtype) + " from DequantizeLinear ";
     for (size_t i = 0; i < dqs.size(); ++i) d += (i ? ", " : "") + dqs[i]->name;
     d += " to QuantizeLinear " + q->name + " (one scale and zero point: the float path's values)";
+    if (m->type == "GlobalMaxPool") {  // maxpool_int with the plane as its window
+      const Shape& xs = m->inputs[0]->type.shape;
+      if (!m->inputs[0]->type.isStatic() || xs.size() < 3 || xs.size() > 5) {
+        decide(ctx, m, "float32: its input has no static shape of rank 3 to 5");
+        continue;
+      }
+      m->type = "MaxPool";
+      m->attrs["kernel_shape"] = std::vector<int64_t>(xs.begin() + 2, xs.end());
+    }
     takeBytes(g, m, dqs, q, removed);
     decide(ctx, m, d);
     ctx.stats.effectTimes++;
@@ -166,10 +175,52 @@ int foldAdds(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed) 
   return n;
 }
 
+// DequantizeLinear -> AveragePool / GlobalAveragePool -> QuantizeLinear -> QuantizedAvgPool
+// (kernel avgpool_q8: the window's sum exact in integers, requantized to the QuantizeLinear's
+// scale and zero point, which may differ from the input's).
+int foldAvgPools(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed) {
+  int n = 0;
+  auto pred = [](const Node& x) { return x.type == "AveragePool" || x.type == "GlobalAveragePool"; };
+  for (Node* p : fu::nodesWhere(g, pred)) {
+    Node* dx = fu::producerOf(p->inputs[0], "DequantizeLinear");
+    if (!dx) continue;
+    ctx.stats.matchTimes++;
+    QParams px, py;
+    Node* q = nullptr;
+    const TensorType& xt = p->inputs[0]->type;
+    std::string why = !wanted ? "the target has no int8 path (int8_path none)" : "";
+    if (why.empty() && !perTensorQParams(dx, &px)) why = "its input's DequantizeLinear is not per-tensor 8-bit";
+    if (why.empty() && !(q = quantizeAfter(g, p->outputs[0], &py)))
+      why = "its output does not go to one per-tensor 8-bit QuantizeLinear";
+    if (why.empty() && (!xt.isStatic() || xt.rank() < 3 || xt.rank() > 5)) why = "its input has no static shape of rank 3 to 5";
+    if (!why.empty()) {
+      decide(ctx, p, "float32: " + why);
+      continue;
+    }
+    const DType tx = dx->inputs[0]->type.dtype, ty = q->outputs[0]->type.dtype;
+    const std::string d = "int8: QuantizedAvgPool (" + std::string(dtypeName(tx)) + " -> " + dtypeName(ty) +
+                          ", window sums exact) from DequantizeLinear " + dx->name + ", " + p->type + " " + p->name +
+                          ", QuantizeLinear " + q->name;
+    std::map<std::string, AttrValue> attrs = p->attrs;
+    if (p->type == "GlobalAveragePool") attrs["global"] = (int64_t)1;
+    for (Node* x : {p, q})
+      if (x->originalNames.empty()) x->originalNames = {x->name};
+    std::vector<Value*> ins = {dx->inputs[0], dx->inputs[1], zeroPointOf(g, dx, tx), q->inputs[1], zeroPointOf(g, q, ty)};
+    const std::string name = p->name;
+    Node* r = fu::replaceWithNode(g, {p, q}, removed, "QuantizedAvgPool", name, ins, {q->outputs[0]});
+    r->attrs = attrs;
+    r->attrs.erase("_precision_reason");
+    decide(ctx, r, d);
+    ctx.stats.effectTimes++;
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 int foldQdqDataMovement(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed) {
-  return foldBytes(g, ctx, wanted, removed) + foldAdds(g, ctx, wanted, removed);
+  return foldBytes(g, ctx, wanted, removed) + foldAdds(g, ctx, wanted, removed) + foldAvgPools(g, ctx, wanted, removed);
 }
 
 }  // namespace atc

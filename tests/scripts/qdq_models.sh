@@ -11,7 +11,7 @@ BIN=$1
 SRC=$2
 . "$SRC/tests/scripts/lib/torch_e2e.sh"
 torch_e2e_setup "torch, torchvision"
-MODELS="cnn encoder resnet18 mobilenet_v2 staged_residual"
+MODELS="cnn encoder resnet18 mobilenet_v2 staged_residual qdq_ops"
 /usr/bin/python3 "$SRC/tests/e2e/make_qdq_models.py" "$TMP" $MODELS > "$TMP/make.log" 2>&1 || {
   echo "FAIL: make_qdq_models.py"; tail -20 "$TMP/make.log"; exit 1; }
 cat > "$TMP/steps.py" <<'EOF'
@@ -153,6 +153,78 @@ for soc in x86-64-v4-vnni x86-64-v3; do
     check "staged_residual $soc compiles" false; tail -3 "sr_$soc.log"
   fi
 done
+# Pools, Adds and Concats between Q/DQ pairs (qdq_ops: ONNX Runtime's quantizer's form) run on the
+# 8-bit tensors: MaxPool and Concat on the bytes, QuantizedAdd; the convs before them write
+# uint8 into their QuantizeLinear, so no quant kernel is left.
+for soc in x86-64-v4-vnni x86-64-v3; do
+  flag=avx512_vnni; [ "$soc" = x86-64-v3 ] && flag=avx2
+  if "$BIN/atc" --model=qdq_ops.onnx --framework=5 --output="qo_$soc" --soc_version=$soc \
+       --precision_mode=must_keep_origin_dtype > "qo_$soc.log" 2>&1 && decisions "qo_$soc.om" > /dev/null; then
+    read -r mp cat add u8q <<< "$(count_decisions "qo_$soc.om.json" 'int8: MaxPool of uint8' 'int8: Concat of uint8' \
+      'int8: QuantizedAdd' '(output quantized to uint8)')"
+    check "qdq_ops $soc: MaxPool, Concat and 2 Adds on uint8, 5 convs writing uint8 ($mp $cat $add $u8q)" \
+      '[ "$mp" = 1 ] && [ "$cat" = 1 ] && [ "$add" = 2 ] && [ "$u8q" = 5 ]'
+    if grep -qw $flag /proc/cpuinfo; then
+      runs "qdq_ops $soc runs" "qo_$soc.om" qdq_ops
+    fi
+  else
+    check "qdq_ops $soc compiles" false; tail -3 "qo_$soc.log"
+  fi
+done
+# The same ops alone on 8-bit inputs (uint8 and int8, saturating): equal to the float path
+# (QdqConvFoldPass off: DequantizeLinear, the float op, QuantizeLinear) bit for bit.
+cat > mk_ops.py <<'EOF'
+import numpy as np, onnx
+from onnx import helper as h, TensorProto as T
+c = lambda n, t, v: h.make_tensor(n, t, [], [v])
+inits = [c("s", T.FLOAT, 0.05), c("z", T.UINT8, 3), c("s2", T.FLOAT, 0.07), c("z2", T.INT8, -9), c("s3", T.FLOAT, 0.02),
+         c("z3", T.INT8, 5)]
+nodes = [h.make_node("DequantizeLinear", ["x", "s", "z"], ["xf"]),
+         h.make_node("MaxPool", ["xf"], ["p"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         h.make_node("QuantizeLinear", ["p", "s", "z"], ["pq"]),
+         h.make_node("DequantizeLinear", ["pq", "s", "z"], ["pf"]),
+         h.make_node("DequantizeLinear", ["a", "s2", "z2"], ["af"]),
+         h.make_node("Add", ["pf", "af"], ["ab"]), h.make_node("Relu", ["ab"], ["abr"]),
+         h.make_node("QuantizeLinear", ["abr", "s", "z"], ["y0"]),
+         h.make_node("Add", ["af", "af"], ["aa"]), h.make_node("QuantizeLinear", ["aa", "s3", "z3"], ["y1"]),
+         h.make_node("DequantizeLinear", ["y0", "s", "z"], ["y0f"]),
+         h.make_node("Concat", ["pf", "y0f"], ["cc"], axis=1), h.make_node("QuantizeLinear", ["cc", "s", "z"], ["y2"]),
+         h.make_node("GlobalMaxPool", ["af"], ["gm"]), h.make_node("QuantizeLinear", ["gm", "s2", "z2"], ["y3"]),
+         h.make_node("AveragePool", ["xf"], ["ap"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+         h.make_node("QuantizeLinear", ["ap", "s3", "z3"], ["y4"]),
+         h.make_node("GlobalAveragePool", ["af"], ["ga"]), h.make_node("QuantizeLinear", ["ga", "s", "z"], ["y5"])]
+vi = h.make_tensor_value_info
+g = h.make_graph(nodes, "ops", [vi("x", T.UINT8, [1, 16, 30, 34]), vi("a", T.INT8, [1, 16, 15, 17])],
+                 [vi("y0", T.UINT8, None), vi("y1", T.INT8, None), vi("y2", T.UINT8, None), vi("y3", T.INT8, None),
+                  vi("y4", T.INT8, None), vi("y5", T.UINT8, None)], inits)
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), "ops.onnx")
+r = np.random.default_rng(1)
+np.save("ops_x.npy", r.integers(0, 256, (1, 16, 30, 34)).astype(np.uint8))
+np.save("ops_a.npy", r.integers(-128, 128, (1, 16, 15, 17)).astype(np.int8))
+EOF
+if /usr/bin/python3 mk_ops.py > mk_ops.log 2>&1 &&
+   "$BIN/atc" --model=ops.onnx --framework=5 --output=ops_on --soc_version=native > ops_on.log 2>&1 &&
+   "$BIN/atc" --model=ops.onnx --framework=5 --output=ops_off --soc_version=native --fusion_switch_file=off.cfg \
+     > ops_off.log 2>&1 && decisions ops_on.om > /dev/null; then
+  i8=$(count_decisions ops_on.om.json 'int8:')
+  if grep -qw avx2 /proc/cpuinfo; then
+    check "int8 MaxPool, 2 QuantizedAdds, Concat, GlobalMaxPool, 2 QuantizedAvgPools on native ($i8)" '[ "$i8" = 7 ]'
+  fi
+  same=1
+  "$BIN/omrun" --model=ops_on.om --input=ops_x.npy,ops_a.npy --output=ops_on.res > /dev/null 2>&1 &&
+    "$BIN/omrun" --model=ops_off.om --input=ops_x.npy,ops_a.npy --output=ops_off.res > /dev/null 2>&1 || same=0
+  for k in 0 1 2 3; do cmp -s "ops_on.res/output_$k.npy" "ops_off.res/output_$k.npy" || same=0; done
+  check "int8 MaxPool, QuantizedAdd, Concat, GlobalMaxPool equal the float path bit for bit" '[ $same = 1 ]'
+  # The average pools sum exactly in integers where the float path sums floats: a value within
+  # float rounding of a rounding tie may land one step away.
+  steps=$(/usr/bin/python3 -c "import numpy as np
+d = [np.abs(np.load('ops_on.res/output_%d.npy' % k).astype(int) - np.load('ops_off.res/output_%d.npy' % k).astype(int))
+     for k in (4, 5)]
+print(max(int(x.max()) for x in d), sum(int((x > 0).sum()) for x in d))" 2>&1)
+  check "QuantizedAvgPool within one step of the float path (max steps, elements off: $steps)" '[ "${steps%% *}" -le 1 ]'
+else
+  check "ops.onnx compiles" false; tail -n 3 mk_ops.log ops_on.log ops_off.log
+fi
 # sapphirerapids: the encoder's int8 matrix products on AMX tiles (tdpbusd in their kernels);
 # runs where the host has AMX-INT8, to the same bound as the other builds.
 printf 'op_debug_config = dump_cce\n' > cce.cfg

@@ -278,3 +278,127 @@ TEST(QuantOps, BadInputsAreClearErrors) {
   EXPECT_EQ(errorCode("ConvInteger", {randInts(DType::U8, {1, 4, 5, 5}, 1), randInts(DType::I8, {2, 3, 3, 3}, 2)}),
             "E19999");
 }
+
+// QuantizedAdd (kernel qadd8, made from DequantizeLinear x2 -> Add [-> Relu] -> QuantizeLinear):
+// each output equals the Q/DQ chain's float32 arithmetic, each product rounded on its own (no
+// FMA), over uint8 / int8 operands and outputs, saturation both ways, the Relu, and more
+// elements than one task holds.
+TEST(QuantizedAdd, EqualsTheFloatChainAndRefusesBadOperands) {
+  struct Case {
+    DType a, b, y;
+    float as, bs, ys;
+    int az, bz, yz;
+    bool relu;
+  };
+  const Case cases[] = {{DType::U8, DType::U8, DType::U8, 0.05f, 0.07f, 0.045f, 3, 200, 7, true},
+                        {DType::U8, DType::I8, DType::I8, 0.013f, 0.3f, 0.02f, 128, -5, 10, false},
+                        {DType::I8, DType::I8, DType::U8, 1.0f / 3, 0.1f, 0.011f, 0, 0, 0, false}};
+  for (const Case& c : cases) {
+    const Shape shape = {2, 3, 77, 61};  // 28,182 elements: two tasks of 16,384
+    TensorPtr A = randInts(c.a, shape, 11), B = randInts(c.b, shape, 12);
+    std::map<std::string, AttrValue> attrs;
+    if (c.relu) attrs["activation"] = std::string("Relu");
+    auto y = run("QuantizedAdd",
+                 {A, tensorOf<float>(DType::F32, {}, {c.as}), tensorOf<int>(c.a, {}, {c.az}), B,
+                  tensorOf<float>(DType::F32, {}, {c.bs}), tensorOf<int>(c.b, {}, {c.bz}),
+                  tensorOf<float>(DType::F32, {}, {c.ys}), tensorOf<int>(c.y, {}, {c.yz})},
+                 attrs)
+                 .at(0);
+    ASSERT_EQ(y->type.dtype, c.y);
+    ASSERT_EQ(y->type.shape, shape);
+    int saturated = 0;
+    for (int64_t i = 0; i < y->type.numel(); ++i) {
+      volatile float fa = ((float)intAt(*A, i) - (float)c.az) * c.as;  // rounded as DequantizeLinear stores it
+      volatile float fb = ((float)intAt(*B, i) - (float)c.bz) * c.bs;
+      float s = fa + fb;
+      if (c.relu) s = std::max(s, 0.0f);
+      const float lo = c.y == DType::I8 ? -128.0f : 0.0f, hi = c.y == DType::I8 ? 127.0f : 255.0f;
+      const float r = std::min(std::max(std::nearbyint(s / c.ys) + (float)c.yz, lo), hi);
+      saturated += r == lo || r == hi;
+      ASSERT_EQ(intAt(*y, i), (int32_t)r) << "element " << i;
+    }
+    EXPECT_GT(saturated, 0);
+  }
+  auto u = randInts(DType::U8, {2, 3}, 1);
+  auto s = tensorOf<float>(DType::F32, {}, {0.1f});
+  auto z = tensorOf<int>(DType::U8, {}, {0});
+  EXPECT_EQ(errorCode("QuantizedAdd", {u, s, z, randInts(DType::U8, {3, 2}, 2), s, z, s, z}), "E19999");  // shapes
+  EXPECT_EQ(errorCode("QuantizedAdd", {tensorOf<float>(DType::F32, {2, 3}, {1.0f}), s, z, u, s, z, s, z}), "E19999");
+  EXPECT_EQ(errorCode("QuantizedAdd", {u, s, tensorOf<int>(DType::I8, {}, {0}), u, s, z, s, z}), "E19999");
+  EXPECT_EQ(errorCode("QuantizedAdd", {u, z, z, u, s, z, s, z}), "E19999");  // a uint8 scale
+  EXPECT_EQ(errorCode("QuantizedAdd", {u, s, z, u, s, z, s, z}, {{"activation", std::string("Sigmoid")}}), "E19999");
+}
+
+// QuantizedAvgPool (kernel avgpool_q8, from DequantizeLinear -> AveragePool / GlobalAveragePool
+// -> QuantizeLinear): per output the window's taps inside the input summed exactly, times the
+// scale, divided by AveragePool's count (with and without count_include_pad, ceil_mode windows
+// past the end), requantized to another scale and type; a global window; 1-D; bad operands.
+TEST(QuantizedAvgPool, MatchesExactSumsAndAveragePoolCounts) {
+  struct Case {
+    DType x, y;
+    Shape xs;
+    std::vector<int64_t> k, st, pads;
+    int64_t cip, ceil, global;
+  };
+  const Case cases[] = {{DType::U8, DType::U8, {1, 3, 11, 12}, {3, 3}, {2, 2}, {1, 1, 1, 1}, 0, 0, 0},
+                        {DType::U8, DType::I8, {2, 2, 9, 10}, {3, 2}, {2, 3}, {1, 0, 1, 1}, 1, 1, 0},
+                        {DType::I8, DType::U8, {1, 4, 7, 7}, {}, {}, {}, 0, 0, 1},
+                        {DType::I8, DType::I8, {1, 2, 19}, {4}, {3}, {2, 1}, 0, 1, 0}};
+  for (const Case& c : cases) {
+    const float xs = 0.037f, ys = 0.021f;
+    const int xz = c.x == DType::I8 ? -3 : 130, yz = c.y == DType::I8 ? 4 : 120;
+    TensorPtr X = randInts(c.x, c.xs, 21);
+    std::map<std::string, AttrValue> attrs;
+    if (c.global) {
+      attrs["global"] = int64_t(1);
+    } else {
+      attrs["kernel_shape"] = c.k;
+      attrs["strides"] = c.st;
+      attrs["pads"] = c.pads;
+      attrs["count_include_pad"] = c.cip;
+      attrs["ceil_mode"] = c.ceil;
+    }
+    auto y = run("QuantizedAvgPool",
+                 {X, tensorOf<float>(DType::F32, {}, {xs}), tensorOf<int>(c.x, {}, {xz}),
+                  tensorOf<float>(DType::F32, {}, {ys}), tensorOf<int>(c.y, {}, {yz})},
+                 attrs)
+                 .at(0);
+    ASSERT_EQ(y->type.dtype, c.y);
+    const int nd = (int)c.xs.size() - 2;
+    const std::vector<int64_t> k = c.global ? std::vector<int64_t>(c.xs.begin() + 2, c.xs.end()) : c.k;
+    const int64_t H = nd == 2 ? c.xs[2] : 1, W = c.xs.back(), OH = nd == 2 ? y->type.shape[2] : 1;
+    const int64_t OW = y->type.shape.back(), KH = nd == 2 ? k[0] : 1, KW = k.back();
+    const int64_t SH = c.global || nd == 1 ? 1 : c.st[0], SW = c.global ? 1 : c.st.back();
+    const int64_t PH = c.global || nd == 1 ? 0 : c.pads[0], PW = c.global ? 0 : c.pads[nd - 1];
+    const int64_t EH = c.global || nd == 1 ? 0 : c.pads[2], EW = c.global ? 0 : c.pads[2 * nd - 1];
+    auto taps = [&](int64_t s, int64_t K, int64_t lo, int64_t hi) {
+      int64_t n = 0;
+      for (int64_t i = 0; i < K; ++i) n += s + i >= lo && s + i < hi;
+      return n;
+    };
+    for (int64_t pl = 0; pl < c.xs[0] * c.xs[1]; ++pl)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t h0 = oh * SH - PH, w0 = ow * SW - PW;
+          int64_t sum = 0;
+          for (int64_t a = 0; a < KH; ++a)
+            for (int64_t b = 0; b < KW; ++b)
+              if (h0 + a >= 0 && h0 + a < H && w0 + b >= 0 && w0 + b < W)
+                sum += intAt(*X, pl * H * W + (h0 + a) * W + w0 + b) - xz;
+          const int64_t cnt = c.cip ? taps(h0, KH, -PH, H + EH) * taps(w0, KW, -PW, W + EW)
+                                    : taps(h0, KH, 0, H) * taps(w0, KW, 0, W);
+          const float v = cnt > 0 ? (float)sum * xs / (float)cnt : 0.0f;
+          const float lo = c.y == DType::I8 ? -128.0f : 0.0f, hi = c.y == DType::I8 ? 127.0f : 255.0f;
+          const float r = std::min(std::max(std::nearbyint(v / ys) + (float)yz, lo), hi);
+          ASSERT_EQ(intAt(*y, (pl * OH + oh) * OW + ow), (int32_t)r) << "plane " << pl << " output " << oh << "," << ow;
+        }
+  }
+  auto u = randInts(DType::U8, {1, 2, 4, 4}, 1);
+  auto s = tensorOf<float>(DType::F32, {}, {0.1f});
+  auto z = tensorOf<int>(DType::U8, {}, {0});
+  std::map<std::string, AttrValue> g = {{"global", int64_t(1)}};
+  EXPECT_EQ(errorCode("QuantizedAvgPool", {tensorOf<float>(DType::F32, {1, 2, 4, 4}, {1.0f}), s, z, s, z}, g), "E19999");
+  EXPECT_EQ(errorCode("QuantizedAvgPool", {u, s, tensorOf<int>(DType::I8, {}, {0}), s, z}, g), "E19999");
+  EXPECT_EQ(errorCode("QuantizedAvgPool", {u, s, z, s, z}, {{"kernel_shape", std::vector<int64_t>{2}}}), "E19999");
+  EXPECT_EQ(errorCode("QuantizedAvgPool", {randInts(DType::U8, {4, 4}, 2), s, z, s, z}, g), "E19999");
+}
