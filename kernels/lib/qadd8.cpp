@@ -44,9 +44,11 @@ void atck_qadd8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) 
   void* Y = bufs[8];
   if (ydt == ATCK_I8) {
     int8_t* __restrict y = (int8_t*)Y;
-    for (int64_t i = lo; i < hi; ++i) y[i] = (int8_t)(int)qa_value(A, adt, B, bdt, i, as, az, bs, bz, ys, yz, relu, qlo, qhi);
+    for (int64_t i = lo; i < hi; ++i)
+      y[i] = (int8_t)(int)qa_value(A, adt, B, bdt, i, as, az, bs, bz, ys, yz, relu, qlo, qhi);
   } else {
     uint8_t* __restrict y = (uint8_t*)Y;
-    for (int64_t i = lo; i < hi; ++i) y[i] = (uint8_t)(int)qa_value(A, adt, B, bdt, i, as, az, bs, bz, ys, yz, relu, qlo, qhi);
+    for (int64_t i = lo; i < hi; ++i)
+      y[i] = (uint8_t)(int)qa_value(A, adt, B, bdt, i, as, az, bs, bz, ys, yz, relu, qlo, qhi);
   }
 }

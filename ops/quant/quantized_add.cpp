@@ -42,7 +42,12 @@ KernelCall lowerQuantizedAdd(LowerCtx& c) {
                             (int64_t)n.inputs[3]->type.dtype,
                             (int64_t)n.inputs[7]->type.dtype,
                             n.attrString("activation", "") == "Relu" ? 1 : 0,
-                            f(1), z(2), f(4), z(5), f(6), z(7)};
+                            f(1),
+                            z(2),
+                            f(4),
+                            z(5),
+                            f(6),
+                            z(7)};
   return makeCall("qadd8", P);
 }
 

@@ -17,12 +17,14 @@ namespace {
 WindowGeom qavgGeometry(const Node& n) {
   const TensorType& xt = n.inputs[0]->type;
   if (!isQuant8(xt.dtype)) opError(n, "X must be uint8 or int8");
-  if (!xt.isStatic() || xt.rank() < 3 || xt.rank() > 5) opError(n, "X must have a static shape [N, C, 1-3 spatial dims]");
+  if (!xt.isStatic() || xt.rank() < 3 || xt.rank() > 5)
+    opError(n, "X must have a static shape [N, C, 1-3 spatial dims]");
   const std::vector<int64_t> in(xt.shape.begin() + 2, xt.shape.end());
   for (size_t i : {(size_t)1, (size_t)2, (size_t)3, (size_t)4}) {
     const Value* v = n.inputs[i];
     const bool scale = i == 1 || i == 3;
-    if (!v || !v->isConstant() || v->type.numel() != 1 || (scale ? v->type.dtype != DType::F32 : !isQuant8(v->type.dtype)))
+    if (!v || !v->isConstant() || v->type.numel() != 1 ||
+        (scale ? v->type.dtype != DType::F32 : !isQuant8(v->type.dtype)))
       opError(n, std::string(scale ? "scales must be float32" : "zero points must be uint8 or int8") +
                      " constants holding one value");
   }

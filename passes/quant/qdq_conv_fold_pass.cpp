@@ -420,7 +420,8 @@ int quantizeIntoQuantizeLinear(Graph& g, PassContext& ctx) {
     fu::adoptOutput(qc, q->outputs[0]);
     for (Node* c : convs) {
       c->inputs[0] = q->outputs[0];
-      c->attrs["_quant_decision"] = c->attrString("_quant_decision", "") + ", input quantized by QuantizedConv " + qc->name;
+      c->attrs["_quant_decision"] =
+          c->attrString("_quant_decision", "") + ", input quantized by QuantizedConv " + qc->name;
     }
     g.removeNode(q);
     ctx.stats.effectTimes++;

@@ -130,7 +130,8 @@ std::string addBlocker(const Graph& g, Node* add, Node** act, Node** q) {
   if (!perTensorQParams(da, &pa) || !perTensorQParams(db, &pb))
     return "an input's DequantizeLinear is not per-tensor 8-bit with constant scale and zero point";
   const TensorType &a = add->inputs[0]->type, &b = add->inputs[1]->type;
-  if (!a.isStatic() || !b.isStatic() || !(a.shape == b.shape)) return "its inputs differ in shape (no broadcasting int8 Add)";
+  if (!a.isStatic() || !b.isStatic() || !(a.shape == b.shape))
+    return "its inputs differ in shape (no broadcasting int8 Add)";
   Value* v = add->outputs[0];
   *act = fu::soleUser(g, v);
   if (*act && ((*act)->type != "Relu" || (*act)->inputs[0] != v)) *act = nullptr;
@@ -158,8 +159,8 @@ int foldAdds(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed) 
     std::string d = std::string("int8: QuantizedAdd (") + dtypeName(ta) + " + " + dtypeName(tb) + " -> " +
                     dtypeName(ty) + ") from DequantizeLinear " + da->name + ", DequantizeLinear " + db->name +
                     ", Add " + add->name + (act ? ", Relu " + act->name : "") + ", QuantizeLinear " + q->name;
-    std::vector<Value*> ins = {da->inputs[0], da->inputs[1], zeroPointOf(g, da, ta), db->inputs[0], db->inputs[1],
-                               zeroPointOf(g, db, tb), q->inputs[1], zeroPointOf(g, q, ty)};
+    std::vector<Value*> ins = {da->inputs[0], da->inputs[1],          zeroPointOf(g, da, ta), db->inputs[0],
+                               db->inputs[1], zeroPointOf(g, db, tb), q->inputs[1],           zeroPointOf(g, q, ty)};
     std::vector<Node*> gone = {add};
     if (act) gone.push_back(act);
     gone.push_back(q);
@@ -192,7 +193,8 @@ int foldAvgPools(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* remov
     if (why.empty() && !perTensorQParams(dx, &px)) why = "its input's DequantizeLinear is not per-tensor 8-bit";
     if (why.empty() && !(q = quantizeAfter(g, p->outputs[0], &py)))
       why = "its output does not go to one per-tensor 8-bit QuantizeLinear";
-    if (why.empty() && (!xt.isStatic() || xt.rank() < 3 || xt.rank() > 5)) why = "its input has no static shape of rank 3 to 5";
+    if (why.empty() && (!xt.isStatic() || xt.rank() < 3 || xt.rank() > 5))
+      why = "its input has no static shape of rank 3 to 5";
     if (!why.empty()) {
       decide(ctx, p, "float32: " + why);
       continue;
@@ -205,7 +207,8 @@ int foldAvgPools(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* remov
     if (p->type == "GlobalAveragePool") attrs["global"] = (int64_t)1;
     for (Node* x : {p, q})
       if (x->originalNames.empty()) x->originalNames = {x->name};
-    std::vector<Value*> ins = {dx->inputs[0], dx->inputs[1], zeroPointOf(g, dx, tx), q->inputs[1], zeroPointOf(g, q, ty)};
+    std::vector<Value*> ins = {dx->inputs[0], dx->inputs[1], zeroPointOf(g, dx, tx), q->inputs[1],
+                               zeroPointOf(g, q, ty)};
     const std::string name = p->name;
     Node* r = fu::replaceWithNode(g, {p, q}, removed, "QuantizedAvgPool", name, ins, {q->outputs[0]});
     r->attrs = attrs;

@@ -397,7 +397,8 @@ TEST(QuantizedAvgPool, MatchesExactSumsAndAveragePoolCounts) {
   auto s = tensorOf<float>(DType::F32, {}, {0.1f});
   auto z = tensorOf<int>(DType::U8, {}, {0});
   std::map<std::string, AttrValue> g = {{"global", int64_t(1)}};
-  EXPECT_EQ(errorCode("QuantizedAvgPool", {tensorOf<float>(DType::F32, {1, 2, 4, 4}, {1.0f}), s, z, s, z}, g), "E19999");
+  auto f = tensorOf<float>(DType::F32, {1, 2, 4, 4}, {1.0f});
+  EXPECT_EQ(errorCode("QuantizedAvgPool", {f, s, z, s, z}, g), "E19999");
   EXPECT_EQ(errorCode("QuantizedAvgPool", {u, s, tensorOf<int>(DType::I8, {}, {0}), s, z}, g), "E19999");
   EXPECT_EQ(errorCode("QuantizedAvgPool", {u, s, z, s, z}, {{"kernel_shape", std::vector<int64_t>{2}}}), "E19999");
   EXPECT_EQ(errorCode("QuantizedAvgPool", {randInts(DType::U8, {4, 4}, 2), s, z, s, z}, g), "E19999");
