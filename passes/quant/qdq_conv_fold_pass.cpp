@@ -183,7 +183,7 @@ bool perTensorParams(const Node* n, double* scale, int64_t* zp, DType* qdt, DTyp
   *scale = s->constant->floatAt(0);
   *zp = z->constant->intAt(0);
   *qdt = z->type.dtype;
-  return true;
+  return qdqScaleIsSafe(*scale);  // an output stage multiplies by 1 / scale
 }
 
 // The nodes reading each value (a node reading a value twice is listed twice).
@@ -344,6 +344,7 @@ bool betweenConvsQuant(const Node* qc, const Node* x0, DType* qdt, double* scale
   *qdt = x0->inputs[2]->type.dtype;
   *scale = x0->inputs[1]->constant->floatAt(0);
   *zp = x0->inputs[2]->constant->intAt(0);
+  if (!qdqScaleIsSafe(*scale)) return false;  // the requantization multiplies by 1 / scale
   return !staged || (*qdt == own && (float)*scale == (float)qc->attrFloat("out_scale", 0.0) &&
                      *zp == qc->attrInt("out_zero_point", 0));
 }

@@ -73,6 +73,7 @@ std::string bytesBlocker(const Graph& g, Node* n, std::vector<Node*>* dqs, Node*
     QParams p;
     if (!dx || !perTensorQParams(dx, &p)) return "an input does not come from a per-tensor 8-bit DequantizeLinear";
     if (!sameQParams(p, out)) return "its QuantizeLinear's scale, zero point or type differs from its inputs'";
+    if (!qdqScaleIsSafe(p.scale)) return "its scale is not a positive normal number (the bytes would not order as the values)";
     dqs->push_back(dx);
   }
   return "";

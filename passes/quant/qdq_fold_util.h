@@ -1,6 +1,7 @@
 // Helpers shared by the folds of QdqConvFoldPass (qdq_conv_fold_pass.cpp: convs;
 // qdq_matmul_fold.cpp: matrix products).
 #pragma once
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,10 @@ namespace atc {
 
 inline bool qdqIsConst(const Value* v, DType t) { return v && v->isConstant() && v->type.dtype == t; }
 
+// A scale with which a quantization round trip is exact and order-preserving: positive, normal
+// and far from overflow (zero, negative, denormal, infinite or NaN scales stay on the float path,
+// whose QuantizeLinear divides by them as ONNX says).
+inline bool qdqScaleIsSafe(double s) { return std::isnormal(s) && s > 0 && s < 1e30; }
 // Why the DequantizeLinear of an op's input cannot feed an int8 kernel ("" when it can): 8-bit,
 // per-tensor constant scale and zero point.
 std::string qdqInputBlocker(const Node* dx);
