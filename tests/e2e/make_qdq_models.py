@@ -2,7 +2,8 @@
 """Makes QDQ (QuantizeLinear/DequantizeLinear) ONNX models from fp32 PyTorch models, with a
 simple min/max calibration on random inputs, and their fake-quant references.
 
-    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base staged_residual qdq_ops]
+    make_qdq_models.py [--fp32] OUT_DIR [resnet18 mobilenet_v2 encoder cnn bert_base staged_residual qdq_ops
+                                resnet18_ort]
 
 Every Conv2d and Linear is wrapped so that its input activation is fake-quantized per tensor
 (uint8, asymmetric, range from min/max over the calibration inputs) and its weight per output
@@ -91,7 +92,8 @@ def wrap(module):
 class QModel(torch.nn.Module):
     def __init__(self, inner):
         super().__init__()
-        wrap(inner)
+        if not getattr(inner, "quantizes_itself", False):
+            wrap(inner)
         self.inner, self.out = inner, Observer()
 
     def forward(self, x):
@@ -196,6 +198,115 @@ class QdqOps(torch.nn.Module):
         return self.conv(5, o[6](torch.cat([u, v], 1)))
 
 
+class OrtStyleResNet18(torch.nn.Module):
+    """torchvision's ResNet-18 quantized as ONNX Runtime's quantizer (quantize_static, QDQ) writes
+    it, for benchmarks against ONNX Runtime's int8 kernels: BatchNormalization folded into the
+    convs, every conv's output (after its ReLU), every block's output (after the Add and ReLU),
+    the MaxPool (its input's observer) and the average pool quantized, so that ONNX Runtime
+    fuses DequantizeLinear -> Conv -> QuantizeLinear into QLinearConv, the Adds into QLinearAdd,
+    and so on; fix_ort_biases then gives each Conv and Gemm an int32 bias behind a
+    DequantizeLinear (scale x_scale * w_scale), as the quantizer does and as ONNX Runtime's
+    fusion needs."""
+
+    def __init__(self):
+        super().__init__()
+        m = torchvision.models.resnet18().eval()
+        fuse = torch.ao.quantization.fuse_modules
+        fuse(m, [["conv1", "bn1", "relu"]], inplace=True)
+        for layer in (m.layer1, m.layer2, m.layer3, m.layer4):
+            for blk in layer:
+                groups = [["conv1", "bn1", "relu"], ["conv2", "bn2"]]
+                if blk.downsample is not None:
+                    groups.append(["downsample.0", "downsample.1"])
+                fuse(blk, groups, inplace=True)
+        self.m = m
+        self.obs = torch.nn.ModuleDict()
+        self.quantizes_itself = True  # QModel adds the output's observer only
+
+    def q(self, key, x):
+        if key not in self.obs:
+            self.obs[key] = Observer()
+        return self.obs[key](x)
+
+    @staticmethod
+    def conv(c, x):
+        conv, relu = (c[0], True) if isinstance(c, torch.nn.Sequential) else (c, False)
+        y = torch.nn.functional.conv2d(x, weight_fq(conv.weight), conv.bias, conv.stride, conv.padding)
+        return torch.relu(y) if relu else y
+
+    def forward(self, x):
+        m = self.m
+        x = self.q("in", x)
+        x = self.q("stem", self.conv(m.conv1, x))
+        x = self.q("stem", m.maxpool(x))
+        for li, layer in enumerate((m.layer1, m.layer2, m.layer3, m.layer4)):
+            for bi, blk in enumerate(layer):
+                k = "l%d_%d" % (li, bi)
+                idt = x
+                o = self.q(k + "_c1", self.conv(blk.conv1, x))
+                o = self.q(k + "_c2", self.conv(blk.conv2, o))
+                if blk.downsample is not None:
+                    idt = self.q(k + "_ds", self.conv(blk.downsample[0], x))
+                x = self.q(k + "_out", torch.relu(o + idt))
+        x = self.q("gap", torch.flatten(m.avgpool(x), 1))
+        return torch.nn.functional.linear(x, weight_fq(m.fc.weight), m.fc.bias)
+
+
+def fix_ort_biases(path):
+    """Each Conv / Gemm of DequantizeLinear inputs gets its float bias as int32 behind a
+    DequantizeLinear (scale x_scale * w_scale per output channel) and its weights as a constant
+    int8 DequantizeLinear, as ONNX Runtime's quantizer writes them."""
+    import onnx
+    from onnx import numpy_helper as nh
+    model = onnx.load(path)
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    consts = {n.output[0]: n for n in g.node if n.op_type == "Constant"}
+    producer = {o: n for n in g.node for o in n.output}
+
+    def value(name):
+        while name in producer and producer[name].op_type == "Identity":  # shared initializers
+            name = producer[name].input[0]
+        if name in inits:
+            return nh.to_array(inits[name])
+        return nh.to_array(consts[name].attribute[0].t)
+
+    def float_weight(name):  # the initializer at the start of the in-graph weight fake-quant
+        n = producer[name]
+        while n.op_type != "QuantizeLinear":
+            n = producer[n.input[0]]
+        return value(n.input[0])
+
+    new_inits, new_nodes = [], []
+    for n in g.node:
+        if n.op_type not in ("Conv", "Gemm") or len(n.input) < 3:
+            continue
+        dx = producer.get(n.input[0])
+        if dx is None or dx.op_type != "DequantizeLinear":
+            continue
+        xs = float(value(dx.input[1]))
+        w = float_weight(n.input[1])
+        amax = np.maximum(np.abs(w.reshape(w.shape[0], -1)).max(axis=1), 1e-8)
+        ws = (amax / 127.0).astype(np.float32)
+        wq = np.clip(np.rint(w / ws.reshape((-1,) + (1,) * (w.ndim - 1))), -128, 127).astype(np.int8)
+        b = value(n.input[2]).astype(np.float32)
+        bs = (xs * ws).astype(np.float32)
+        bq = np.rint(b / bs).astype(np.int32)
+        base = n.name or n.output[0]
+        names = [base + s for s in ("_wq", "_ws", "_bq", "_bs")]
+        for arr, nm in zip((wq, ws, bq, bs), names):
+            new_inits.append(nh.from_array(arr, nm))
+        new_nodes.append(onnx.helper.make_node("DequantizeLinear", names[0:2], [base + "_w"], axis=0))
+        new_nodes.append(onnx.helper.make_node("DequantizeLinear", names[2:4], [base + "_b"], axis=0))
+        n.input[1], n.input[2] = base + "_w", base + "_b"
+    g.initializer.extend(new_inits)
+    nodes = new_nodes + list(g.node)
+    del g.node[:]
+    g.node.extend(nodes)
+    model = onnx.utils.Extractor(model).extract_model([i.name for i in g.input], [o.name for o in g.output])
+    onnx.save(model, path)
+
+
 def build(name):
     if name == "resnet18":
         return torchvision.models.resnet18(), (1, 3, 224, 224)
@@ -211,6 +322,8 @@ def build(name):
         return StagedResidual(), (1, 3, 20, 24)
     if name == "qdq_ops":
         return QdqOps(), (1, 3, 22, 26)
+    if name == "resnet18_ort":  # benchmarks: ONNX Runtime's QDQ form (fix_ort_biases)
+        return OrtStyleResNet18(), (1, 3, 224, 224)
     raise SystemExit("unknown model " + name)
 
 
@@ -219,7 +332,9 @@ def make(out_dir, name, fp32=False):
     path = os.path.join(out_dir, name)
     if fp32:
         example = torch.zeros(shape)
-        torch.onnx.export(base.eval(), example, path + ".fp32.onnx", input_names=["x"], output_names=["y"],
+        # resnet18_ort's own forward fake-quantizes its weights: its fp32 twin is torchvision's.
+        plain = torchvision.models.resnet18() if name == "resnet18_ort" else base
+        torch.onnx.export(plain.eval(), example, path + ".fp32.onnx", input_names=["x"], output_names=["y"],
                           opset_version=13)
     model = QModel(base.eval()).eval()
     rng = np.random.default_rng(0)
@@ -231,6 +346,8 @@ def make(out_dir, name, fp32=False):
         x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
         ref = model(x).numpy()
     torch.onnx.export(model, x, path + ".onnx", input_names=["x"], output_names=["y"], opset_version=13)
+    if name == "resnet18_ort":
+        fix_ort_biases(path + ".onnx")
     np.save(path + ".in.npy", x.numpy())
     np.save(path + ".out.npy", ref)
     scale, zp = model.out.qparams()
