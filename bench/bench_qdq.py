@@ -10,7 +10,8 @@ QDQ models with its int8 kernels) time all four in interleaved rounds at the sam
 count. Prints the medians and the ratios the int8 work aims at (issue #16): our QDQ build over
 our fp32 build (target: 1.8x faster, ratio <= 0.56) and our QDQ build over ONNX Runtime's (target
 <= 1.0). The same rows as `bench/bench_vs_ort.py --models none --int8 ...` (models: resnet18,
-mobilenet_v2, bert_base). Not part of the test suite.
+mobilenet_v2, bert_base; resnet18_ort: ResNet-18 in ONNX Runtime's own QDQ form, which it runs
+with its int8 kernels). Not part of the test suite.
 """
 import argparse
 import os
