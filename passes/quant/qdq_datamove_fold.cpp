@@ -221,9 +221,37 @@ int foldAvgPools(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* remov
   return n;
 }
 
+// x -> Flatten / Reshape / Squeeze / Unsqueeze -> QuantizeLinear (the shape op's only reader):
+// the QuantizeLinear moves before the shape op, which then moves the 8-bit bytes (quantizing
+// element by element commutes with moving elements). A classifier's GlobalAveragePool ->
+// Flatten -> QuantizeLinear then meets its QuantizeLinear directly.
+int hoistQuantizeOverShapeOps(Graph& g, PassContext& ctx) {
+  int n = 0;
+  for (Node* q : fu::nodesWhere(g, [](const Node& x) { return x.type == "QuantizeLinear"; })) {
+    QParams p;
+    Node* s = q->inputs[0]->producer;
+    if (!s || !perTensorQParams(q, &p) || fu::soleUser(g, q->inputs[0]) != q || s->outputs.size() != 1) continue;
+    if (s->type != "Flatten" && s->type != "Reshape" && s->type != "Squeeze" && s->type != "Unsqueeze") continue;
+    Value* x = s->inputs[0];
+    bool constShape = true;
+    for (size_t i = 1; i < s->inputs.size(); ++i) constShape = constShape && (!s->inputs[i] || s->inputs[i]->isConstant());
+    if (!constShape || x->type.dtype != DType::F32 || !x->type.isStatic()) continue;
+    Value* qout = q->outputs[0];
+    Value* qx = g.newValue(q->name + "_before_" + s->name, TensorType(qout->type.dtype, x->type.shape));
+    fu::adoptOutput(q, qx);
+    q->inputs[0] = x;
+    s->inputs[0] = qx;
+    fu::adoptOutput(s, qout);
+    ctx.debug("QuantizeLinear " + q->name + " moved before " + s->type + " " + s->name);
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 int foldQdqDataMovement(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed) {
+  if (wanted && hoistQuantizeOverShapeOps(g, ctx) > 0) g.topoSort();
   return foldBytes(g, ctx, wanted, removed) + foldAdds(g, ctx, wanted, removed) + foldAvgPools(g, ctx, wanted, removed);
 }
 
