@@ -197,7 +197,8 @@ def main():
     add_run_args(ap, "all")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--json", help="also write the rows to this file")
-    ap.add_argument("--int8", default="", help="QDQ rows for these models (resnet18,mobilenet_v2,bert_base,resnet18_ort)")
+    ap.add_argument("--int8", default="",
+                    help="QDQ rows for these models (resnet18,mobilenet_v2,bert_base,resnet18_ort)")
     a = ap.parse_args()
     names = bench_models.ALL_MODELS if a.models == "all" else [] if a.models == "none" else a.models.split(",")
     ort_pkg = ensure_ort(a.cache)

@@ -73,7 +73,8 @@ std::string bytesBlocker(const Graph& g, Node* n, std::vector<Node*>* dqs, Node*
     QParams p;
     if (!dx || !perTensorQParams(dx, &p)) return "an input does not come from a per-tensor 8-bit DequantizeLinear";
     if (!sameQParams(p, out)) return "its QuantizeLinear's scale, zero point or type differs from its inputs'";
-    if (!qdqScaleIsSafe(p.scale)) return "its scale is not a positive normal number (the bytes would not order as the values)";
+    if (!qdqScaleIsSafe(p.scale))
+      return "its scale is not a positive normal number (the bytes would not order as the values)";
     dqs->push_back(dx);
   }
   return "";
@@ -234,7 +235,8 @@ int hoistQuantizeOverShapeOps(Graph& g, PassContext& ctx) {
     if (s->type != "Flatten" && s->type != "Reshape" && s->type != "Squeeze" && s->type != "Unsqueeze") continue;
     Value* x = s->inputs[0];
     bool constShape = true;
-    for (size_t i = 1; i < s->inputs.size(); ++i) constShape = constShape && (!s->inputs[i] || s->inputs[i]->isConstant());
+    for (size_t i = 1; i < s->inputs.size(); ++i)
+      constShape = constShape && (!s->inputs[i] || s->inputs[i]->isConstant());
     if (!constShape || x->type.dtype != DType::F32 || !x->type.isStatic()) continue;
     Value* qout = q->outputs[0];
     Value* qx = g.newValue(q->name + "_before_" + s->name, TensorType(qout->type.dtype, x->type.shape));
