@@ -91,7 +91,8 @@ int foldBytes(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed)
     std::vector<Node*> dqs;
     Node* q = nullptr;
     std::string why = !wanted ? "the target has no int8 path (int8_path none)" : "";
-    if (why.empty() && m->outputs.size() > 1 && m->outputs[1] && !g.users(m->outputs[1]).empty())
+    if (why.empty() && m->outputs.size() > 1 && m->outputs[1] &&
+        (!g.users(m->outputs[1]).empty() || g.isGraphOutput(m->outputs[1])))
       why = "its Indices output is read";
     if (why.empty()) why = bytesBlocker(g, m, &dqs, &q);
     if (!why.empty()) {
@@ -110,6 +111,9 @@ int foldBytes(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* removed)
       m->type = "MaxPool";
       m->attrs["kernel_shape"] = std::vector<int64_t>(xs.begin() + 2, xs.end());
     }
+    for (size_t i = 1; i < m->outputs.size(); ++i)  // an unread Indices output (the int8 kernel has none)
+      if (m->outputs[i]) m->outputs[i]->producer = nullptr;
+    m->outputs.resize(1);
     takeBytes(g, m, dqs, q, removed);
     decide(ctx, m, d);
     ctx.stats.effectTimes++;
@@ -222,7 +226,8 @@ int foldAvgPools(Graph& g, PassContext& ctx, bool wanted, std::set<Node*>* remov
   return n;
 }
 
-// x -> Flatten / Reshape / Squeeze / Unsqueeze -> QuantizeLinear (the shape op's only reader):
+// pool(DequantizeLinear) -> Flatten / Reshape / Squeeze / Unsqueeze -> QuantizeLinear (the shape
+// op's only reader):
 // the QuantizeLinear moves before the shape op, which then moves the 8-bit bytes (quantizing
 // element by element commutes with moving elements). A classifier's GlobalAveragePool ->
 // Flatten -> QuantizeLinear then meets its QuantizeLinear directly.
@@ -234,6 +239,14 @@ int hoistQuantizeOverShapeOps(Graph& g, PassContext& ctx) {
     if (!s || !perTensorQParams(q, &p) || fu::soleUser(g, q->inputs[0]) != q || s->outputs.size() != 1) continue;
     if (s->type != "Flatten" && s->type != "Reshape" && s->type != "Squeeze" && s->type != "Unsqueeze") continue;
     Value* x = s->inputs[0];
+    // Only where the op before the shape op then folds (a pool of a dequantized tensor): elsewhere
+    // the QuantizeLinear is better left to the int8 kernel that quantizes while it packs.
+    const Node* pool = x->producer;
+    if (!pool ||
+        (pool->type != "GlobalAveragePool" && pool->type != "AveragePool" && pool->type != "MaxPool" &&
+         pool->type != "GlobalMaxPool") ||
+        !fu::producerOf(pool->inputs[0], "DequantizeLinear"))
+      continue;
     bool constShape = true;
     for (size_t i = 1; i < s->inputs.size(); ++i)
       constShape = constShape && (!s->inputs[i] || s->inputs[i]->isConstant());
