@@ -11,8 +11,9 @@
 //     per-quad word offsets (as the float band path of conv.cpp does);
 //  3. epilogue: (acc - comp[oc]) * mult[oc] + bias[oc], ReLU or Clip, + the residual R and the
 //     activation after it, the Q/DQ output stage, stored to Y.
-// Stride-1 convs tile the band's padded rows as one flat run of pixels (the pad columns
-// give discarded lanes), so 7x7 or 14x14 maps do not waste most of a 16-lane tile.
+// Tiles run flat over the band's padded rows (the pad columns give discarded lanes), strided
+// convs over the row and column phases of the band, so 7x7 or 14x14 maps do not waste most of
+// a 16-lane tile.
 //
 // The accumulation has four implementations with identical results: vpdpbusd on 512-bit
 // vectors (Q8_VNNI 1, targets with AVX512-VNNI) or on 256-bit ones (Q8_VNNI 2, AVX-VNNI:
@@ -57,10 +58,22 @@ static Q8_AI q8_u32 q8_words16(const int64_t* P, const Q8Quant& q, const char* c
          (q8_bytes16(P, q, src[2], i, zpb) << 16) | (q8_bytes16(P, q, src[3], i, zpb) << 24);
 }
 
-// Fills the band of output rows [r0, r0 + rows) of image n: [C4][HB][WPP] words.
+// Rows per row phase of the band and words per column phase plane ([HBP][PQ]).
+static inline ATCK_INLINE int64_t q8_phase_rows(const int64_t* P) { return (P[Q8_HB] + P[Q8_SH] - 1) / P[Q8_SH]; }
+static inline ATCK_INLINE int64_t q8_phase_words(const int64_t* P) { return q8_phase_rows(P) * P[Q8_PQ]; }
+// The word of band row hb (relative to the band's first input row), column phase 0.
+static inline ATCK_INLINE int64_t q8_phase_row(const int64_t* P, int64_t hb) {
+  return ((hb % P[Q8_SH]) * P[Q8_SW] * q8_phase_rows(P) + hb / P[Q8_SH]) * P[Q8_PQ];
+}
+
+// Fills the band of output rows [r0, r0 + rows) of image n: per quad plane [C4] the band rows
+// split into their SH row phases and each row into its SW column phases, as [SH][SW][HBP][PQ]
+// words (q8_phase_row): every tap then reads a window of a phase plane whose output (oh, ow)
+// is word oh * PQ + ow, so tiles run flat over rows at any stride.
 static void q8_band_fill(const int64_t* P, void** bufs, int64_t n, int64_t r0, int64_t rows, uint32_t* band) {
   const int64_t C = P[Q8_C], IH = P[Q8_IH], IW = P[Q8_IW], SH = P[Q8_SH], SW = P[Q8_SW];
-  const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], PW = P[Q8_PW];
+  const int64_t PQ = P[Q8_PQ], WPP = SW * PQ, PLANE = P[Q8_PLANE], PW = P[Q8_PW];
+  const int64_t CPL = q8_phase_words(P);  // words per column phase plane
   const int64_t HBt = (rows - 1) * SH + (P[Q8_KH] - 1) * P[Q8_DH] + 1;
   const int64_t esz = P[Q8_XDT] == ATCK_F32 ? 4 : 1;
   const Q8Quant q = q8_in_quant(P[Q8_XSCALE], P[Q8_XZP], P[Q8_QDT]);
@@ -70,10 +83,11 @@ static void q8_band_fill(const int64_t* P, void** bufs, int64_t n, int64_t r0, i
   if (qb < qa) qb = qa;
   for (int64_t cq = 0; cq < P[Q8_C4]; ++cq)
     for (int64_t hb = 0; hb < HBt; ++hb) {
-      uint32_t* row = band + cq * PLANE + hb * WPP;
+      uint32_t* row = band + cq * PLANE + q8_phase_row(P, hb);  // column phase 0 of band row hb
       const int64_t ih = r0 * SH - P[Q8_PH] + hb;
       if (ih < 0 || ih >= IH) {
-        for (int64_t i = 0; i < WPP; ++i) row[i] = zpw;
+        for (int64_t c = 0; c < SW; ++c)
+          for (int64_t i = 0; i < PQ; ++i) row[c * CPL + i] = zpw;
         continue;
       }
       const char* src[4];
@@ -98,7 +112,7 @@ static void q8_band_fill(const int64_t* P, void** bufs, int64_t n, int64_t r0, i
           if (qi + 16 > qb) qi = (qb - 16) & ~(int64_t)1;
           const q8_u32 a = q8_words16(P, q, src, qi, zpb);
           *(q8_u32x8u*)(row + qi / 2) = __builtin_shufflevector(a, a, 0, 2, 4, 6, 8, 10, 12, 14);
-          *(q8_u32x8u*)(row + PQ + qi / 2) = __builtin_shufflevector(a, a, 1, 3, 5, 7, 9, 11, 13, 15);
+          *(q8_u32x8u*)(row + CPL + qi / 2) = __builtin_shufflevector(a, a, 1, 3, 5, 7, 9, 11, 13, 15);
           vhi = qi + 16;
           if (qi + 16 >= qb - 1) break;
         }
@@ -110,7 +124,7 @@ static void q8_band_fill(const int64_t* P, void** bufs, int64_t n, int64_t r0, i
         if (qi >= qa && qi < qb)
           w = q8_byte(P, q, src[0], qi, zpb) | (q8_byte(P, q, src[1], qi, zpb) << 8) |
               (q8_byte(P, q, src[2], qi, zpb) << 16) | (q8_byte(P, q, src[3], qi, zpb) << 24);
-        row[(qi % SW) * PQ + qi / SW] = w;
+        row[(qi % SW) * CPL + qi / SW] = w;
       }
     }
 }
@@ -339,8 +353,8 @@ static inline ATCK_INLINE void q8_store(const int64_t* P, const int32_t* acc, in
   }
 }
 
-// Segments of the tile whose first lane is band word `v0` of a flat stride-1 run over rows
-// [r0, r0 + rows) (row length WPP, of which OW columns are outputs).
+// Segments of the tile whose first lane is band word `v0` of a flat run over rows [r0, r0 +
+// rows) (row length WPP, of which OW columns are outputs).
 static inline ATCK_INLINE int q8_flat_segs(int64_t v0, int64_t r0, int64_t rows, int64_t WPP, int64_t OW, Q8Seg* seg) {
   int n = 0;
   for (int64_t l = 0; l < 16;) {
@@ -361,29 +375,19 @@ static inline ATCK_INLINE int q8_flat_segs(int64_t v0, int64_t r0, int64_t rows,
   return n;
 }
 
-// Tile `ti` of a task's rows [r0, r0 + rows): its first band word (the return value) and the
-// segments of its 16 lanes that land in Y. Flat (stride 1): 16 words of the padded rows' one
-// run; else 16 columns of output row ti / tpr.
-static inline ATCK_INLINE int64_t q8_tile_segs(bool flat, int64_t ti, int64_t r0, int64_t rows, int64_t tpr,
-                                               int64_t SH, int64_t WPP, int64_t OW, Q8Seg* seg, int* nseg) {
-  if (flat) {
-    *nseg = q8_flat_segs(ti * 16, r0, rows, WPP, OW, seg);
-    return ti * 16;
-  }
-  const int64_t r = ti / tpr, c0 = (ti % tpr) * 16;
-  seg[0].lane = 0;
-  seg[0].len = OW - c0 < 16 ? OW - c0 : 16;
-  seg[0].dst = (r0 + r) * OW + c0;
-  *nseg = 1;
-  return r * SH * WPP + c0;
+// Tile `ti` of a task's rows [r0, r0 + rows): its first band word (the return value: 16 words of
+// the phase planes' flat run, row pitch PQ) and the segments of its 16 lanes that land in Y.
+static inline ATCK_INLINE int64_t q8_tile_segs(int64_t ti, int64_t r0, int64_t rows, int64_t PQ, int64_t OW,
+                                               Q8Seg* seg, int* nseg) {
+  *nseg = q8_flat_segs(ti * 16, r0, rows, PQ, OW, seg);
+  return ti * 16;
 }
 
 void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
   const int64_t OH = P[Q8_OH], OW = P[Q8_OW], KH = P[Q8_KH], KW = P[Q8_KW];
-  const int64_t SH = P[Q8_SH], SW = P[Q8_SW], DH = P[Q8_DH], DW = P[Q8_DW];
-  const int64_t PQ = P[Q8_PQ], WPP = P[Q8_WPP], PLANE = P[Q8_PLANE], KQ = P[Q8_KQ];
+  const int64_t SW = P[Q8_SW], DH = P[Q8_DH], DW = P[Q8_DW];
+  const int64_t PQ = P[Q8_PQ], PLANE = P[Q8_PLANE], KQ = P[Q8_KQ];
   const int64_t npanels = P[Q8_OCP] / 16, OC = P[Q8_OC];
-  const bool flat = SH == 1 && SW == 1;
   const bool wide = Q8_IS_WIDE(P[Q8_VNNI]);
   bool vnni = P[Q8_VNNI] == 1, vnni256 = P[Q8_VNNI] == 2, avx2 = P[Q8_VNNI] == Q8_WIDE_PATH;
 #if !defined(__x86_64__)
@@ -421,28 +425,28 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     for (int64_t cq = 0, kq = 0; cq < P[Q8_C4]; ++cq)
       for (int64_t kh = 0; kh < KH; ++kh)
         for (int64_t kw = 0; kw < KW; ++kw, ++kq)
-          off[kq] = (int32_t)(cq * PLANE + kh * DH * WPP + ((kw * DW) % SW) * PQ + (kw * DW) / SW);
+          off[kq] = (int32_t)(cq * PLANE + q8_phase_row(P, kh * DH) + ((kw * DW) % SW) * q8_phase_words(P) +
+                              (kw * DW) / SW);
     void* Y = (char*)bufs[P[Q8_YBUF]] + n * OC * OH * OW * (P[Q8_OQ] == 2 ? 1 : 4);
     const char* R = P[Q8_RBUF] >= 0 ? (const char*)bufs[P[Q8_RBUF]] + n * OC * OH * OW * (P[Q8_RDT] == ATCK_F32 ? 4 : 1)
                                      : nullptr;
-    // Tiles: flat runs of 16 band words (stride 1), else 16 columns of one output row. With
-    // vpdpbusd, two or three neighbouring tiles (of one output row when strided) run as the
+    // Tiles: flat runs of 16 band words over the output rows (row pitch PQ; the words past OW in
+    // a row give discarded lanes). With vpdpbusd, two or three neighbouring tiles run as the
     // 8 x 32 / 8 x 48 tiles, each panel in two halves of 8 channels, when there are at least
     // 32 k-quads (with fewer the epilogue dominates; grouping them was not measured to pay).
     // quantized_conv.cpp's cost model (q8Tasks) assumes the same rule.
-    const int64_t tpr = (OW + 15) / 16;
-    const int64_t ntiles = flat ? ((rows - 1) * WPP + OW + 15) / 16 : rows * tpr;
+    const int64_t ntiles = ((rows - 1) * PQ + OW + 15) / 16;
     for (int64_t p = p0; p < p1; ++p) {
       const int8_t* wp = W + p * KQ * (wide ? 128 : 64);
       const int64_t noc = OC - p * 16 < 16 ? OC - p * 16 : 16;
       for (int64_t ti = 0; ti < ntiles;) {
         int64_t nv = 1;
-        if (vnni && KQ >= 32) nv = flat ? ntiles - ti : tpr - ti % tpr;
+        if (vnni && KQ >= 32) nv = ntiles - ti;
         nv = nv > 3 ? 3 : nv;
         Q8Seg seg[3][16];
         int nseg[3];
-        const int64_t base = q8_tile_segs(flat, ti, r0, rows, tpr, SH, WPP, OW, seg[0], &nseg[0]);
-        for (int64_t v = 1; v < nv; ++v) q8_tile_segs(flat, ti + v, r0, rows, tpr, SH, WPP, OW, seg[v], &nseg[v]);
+        const int64_t base = q8_tile_segs(ti, r0, rows, PQ, OW, seg[0], &nseg[0]);
+        for (int64_t v = 1; v < nv; ++v) q8_tile_segs(ti + v, r0, rows, PQ, OW, seg[v], &nseg[v]);
         if (nv == 1) {
 #if defined(__x86_64__)
           if (vnni)

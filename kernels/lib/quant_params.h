@@ -120,8 +120,8 @@ enum QConv8Param {
   Q8_C4, Q8_KQ, Q8_OCP,                 // channel quads, k-quads, output channels padded to 16
   Q8_RB, Q8_NRB,                        // output rows per task, row blocks per image
   Q8_PANELS, Q8_NOCG,                   // 16-channel panels per task, channel groups
-  Q8_HB, Q8_PQ, Q8_WPP,                 // band: rows per quad plane, columns per phase, SW*PQ
-  Q8_PLANE,                             // words per quad plane (>= HB*WPP)
+  Q8_HB, Q8_PQ, Q8_WPP,                 // band: input rows, words per phase row, the tiles' row pitch (PQ)
+  Q8_PLANE,                             // words per quad plane (>= SH*SW*ceil(HB/SH)*PQ)
   Q8_SLOT,                              // workspace bytes per task
   Q8_XBUF, Q8_WBUF, Q8_ABUF, Q8_YBUF,
   Q8_ACTLO, Q8_ACTHI,                   // atck_f: Clip bounds (Q8_ACT 2)

@@ -102,7 +102,7 @@ double q8RunCost(int64_t n, bool vnni) {
 // rows the windows share, and small row blocks waste lanes.
 // Chosen by a cost model in instructions: ~0.6 per packed element, q8RunCost per tile run and
 // k-quad of one 16-channel panel; at least 8 tasks where the output allows it.
-void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, int64_t KQ, int64_t WQ, bool flat,
+void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, int64_t KQ, int64_t WQ, int64_t PQ,
              bool vnni) {
   const int64_t OH = P[Q8_OH], OW = P[Q8_OW], SH = P[Q8_SH], KH = P[Q8_KH], DH = P[Q8_DH];
   const int64_t want = std::min<int64_t>(8, N * OH * npanels);
@@ -112,7 +112,7 @@ void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, in
     if (rb > 1 && (OH + rb - 2) / (rb - 1) == nrb) continue;  // same blocks as rb - 1
     const int64_t hb = (rb - 1) * SH + (KH - 1) * DH + 1;
     if ((double)C4 * hb * WQ * 4 > (32 << 10) && rb > 1) break;  // band over 32 KB: out of L1
-    const double tiles = flat ? q8RunCost(((rb - 1) * WQ + OW + 15) / 16, vnni) : rb * q8RunCost((OW + 15) / 16, vnni);
+    const double tiles = q8RunCost(((rb - 1) * PQ + OW + 15) / 16, vnni);  // flat over the rows (row pitch PQ)
     for (int64_t panels = npanels; panels >= 1; --panels) {
       const int64_t nocg = (npanels + panels - 1) / panels;
       if (panels < npanels && (npanels + panels) / (panels + 1) == nocg) continue;
@@ -241,18 +241,18 @@ KernelCall lowerQuantizedConv(LowerCtx& c) {
   P[Q8_RZP] = n.attrInt("r_zero_point", 0);
   P[Q8_VNNI] = c.int8Path;
   P[Q8_C4] = C4; P[Q8_KQ] = KQ; P[Q8_OCP] = OCP;
-  // Band: padded input columns as SW phases; rows of the largest row block; slack words so
-  // that the discarded lanes of the last tile stay inside the quad plane.
-  // Stride 1: one phase of WQ columns (tiles run over the padded rows as one flat run);
-  // else SW phases with 16 columns of slack each (tiles of 16 columns of one output row).
-  const int64_t SW = g.stride[1];
+  // Band: the rows of the largest row block as SH row phases, each row's WQ padded columns as
+  // SW column phases of PQ words ([SH][SW][HBP][PQ] per quad plane; stride 1: [HB][WQ]), so
+  // every tap reads a window whose output (oh, ow) is word oh * PQ + ow and tiles run flat
+  // over the rows; slack words so that the discarded lanes of the last tile stay inside.
+  const int64_t SH = g.stride[0], SW = g.stride[1];
   const int64_t WQ = (OW - 1) * SW + (KW - 1) * g.dil[1] + 1;
-  const bool flat = SW == 1 && g.stride[0] == 1;
-  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, flat, c.int8Path == 1 && KQ >= 32);  // when qconv8 groups tiles
-  P[Q8_PQ] = flat ? WQ : (WQ + SW - 1) / SW + 16;
-  P[Q8_WPP] = SW * P[Q8_PQ];
-  P[Q8_HB] = (P[Q8_RB] - 1) * g.stride[0] + (KH - 1) * g.dil[0] + 1;
-  P[Q8_PLANE] = (P[Q8_HB] * P[Q8_WPP] + 32 + 15) / 16 * 16;
+  P[Q8_PQ] = (WQ + SW - 1) / SW;
+  q8Tasks(P, d.N, C4, OCP / 16, KQ, WQ, P[Q8_PQ], c.int8Path == 1 && KQ >= 32);  // when qconv8 groups tiles
+  P[Q8_WPP] = P[Q8_PQ];  // the flat run's row pitch
+  P[Q8_HB] = (P[Q8_RB] - 1) * SH + (KH - 1) * g.dil[0] + 1;
+  const int64_t HBP = (P[Q8_HB] + SH - 1) / SH;
+  P[Q8_PLANE] = (SH * SW * HBP * P[Q8_PQ] + 32 + 15) / 16 * 16;
   const int64_t bytes = C4 * P[Q8_PLANE] * 4 + (KQ + 15) / 16 * 16 * 4 + 24 * 16 * 4;  // band, offsets, acc
   P[Q8_SLOT] = (bytes + 63) / 64 * 64;
   P[Q8_XBUF] = 0; P[Q8_WBUF] = 3; P[Q8_ABUF] = 4; P[Q8_YBUF] = (int64_t)n.inputs.size();
