@@ -191,9 +191,11 @@ const std::vector<Q8Case>& cases() {
       // Strided convs tile flat over the band's row and column phases: a 14x14 -> 7x7 map with 36
       // k-quads (grouped tiles across output rows), dilation 3 at stride 2 (taps in both phases),
       // strides (3, 2) with a 5x3 window, two images.
-      {"3x3 s2 14x14 -> 7x7, 36 k-quads", DType::F32, DType::U8, 1, 16, 14, 14, 40, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, true, true},
+      {"3x3 s2 14x14 -> 7x7, 36 k-quads", DType::F32, DType::U8, 1, 16, 14, 14, 40, 3, 3, {2, 2}, {1, 1, 1, 1},
+       {1, 1}, true, true},
       {"3x3 s2 dilation 3", DType::U8, DType::U8, 1, 8, 17, 21, 16, 3, 3, {2, 2}, {2, 3, 1, 2}, {3, 3}, false, true},
-      {"5x3 strides (3, 2), two images", DType::F32, DType::I8, 2, 40, 13, 12, 24, 5, 3, {3, 2}, {2, 1, 2, 1}, {1, 1}, true, true},
+      {"5x3 strides (3, 2), two images", DType::F32, DType::I8, 2, 40, 13, 12, 24, 5, 3, {3, 2}, {2, 1, 2, 1},
+       {1, 1}, true, true},
       // A residual R and the ReLU after it (a ResNet block's Add and Relu in the epilogue):
       // flat tiles ending mid-row, grouped tiles, strided rows, with and without an output stage.
       {"residual, 3x3 s1 7x7 map", DType::F32, DType::U8, 1, 8, 7, 7, 24, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, true, false, false, true},
