@@ -375,12 +375,29 @@ static inline ATCK_INLINE int q8_flat_segs(int64_t v0, int64_t r0, int64_t rows,
   return n;
 }
 
-// Tile `ti` of a task's rows [r0, r0 + rows): its first band word (the return value: 16 words of
-// the phase planes' flat run, row pitch PQ) and the segments of its 16 lanes that land in Y.
-static inline ATCK_INLINE int64_t q8_tile_segs(int64_t ti, int64_t r0, int64_t rows, int64_t PQ, int64_t OW,
-                                               Q8Seg* seg, int* nseg) {
-  *nseg = q8_flat_segs(ti * 16, r0, rows, PQ, OW, seg);
-  return ti * 16;
+// Whether tiles run flat over the output rows (row pitch PQ) or take 16 columns of one output
+// row: flat at stride 1, and for strided convs whose rows would leave more lanes empty per row
+// (a 7-wide row: 7 of 16) than the flat run's PQ - OW words; rows that fill whole tiles (the
+// stem's 112) keep them (whole-vector stores). quantized_conv.cpp's cost model asks the same.
+static inline ATCK_INLINE bool q8_flat(const int64_t* P) {
+  return (P[Q8_SH] == 1 && P[Q8_SW] == 1) || P[Q8_PQ] < (P[Q8_OW] + 15) / 16 * 16;
+}
+
+// Tile `ti` of a task's rows [r0, r0 + rows): its first band word (the return value) and the
+// segments of its 16 lanes that land in Y. Flat: 16 words of the phase planes' run over the
+// rows (row pitch PQ); else 16 columns of output row ti / tpr.
+static inline ATCK_INLINE int64_t q8_tile_segs(bool flat, int64_t ti, int64_t r0, int64_t rows, int64_t tpr,
+                                               int64_t PQ, int64_t OW, Q8Seg* seg, int* nseg) {
+  if (flat) {
+    *nseg = q8_flat_segs(ti * 16, r0, rows, PQ, OW, seg);
+    return ti * 16;
+  }
+  const int64_t r = ti / tpr, c0 = (ti % tpr) * 16;
+  seg[0].lane = 0;
+  seg[0].len = OW - c0 < 16 ? OW - c0 : 16;
+  seg[0].dst = (r0 + r) * OW + c0;
+  *nseg = 1;
+  return r * PQ + c0;
 }
 
 void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end) {
@@ -431,22 +448,25 @@ void atck_qconv8_task(const int64_t* P, void** bufs, int64_t begin, int64_t end)
     const char* R = P[Q8_RBUF] >= 0 ? (const char*)bufs[P[Q8_RBUF]] + n * OC * OH * OW * (P[Q8_RDT] == ATCK_F32 ? 4 : 1)
                                      : nullptr;
     // Tiles: flat runs of 16 band words over the output rows (row pitch PQ; the words past OW in
-    // a row give discarded lanes). With vpdpbusd, two or three neighbouring tiles run as the
+    // a row give discarded lanes), or 16 columns of one output row (q8_flat). With vpdpbusd, two
+    // or three neighbouring tiles (of one output row when not flat) run as the
     // 8 x 32 / 8 x 48 tiles, each panel in two halves of 8 channels, when there are at least
     // 32 k-quads (with fewer the epilogue dominates; grouping them was not measured to pay).
     // quantized_conv.cpp's cost model (q8Tasks) assumes the same rule.
-    const int64_t ntiles = ((rows - 1) * PQ + OW + 15) / 16;
+    const bool flat = q8_flat(P);
+    const int64_t tpr = (OW + 15) / 16;
+    const int64_t ntiles = flat ? ((rows - 1) * PQ + OW + 15) / 16 : rows * tpr;
     for (int64_t p = p0; p < p1; ++p) {
       const int8_t* wp = W + p * KQ * (wide ? 128 : 64);
       const int64_t noc = OC - p * 16 < 16 ? OC - p * 16 : 16;
       for (int64_t ti = 0; ti < ntiles;) {
         int64_t nv = 1;
-        if (vnni && KQ >= 32) nv = ntiles - ti;
+        if (vnni && KQ >= 32) nv = flat ? ntiles - ti : tpr - ti % tpr;
         nv = nv > 3 ? 3 : nv;
         Q8Seg seg[3][16];
         int nseg[3];
-        const int64_t base = q8_tile_segs(ti, r0, rows, PQ, OW, seg[0], &nseg[0]);
-        for (int64_t v = 1; v < nv; ++v) q8_tile_segs(ti + v, r0, rows, PQ, OW, seg[v], &nseg[v]);
+        const int64_t base = q8_tile_segs(flat, ti, r0, rows, tpr, PQ, OW, seg[0], &nseg[0]);
+        for (int64_t v = 1; v < nv; ++v) q8_tile_segs(flat, ti + v, r0, rows, tpr, PQ, OW, seg[v], &nseg[v]);
         if (nv == 1) {
 #if defined(__x86_64__)
           if (vnni)

@@ -112,7 +112,9 @@ void q8Tasks(std::vector<int64_t>& P, int64_t N, int64_t C4, int64_t npanels, in
     if (rb > 1 && (OH + rb - 2) / (rb - 1) == nrb) continue;  // same blocks as rb - 1
     const int64_t hb = (rb - 1) * SH + (KH - 1) * DH + 1;
     if ((double)C4 * hb * WQ * 4 > (32 << 10) && rb > 1) break;  // band over 32 KB: out of L1
-    const double tiles = q8RunCost(((rb - 1) * PQ + OW + 15) / 16, vnni);  // flat over the rows (row pitch PQ)
+    // Tiles flat over the rows (row pitch PQ) or 16 columns of one row, as qconv8's q8_flat chooses.
+    const bool flat = (SH == 1 && P[Q8_SW] == 1) || PQ < (OW + 15) / 16 * 16;
+    const double tiles = flat ? q8RunCost(((rb - 1) * PQ + OW + 15) / 16, vnni) : rb * q8RunCost((OW + 15) / 16, vnni);
     for (int64_t panels = npanels; panels >= 1; --panels) {
       const int64_t nocg = (npanels + panels - 1) / panels;
       if (panels < npanels && (npanels + panels) / (panels + 1) == nocg) continue;

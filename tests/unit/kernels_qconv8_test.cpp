@@ -190,10 +190,12 @@ const std::vector<Q8Case>& cases() {
       {"1x1 s2 rows of 33, 40 channels", DType::U8, DType::U8, 1, 12, 4, 66, 40, 1, 1, {2, 2}, {0, 0, 0, 0}, {1, 1}, false, true, true},
       // Strided convs tile flat over the band's row and column phases: a 14x14 -> 7x7 map with 36
       // k-quads (grouped tiles across output rows), dilation 3 at stride 2 (taps in both phases),
-      // strides (3, 2) with a 5x3 window, two images.
+      // rows of 32 outputs (tiles per row, q8_flat), strides (3, 2) with a 5x3 window, two images.
       {"3x3 s2 14x14 -> 7x7, 36 k-quads", DType::F32, DType::U8, 1, 16, 14, 14, 40, 3, 3, {2, 2}, {1, 1, 1, 1},
        {1, 1}, true, true},
       {"3x3 s2 dilation 3", DType::U8, DType::U8, 1, 8, 17, 21, 16, 3, 3, {2, 2}, {2, 3, 1, 2}, {3, 3}, false, true},
+      {"3x3 s2 rows of 32 (tiles per row)", DType::F32, DType::U8, 1, 16, 9, 64, 24, 3, 3, {2, 2}, {1, 1, 1, 1},
+       {1, 1}, true, true},
       {"5x3 strides (3, 2), two images", DType::F32, DType::I8, 2, 40, 13, 12, 24, 5, 3, {3, 2}, {2, 1, 2, 1},
        {1, 1}, true, true},
       // A residual R and the ReLU after it (a ResNet block's Add and Relu in the epilogue):
