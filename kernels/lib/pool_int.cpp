@@ -10,6 +10,7 @@
 // inside the row first for every tap (strided loads), the edges tap by tap with bounds checks.
 // The scalar loop (one bounds-checked tap at a time, 3-D windows and longer rows) took about
 // 5 ns per output of a 3x3 window.
+#include "kernels/lib/pool_band.h"
 #include "kernels/lib/quant_common.h"
 
 ATC_KERNEL(maxpool_int)
@@ -133,13 +134,6 @@ void atck_maxpool_int_task(const int64_t* P, void** bufs, int64_t begin, int64_t
 ATC_KERNEL(avgpool_q8)
 
 namespace {
-// Taps k in [0, K) with lo <= s + k * d < hi.
-ATCK_INLINE int64_t q8Taps(int64_t s, int64_t K, int64_t d, int64_t lo, int64_t hi) {
-  int64_t c = 0;
-  for (int64_t k = 0; k < K; ++k) c += (s + k * d >= lo && s + k * d < hi) ? 1 : 0;
-  return c;
-}
-
 template <class T>
 ATCK_INLINE int64_t q8WindowSum(const int64_t* P, const T* x, int64_t o0, int64_t o1, int64_t o2, int64_t* count) {
   const int64_t *in = P + 3, *k = P + 9, *s = P + 12, *d = P + 15, *pb = P + 18, *pe = P + 21;
@@ -147,7 +141,7 @@ ATCK_INLINE int64_t q8WindowSum(const int64_t* P, const T* x, int64_t o0, int64_
   int64_t cnt = 1;
   for (int i = 0; i < 3; ++i) {
     const int64_t st = o[i] * s[i] - pb[i];
-    cnt *= P[24] ? q8Taps(st, k[i], d[i], -pb[i], in[i] + pe[i]) : q8Taps(st, k[i], d[i], 0, in[i]);
+    cnt *= P[24] ? pool_taps(st, k[i], d[i], -pb[i], in[i] + pe[i]) : pool_taps(st, k[i], d[i], 0, in[i]);
   }
   *count = cnt;
   int64_t sum = 0;
